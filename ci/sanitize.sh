@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The whole test suite again in an address+undefined sanitizer build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+make test BUILD=build-asan CONFIG=Debug SANITIZE=address,undefined WERROR="${WERROR:-OFF}"

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/* The decoder registry, per-level row storage and the decode.status table. */
+#include "gc_level.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GC_DECODER(n) extern const gc_decoder gc_dec_##n;
+#include "gc_decoders.def"
+#undef GC_DECODER
+
+static const gc_decoder *const decoders[] = {
+#define GC_DECODER(n) &gc_dec_##n,
+#include "gc_decoders.def"
+#undef GC_DECODER
+    NULL};
+
+#define NDECODERS (GC_COUNTOF(decoders) - 1)
+_Static_assert(GC_COUNTOF(decoders) - 1 <= GC_DECODER_MAX, "raise GC_DECODER_MAX");
+
+static const gc_column decode_status_cols[] = {
+    GC_COL(gc_decode_status_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "offset where the decoder failed (0 if it did not)"),
+    GC_COL(gc_decode_status_row, decoder, GC_T_U32, 0, "", "registry slot of the decoder"),
+    GC_COL(gc_decode_status_row, name, GC_T_STR, 0, "", "decoder name"),
+    GC_COL(gc_decode_status_row, ok, GC_T_BOOL, 0, "", "the decoder ran and returned ok"),
+    GC_COL(gc_decode_status_row, skipped, GC_T_BOOL, 0, "",
+           "the decoder did not run because an input it needs was not decoded"),
+    GC_COL(gc_decode_status_row, status, GC_T_U32, 0, "", "gc_status code (0 = ok)"),
+    GC_COL(gc_decode_status_row, status_name, GC_T_STR, 0, "", "status name"),
+    GC_COL(gc_decode_status_row, where, GC_T_STR, 0, "", "breadcrumb path of the failure"),
+    GC_COL(gc_decode_status_row, message, GC_T_STR, 0, "", "what went wrong"),
+};
+
+const gc_table_desc gc_table_decode_status = {
+    .name = "decode.status",
+    .doc = "One row per decoder per level: did it decode, and if not where it stopped.",
+    .row_size = sizeof(gc_decode_status_row),
+    .columns = decode_status_cols,
+    .column_count = GC_COUNTOF(decode_status_cols),
+};
+
+const gc_decoder *const *gc_decoder_registry(size_t *count)
+{
+    *count = NDECODERS;
+    return decoders;
+}
+
+int gc_decoder_slot(const gc_decoder *dec)
+{
+    for (size_t i = 0; i < NDECODERS; i++)
+        if (decoders[i] == dec)
+            return (int)i;
+    return -1;
+}
+
+/* Flattened table registry, built once. Static const arrays cannot be built
+ * from the X-macro portably (table counts live in each decoder), so the list
+ * is computed on first use; it is immutable afterwards and identical on every
+ * call, and the harness calls it before starting threads. */
+#define GC_TABLE_MAX 128
+static const gc_table_desc *table_list[GC_TABLE_MAX];
+static size_t table_list_count;
+
+const gc_table_desc *const *gc_table_registry(size_t *count)
+{
+    if (table_list_count == 0) {
+        size_t n = 0;
+        table_list[n++] = &gc_table_decode_status;
+        for (size_t i = 0; i < NDECODERS; i++)
+            for (size_t t = 0; t < decoders[i]->table_count && n < GC_TABLE_MAX; t++)
+                table_list[n++] = decoders[i]->tables[t];
+        table_list_count = n;
+    }
+    *count = table_list_count;
+    return table_list;
+}
+
+gc_status gc_level_init(gc_level *lv, int index, const char *name, const uint8_t *file,
+                        size_t file_size)
+{
+    memset(lv, 0, sizeof *lv);
+    lv->index = index;
+    size_t nl = strlen(name);
+    if (nl >= sizeof lv->name)
+        nl = sizeof lv->name - 1;
+    memcpy(lv->name, name, nl);
+    lv->file = file;
+    lv->file_size = file_size;
+    gc_diag_init(&lv->first_error);
+    size_t n;
+    const gc_table_desc *const *descs = gc_table_registry(&n);
+    lv->tables = calloc(n, sizeof *lv->tables);
+    if (!lv->tables)
+        return GC_E_NOMEM;
+    lv->table_count = n;
+    for (size_t i = 0; i < n; i++)
+        lv->tables[i].desc = descs[i];
+    return GC_OK;
+}
+
+gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc)
+{
+    for (size_t i = 0; i < lv->table_count; i++)
+        if (lv->tables[i].desc == desc)
+            return &lv->tables[i];
+    return NULL;
+}
+
+void *gc_rows_push(gc_rowbuf *rb)
+{
+    if (!rb)
+        return NULL;
+    size_t rs = rb->desc->row_size;
+    if (rb->count == rb->cap) {
+        size_t cap = rb->cap ? rb->cap * 2 : 64;
+        if (cap > SIZE_MAX / rs)
+            return NULL;
+        uint8_t *p = realloc(rb->data, cap * rs);
+        if (!p)
+            return NULL;
+        rb->data = p;
+        rb->cap = cap;
+    }
+    void *row = rb->data + rb->count * rs;
+    memset(row, 0, rs);
+    rb->count++;
+    return row;
+}
+
+const void *gc_rows_at(const gc_rowbuf *rb, size_t i)
+{
+    if (i >= rb->count)
+        return NULL;
+    return rb->data + i * rb->desc->row_size;
+}
+
+void gc_level_tables(const gc_level *lv, gc_table *out)
+{
+    for (size_t i = 0; i < lv->table_count; i++) {
+        out[i].desc = lv->tables[i].desc;
+        out[i].rows = lv->tables[i].data;
+        out[i].count = lv->tables[i].count;
+    }
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+void gc_level_decode(gc_level *lv)
+{
+    gc_rowbuf *status_rows = gc_level_rows(lv, &gc_table_decode_status);
+    for (size_t i = 0; i < NDECODERS; i++) {
+        const gc_decoder *dec = decoders[i];
+        gc_diag d;
+        gc_diag_init(&d);
+        gc_diag_push(&d, "%s", lv->name);
+        gc_status s = dec->run(lv, &d);
+        if (s != GC_OK && d.status == GC_OK)
+            gc_diag_set(&d, s, 0, "%s failed without a diagnostic", dec->name);
+        /* A decoder reports "skipped" by returning GC_E_UNSUPPORTED with a
+         * message starting "needs " (see GC_NEEDS in the decoders). */
+        bool skipped = s == GC_E_UNSUPPORTED && strncmp(d.msg, "needs ", 6) == 0;
+        gc_decode_status_row *row = gc_rows_push(status_rows);
+        if (row) {
+            row->file_ofs = d.file_ofs;
+            row->decoder = (uint32_t)i;
+            copy_str(row->name, sizeof row->name, dec->name);
+            row->ok = s == GC_OK;
+            row->skipped = skipped;
+            row->status = (uint32_t)s;
+            copy_str(row->status_name, sizeof row->status_name, gc_status_name(s));
+            copy_str(row->where, sizeof row->where, d.where);
+            copy_str(row->message, sizeof row->message, d.msg);
+        }
+        if (s != GC_OK && !skipped && lv->first_error.status == GC_OK)
+            lv->first_error = d;
+    }
+}
+
+void gc_level_free(gc_level *lv)
+{
+    for (size_t i = 0; i < NDECODERS; i++)
+        if (decoders[i]->release)
+            decoders[i]->release(lv);
+    for (size_t i = 0; i < lv->table_count; i++)
+        free(lv->tables[i].data);
+    free(lv->tables);
+    free(lv->core_data);
+    free(lv->gameplay);
+    lv->tables = NULL;
+    lv->core_data = NULL;
+    lv->gameplay = NULL;
+}

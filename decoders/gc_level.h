@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* One level being decoded: the input bytes, the decoders' shared state, and
+ * the tables they publish. The harness opens a gc_level per container, runs
+ * gc_level_decode(), then hands gc_level_tables() to the invariant engine and
+ * the rasteriser. Decoders run in registry order (decoders/gc_decoders.def);
+ * a later decoder may read the shared state an earlier one filled in. */
+#ifndef GC_LEVEL_H
+#define GC_LEVEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_faults.h"
+#include "gc_status.h"
+#include "gc_table.h"
+
+#define GC_SECTOR_BYTES 0x800u
+
+/* Level extents are in SECTORS; the generic G/ pair table uses bytes. The
+ * 2048x unit error of the reference project came from mixing the two, so the
+ * conversion has a name and is never written inline. */
+static inline uint64_t gc_sectors_to_bytes(uint64_t sectors)
+{
+    return sectors * GC_SECTOR_BYTES;
+}
+
+/* A byte range of the input (or of a decompressed buffer). */
+typedef struct gc_span {
+    const uint8_t *data;
+    size_t size;
+    uint64_t file_ofs; /* offset of data[0] in the container (decompressed: 0-based in the stream) */
+    bool present;      /* the range was declared (size > 0) and lies inside its parent */
+} gc_span;
+
+/* The 0x60-byte container header (formats.md §2.1). Ranges are kept raw, in
+ * sectors, exactly as stored. */
+typedef struct gc_sector_range {
+    int32_t offset_sectors;
+    int32_t size_sectors;
+} gc_sector_range;
+
+typedef struct gc_container_header {
+    int32_t header_size;              /* 0x00: 0x60 */
+    int32_t disc_sector;              /* 0x04: absolute LBA on the disc */
+    int32_t level_id;                 /* 0x08 */
+    int32_t reverb;                   /* 0x0c */
+    gc_sector_range data;             /* 0x10 */
+    gc_sector_range sound_bank;       /* 0x18 */
+    gc_sector_range gameplay;         /* 0x20 */
+    gc_sector_range occlusion;        /* 0x28 */
+    gc_sector_range chunks[3];        /* 0x30 */
+    gc_sector_range chunk_banks[3];   /* 0x48 */
+} gc_container_header;
+
+/* The 0xBC-byte level core header at core_index+0 (formats.md §3.3).
+ * Count/offset pairs are COUNT FIRST. Region offsets are single words. */
+typedef struct gc_array_range {
+    int32_t count;
+    int32_t offset;
+} gc_array_range;
+
+typedef struct gc_core_header {
+    gc_array_range gs_ram;         /* 0x00 */
+    int32_t tfrags;                /* 0x08 data offset */
+    int32_t occlusion;             /* 0x0c data offset */
+    int32_t sky;                   /* 0x10 data offset */
+    int32_t collision;             /* 0x14 data offset */
+    gc_array_range moby_classes;   /* 0x18 */
+    gc_array_range tie_classes;    /* 0x20 */
+    gc_array_range shrub_classes;  /* 0x28 */
+    gc_array_range tfrag_textures; /* 0x30 */
+    gc_array_range moby_textures;  /* 0x38 */
+    gc_array_range tie_textures;   /* 0x40 */
+    gc_array_range shrub_textures; /* 0x48 */
+    gc_array_range part_textures;  /* 0x50 */
+    gc_array_range fx_textures;    /* 0x58 */
+    int32_t textures_base;         /* 0x60 data offset */
+    int32_t part_bank;             /* 0x64 */
+    int32_t fx_bank;               /* 0x68 */
+    int32_t part_defs;             /* 0x6c index offset */
+    int32_t sound_remap;           /* 0x70 */
+    int32_t unknown_74;            /* 0x74 */
+    int32_t ratchet_seqs;          /* 0x78 */
+    int32_t scene_view_size;       /* 0x7c */
+    int32_t unknown_80;            /* 0x80 */
+    int32_t moby_gs_stash_count;   /* 0x84 */
+    int32_t assets_compressed_size;   /* 0x88 core_data LZ blob incl. its 16-byte header */
+    int32_t assets_decompressed_size; /* 0x8c core_data decompressed length */
+    int32_t chrome_map_texture;    /* 0x90 */
+    int32_t chrome_map_palette;    /* 0x94 */
+    int32_t glass_map_texture;     /* 0x98 */
+    int32_t glass_map_palette;     /* 0x9c */
+    int32_t unknown_a0;            /* 0xa0 */
+    int32_t heightmap;             /* 0xa4 */
+    int32_t occlusion_oct;         /* 0xa8 */
+    int32_t moby_gs_stash_list;    /* 0xac */
+    int32_t occlusion_rad;         /* 0xb0 */
+    int32_t moby_sound_remap;      /* 0xb4 */
+    int32_t occlusion_rad2;        /* 0xb8 */
+} gc_core_header;
+
+/* Growable row storage of one table. */
+typedef struct gc_rowbuf {
+    const gc_table_desc *desc;
+    uint8_t *data;
+    size_t count;
+    size_t cap;
+} gc_rowbuf;
+
+#define GC_DECODER_MAX 32
+
+typedef struct gc_level gc_level;
+
+/* One decoder module. Each dec_<name>.c defines exactly one of these,
+ * `const gc_decoder gc_dec_<name>`, listed in gc_decoders.def. */
+typedef struct gc_decoder {
+    const char *name;                   /* "tfrag" */
+    const char *doc;                    /* one line */
+    const gc_table_desc *const *tables; /* tables this decoder fills */
+    size_t table_count;
+    /* Decode and fill tables. Returns GC_OK, or the status also set in *diag
+     * when the decoder could not safely go on. Rows pushed before a failure
+     * stay (they were decoded correctly); partial geometry must not be pushed. */
+    gc_status (*run)(gc_level *lv, gc_diag *diag);
+    /* Free decoder-private state stored in lv->priv[slot] (may be NULL). */
+    void (*release)(gc_level *lv);
+} gc_decoder;
+
+struct gc_level {
+    /* input */
+    int index;            /* container number: LEVEL<index>.WAD */
+    char name[64];        /* "LEVEL3.WAD" (breadcrumb root) */
+    const uint8_t *file;  /* whole container, read-only */
+    size_t file_size;
+    int fault;            /* GC_FAULT_* to inject (GC_FAULTS builds), 0 = none */
+
+    /* shared decoded state, filled in registry order */
+    bool header_ok;                  /* level decoder */
+    gc_container_header hdr;
+    gc_span data_extent, sound_bank, gameplay_z, occlusion_ext;
+    gc_span chunks[3], chunk_banks[3];
+
+    bool data_ok;                    /* data decoder */
+    gc_span overlay, core_index, gs_ram, hud_header, core_data_z, transition;
+    uint8_t *core_data;              /* decompressed core_data (owned) */
+    size_t core_data_size;
+
+    bool core_ok;                    /* core decoder */
+    gc_core_header core;
+
+    uint8_t *gameplay;               /* decompressed gameplay extent (owned, gameplay decoder) */
+    size_t gameplay_size;
+
+    void *priv[GC_DECODER_MAX];      /* decoder-private state, by registry slot */
+
+    /* output */
+    gc_rowbuf *tables;               /* gc_table_registry() order */
+    size_t table_count;
+    gc_diag first_error;             /* first decoder error of this level (status GC_OK if none) */
+};
+
+/* Registry of decoders, in run order. */
+const gc_decoder *const *gc_decoder_registry(size_t *count);
+/* Registry slot of a decoder (for lv->priv), or -1. */
+int gc_decoder_slot(const gc_decoder *dec);
+
+/* Prepare a level over `file` (not copied; must outlive the level).
+ * GC_E_NOMEM if the row buffers cannot be allocated. */
+gc_status gc_level_init(gc_level *lv, int index, const char *name, const uint8_t *file,
+                        size_t file_size);
+/* Run every decoder in order. Each decoder gets its own diagnostic; its
+ * outcome is published as a row of the decode.status table. Never stops early:
+ * a decoder whose inputs are missing records itself as skipped. */
+void gc_level_decode(gc_level *lv);
+void gc_level_free(gc_level *lv);
+
+/* The row buffer for a table (NULL if the table is not registered). */
+gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc);
+/* Append one zeroed row; NULL on allocation failure. */
+void *gc_rows_push(gc_rowbuf *rb);
+/* Tables as the engine sees them, registry order; `out` holds table_count entries. */
+void gc_level_tables(const gc_level *lv, gc_table *out);
+/* Row pointer by index (no bounds check beyond an assert-style NULL). */
+const void *gc_rows_at(const gc_rowbuf *rb, size_t i);
+
+/* decode.status: one row per decoder per level. */
+typedef struct gc_decode_status_row {
+    uint64_t file_ofs;  /* where the failure was found (0 if none) */
+    uint32_t decoder;   /* registry slot */
+    char name[24];      /* decoder name */
+    uint8_t ok;         /* ran and returned GC_OK */
+    uint8_t skipped;    /* did not run: an input it needs was not decoded */
+    uint32_t status;    /* gc_status */
+    char status_name[16];
+    char where[GC_DIAG_PATH_MAX];
+    char message[GC_DIAG_MSG_MAX];
+} gc_decode_status_row;
+
+extern const gc_table_desc gc_table_decode_status;
+
+
+
+/* A decoder whose input was not decoded by an earlier decoder returns this:
+ * it becomes a "skipped" row of decode.status, not an error of its own. */
+#define GC_NEEDS(diag, what) gc_diag_set((diag), GC_E_UNSUPPORTED, 0, "needs %s", (what))
+#endif

@@ -1,0 +1,1 @@
+typedef int gc_engine_placeholder;

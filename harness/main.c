@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* gcverify: command-line entry. Dispatches to harness/cmd_<name>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#define GC_COMMAND(n, summary) int gc_cmd_##n(int argc, char **argv);
+#include "commands.def"
+#undef GC_COMMAND
+
+typedef struct command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command commands[] = {
+#define GC_COMMAND(n, summary) {#n, summary, gc_cmd_##n},
+#include "commands.def"
+#undef GC_COMMAND
+    {NULL, NULL, NULL}};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "gcverify %s - regression verification for Ratchet & Clank: Going Commando levels\n\n"
+               "usage: gcverify <command> [options]   (gcverify <command> --help for details)\n\n"
+               "commands:\n",
+            GC_VERSION);
+    for (const command *c = commands; c->name; c++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s", c->name);
+        for (char *p = name; *p; p++)
+            if (*p == '_')
+                *p = '-';
+        fprintf(f, "  %-14s %s\n", name, c->summary);
+    }
+    fprintf(f, "\nexit codes:\n"
+               "  0  no gating failure\n"
+               "  1  a gating invariant failed, a metric regressed or a frame changed\n"
+               "  2  bad usage or invalid invariant YAML\n"
+               "  3  corpus unreadable\n"
+               "\nWith no --corpus, commands use the synthetic corpus (generated once into\n"
+               "$XDG_CACHE_HOME/gcverify or ~/.cache/gcverify and reused).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("gcverify %s\n", GC_VERSION);
+        return 0;
+    }
+    char want[64];
+    snprintf(want, sizeof want, "%s", argv[1]);
+    for (char *p = want; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    for (const command *c = commands; c->name; c++)
+        if (strcmp(c->name, want) == 0)
+            return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "gcverify: unknown command '%s' (see gcverify --help)\n", argv[1]);
+    return 2;
+}
