@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/* WAD LZ decompressor (formats.md §1; docs/formats/wad-lz.md): a checked fast
+ * loop that uses fixed-size "wild" copies while both buffers have proven
+ * slack, then a byte-exact tail loop with every check, in the manner of lz4.
+ *
+ * Positions are size_t indices into src/dst, never pointers past a buffer, so
+ * a pad packet that skips beyond the declared end is harmless arithmetic. */
+#include "gc_lz.h"
+
+#include <string.h>
+
+#include "gc_reader.h"
+
+/* Stream layout (formats.md §1.1). */
+#define LZ_MAGIC_OFS  0u      /* 0x0: 'W','A','D' */
+#define LZ_SIZE_OFS   3u      /* 0x3: s32 total size including this header, unaligned LE */
+#define LZ_DATA_START 0x10u   /* packets start here; pads count from here */
+#define LZ_PAD_ALIGN  0x1000u /* a pad packet skips to the next boundary of this, from 0x10 */
+
+/* Worst case of one packet in the fast loop.
+ *   input:  big literal 1 + 1 + 273 bytes, plus the peeked next flag byte,
+ *           plus up to 15 bytes of wild over-read                  -> 291
+ *   output: big match of 288 plus 3 trailing literals, each copy rounded
+ *           up to its 16-byte chunk, plus the 4-byte trailing wild copy -> 311
+ * Rounded up; the fast loop runs only while at least this much remains. */
+#define LZ_FAST_IN_SLACK  320u
+#define LZ_FAST_OUT_SLACK 352u
+
+/* Far-match distance bias and the extra bit 3 of the flag (formats.md §1.2). */
+#define LZ_FAR_BIAS 0x4000u
+
+static gc_status lz_header(const uint8_t *src, size_t src_size, uint64_t src_file_ofs,
+                           size_t *stream_size, gc_diag *diag)
+{
+    static const uint8_t magic[3] = {'W', 'A', 'D'};
+    size_t have = src_size < 3 ? src_size : 3;
+    if (!src && src_size)
+        return gc_diag_set(diag, GC_E_INTERNAL, src_file_ofs, "NULL source buffer");
+    if (have && memcmp(src + LZ_MAGIC_OFS, magic, have) != 0)
+        return gc_diag_set(diag, GC_E_MAGIC, src_file_ofs, "WAD LZ magic missing: %02x %02x %02x",
+                           src[0], have > 1 ? src[1] : 0, have > 2 ? src[2] : 0);
+    if (src_size < GC_LZ_HEADER_BYTES)
+        return gc_diag_set(diag, GC_E_TRUNCATED, src_file_ofs,
+                           "WAD LZ header needs 16 bytes, buffer holds %zu", src_size);
+    int32_t declared = (int32_t)gc_load_u32le(src + LZ_SIZE_OFS);
+    if (declared < (int32_t)GC_LZ_HEADER_BYTES)
+        return gc_diag_set(diag, GC_E_RANGE, src_file_ofs + LZ_SIZE_OFS,
+                           "WAD LZ size field %d is smaller than the 16-byte header",
+                           (int)declared);
+    if ((uint64_t)declared > (uint64_t)src_size)
+        return gc_diag_set(diag, GC_E_TRUNCATED, src_file_ofs + LZ_SIZE_OFS,
+                           "WAD LZ size field %d exceeds the %zu bytes available", (int)declared,
+                           src_size);
+    *stream_size = (size_t)declared;
+    return GC_OK;
+}
+
+gc_status gc_lz_stream_size(const uint8_t *src, size_t src_size, uint64_t src_file_ofs,
+                            size_t *stream_size, gc_diag *diag)
+{
+    return lz_header(src, src_size, src_file_ofs, stream_size, diag);
+}
+
+/* Skip to the next LZ_PAD_ALIGN boundary counted from LZ_DATA_START; a
+ * position already on a boundary stays (formats.md §1.2 note on roundup). */
+static inline size_t lz_pad_target(size_t ip)
+{
+    size_t rel = ip - LZ_DATA_START;
+    rel = (rel + (LZ_PAD_ALIGN - 1)) & ~(size_t)(LZ_PAD_ALIGN - 1);
+    return LZ_DATA_START + rel;
+}
+
+/* Match copy for the fast loop: may write up to 15 bytes past op+len (the
+ * caller has proven the slack). Never READS a byte not yet final: every chunk
+ * ends at or before the write position of that chunk. */
+static inline void lz_match_wild(uint8_t *op, size_t dist, size_t len)
+{
+    const uint8_t *m = op - dist;
+    if (dist >= 16) {
+        for (size_t i = 0; i < len; i += 16)
+            memcpy(op + i, m + i, 16);
+    } else if (dist >= 8) {
+        for (size_t i = 0; i < len; i += 8)
+            memcpy(op + i, m + i, 8);
+    } else if (dist == 1) {
+        memset(op, m[0], len);
+    } else {
+        /* Period dist < 8: the first 8 bytes one at a time; after that the
+         * output repeats with any multiple of dist, so copy 8-byte chunks
+         * from the smallest multiple >= 8 back (it is <= 14, and always
+         * lands inside the already-final pattern that starts at op - dist). */
+        size_t n = len < 8 ? len : 8;
+        for (size_t i = 0; i < n; i++)
+            op[i] = m[i];
+        if (len > 8) {
+            size_t d2 = dist * ((8 + dist - 1) / dist);
+            for (size_t i = 8; i < len; i += 8)
+                memcpy(op + i, op + i - d2, 8);
+        }
+    }
+}
+
+gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_file_ofs, uint8_t *dst,
+                           size_t dst_capacity, size_t *dst_len, gc_diag *diag)
+{
+    size_t end = 0;
+    *dst_len = 0;
+    gc_status s = lz_header(src, src_size, src_file_ofs, &end, diag);
+    if (s != GC_OK)
+        return s;
+    if (!dst)
+        dst_capacity = 0;
+
+    size_t ip = LZ_DATA_START; /* input position, index into src */
+    size_t op = 0;             /* output length so far */
+    size_t pkt = ip;           /* start of the packet being decoded (for errors) */
+    unsigned f = 0;            /* its flag byte */
+    size_t len = 0, dist = 0;  /* the current match */
+
+    /* ---- fast loop: both buffers have LZ_FAST_*_SLACK bytes of room ---- */
+    if (end >= LZ_FAST_IN_SLACK && dst_capacity >= LZ_FAST_OUT_SLACK) {
+        const size_t in_limit = end - LZ_FAST_IN_SLACK;
+        const size_t out_limit = dst_capacity - LZ_FAST_OUT_SLACK;
+        while (ip < in_limit && op < out_limit) {
+            pkt = ip;
+            f = src[ip++];
+            if (f >= 0x40) {
+                /* little match: [F, b1]; F = LLLDDDTT (formats.md §1.2) */
+                len = (f >> 5) + 1;
+                dist = ((size_t)src[ip] << 3) + ((f >> 2) & 7) + 1;
+                ip++;
+            } else if (f >= 0x20) {
+                /* medium/big match: [F, (n), b0, b1] */
+                len = f & 0x1F;
+                if (len == 0)
+                    len = (size_t)src[ip++] + 0x1F;
+                len += 2;
+                dist = ((size_t)src[ip + 1] << 6) + (src[ip] >> 2) + 1;
+                ip += 2;
+            } else if (f >= 0x10) {
+                /* far match / dummy / pad: [F, (n), b0, b1] */
+                size_t m = f & 7;
+                if (m == 0)
+                    m = (size_t)src[ip++] + 7;
+                size_t d = ((size_t)(f & 8) << 11) + ((size_t)src[ip + 1] << 6) + (src[ip] >> 2);
+                ip += 2;
+                if (d == 0) {
+                    if (m != 1) {
+                        ip = lz_pad_target(ip); /* pad: no trailing literal */
+                        continue;
+                    }
+                    len = 0; /* dummy: only its trailing literal applies */
+                    dist = 0;
+                } else {
+                    len = m + 2;
+                    dist = d + LZ_FAR_BIAS;
+                }
+            } else {
+                /* literal packet: F 1..15 -> F+3 bytes; F 0 -> [0, n] n+18 bytes */
+                size_t n = f ? (size_t)f + 3 : (size_t)src[ip++] + 18;
+                for (size_t i = 0; i < n; i += 16)
+                    memcpy(dst + op + i, src + ip + i, 16);
+                op += n;
+                ip += n;
+                if (src[ip] < 0x10)
+                    goto double_literal;
+                continue;
+            }
+            if (len) {
+                if (dist > op)
+                    goto before_start;
+                lz_match_wild(dst + op, dist, len);
+                op += len;
+            }
+            /* trailing 0..3 literals: low bits of the packet's second-to-last byte */
+            size_t t = src[ip - 2] & 3u;
+            memcpy(dst + op, src + ip, 4);
+            op += t;
+            ip += t;
+        }
+    }
+
+    /* ---- tail loop: byte-exact, every read and write checked ---- */
+    while (ip < end) {
+        pkt = ip;
+        f = src[ip++];
+        len = 0;
+        dist = 0;
+        if (f < 0x10) {
+            size_t n;
+            if (f) {
+                n = (size_t)f + 3;
+            } else {
+                if (ip >= end)
+                    goto truncated;
+                n = (size_t)src[ip++] + 18;
+            }
+            if (end - ip < n)
+                goto truncated;
+            if (dst_capacity - op < n)
+                goto overflow;
+            memcpy(dst + op, src + ip, n);
+            op += n;
+            ip += n;
+            /* Wrench: "the game disallows this" - a literal directly after a literal. */
+            if (ip < end && src[ip] < 0x10)
+                goto double_literal;
+            continue;
+        }
+        if (f < 0x20) {
+            size_t m = f & 7;
+            if (m == 0) {
+                if (ip >= end)
+                    goto truncated;
+                m = (size_t)src[ip++] + 7;
+            }
+            if (end - ip < 2)
+                goto truncated;
+            size_t d = ((size_t)(f & 8) << 11) + ((size_t)src[ip + 1] << 6) + (src[ip] >> 2);
+            ip += 2;
+            if (d == 0) {
+                if (m != 1) {
+                    ip = lz_pad_target(ip);
+                    continue;
+                }
+            } else {
+                len = m + 2;
+                dist = d + LZ_FAR_BIAS;
+            }
+        } else if (f < 0x40) {
+            len = f & 0x1F;
+            if (len == 0) {
+                if (ip >= end)
+                    goto truncated;
+                len = (size_t)src[ip++] + 0x1F;
+            }
+            len += 2;
+            if (end - ip < 2)
+                goto truncated;
+            dist = ((size_t)src[ip + 1] << 6) + (src[ip] >> 2) + 1;
+            ip += 2;
+        } else {
+            if (ip >= end)
+                goto truncated;
+            len = (f >> 5) + 1;
+            dist = ((size_t)src[ip] << 3) + ((f >> 2) & 7) + 1;
+            ip++;
+        }
+        if (len) {
+            if (dist > op)
+                goto before_start;
+            if (dst_capacity - op < len)
+                goto overflow;
+            /* forward byte copy: overlap (dist < len) repeats the pattern */
+            uint8_t *o = dst + op;
+            const uint8_t *m = o - dist;
+            for (size_t i = 0; i < len; i++)
+                o[i] = m[i];
+            op += len;
+        }
+        size_t t = src[ip - 2] & 3u;
+        if (t) {
+            if (end - ip < t)
+                goto truncated;
+            if (dst_capacity - op < t)
+                goto overflow;
+            memcpy(dst + op, src + ip, t);
+            op += t;
+            ip += t;
+        }
+    }
+    *dst_len = op;
+    return GC_OK;
+
+truncated:
+    *dst_len = op;
+    return gc_diag_set(diag, GC_E_TRUNCATED, src_file_ofs + pkt,
+                       "WAD LZ stream ends inside the packet at 0x%zx (flag 0x%02x, size 0x%zx)",
+                       pkt, f, end);
+overflow:
+    *dst_len = op;
+    return gc_diag_set(diag, GC_E_RANGE, src_file_ofs + pkt,
+                       "WAD LZ output exceeds the capacity of %zu bytes at packet 0x%zx (flag "
+                       "0x%02x)",
+                       dst_capacity, pkt, f);
+before_start:
+    *dst_len = op;
+    return gc_diag_set(diag, GC_E_CORRUPT, src_file_ofs + pkt,
+                       "WAD LZ match at 0x%zx (flag 0x%02x) reaches %zu bytes back with only %zu "
+                       "produced",
+                       pkt, f, dist, op);
+double_literal:
+    *dst_len = op;
+    return gc_diag_set(diag, GC_E_CORRUPT, src_file_ofs + ip,
+                       "WAD LZ literal packet at 0x%zx follows a literal packet (flag 0x%02x)", ip,
+                       src[ip]);
+}
