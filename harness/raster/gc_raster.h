@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/* The deterministic software rasteriser: draws textured, vertex-coloured
+ * triangles into an RGBA8 framebuffer with a depth buffer, bit-identically
+ * under gcc and clang at any optimisation level.
+ *
+ * Why each rule is what it is:
+ *  - Vertices are snapped to GS-like 12.4 fixed point (GC_RS_SUBPIXEL_BITS)
+ *    and coverage is decided by exact 64-bit integer edge functions sampled at
+ *    pixel centres (x + 0.5, y + 0.5). Coverage therefore never depends on
+ *    float rounding, and the top-left rule makes two triangles that share an
+ *    edge draw each pixel on it exactly once.
+ *  - Interpolation is strictly ordered IEEE single precision (the build uses
+ *    -ffp-contract=off, no -ffast-math, x86-64 SSE), evaluated directly from
+ *    the integer edge values, never accumulated, so it is the same on every
+ *    compiler. The only libm function used is sqrt (the camera basis).
+ *  - Texture coordinates are perspective-correct (s/w, t/w, 1/w interpolated
+ *    in screen space, like the GS's STQ); vertex colour is interpolated
+ *    affinely in screen space, as GS Gouraud shading is.
+ *  - Colours follow the PS2: vertex RGBA with 0x80 = 1.0, texture colour
+ *    modulated as (tex * col) >> 7 clamped to 255 (TFX MODULATE), texture
+ *    alpha 0..0x80. A texel with alpha 0 is discarded (no colour, no depth),
+ *    so grille holes show what is behind them. The result is blended over the
+ *    framebuffer with the GS's default ALPHA (Cs - Cd) * As >> 7 + Cd, which
+ *    is a plain overwrite when As == 0x80.
+ *  - Triangles are clipped in camera space against the near plane and a
+ *    guard band (GC_RS_GUARD_PX beyond each screen edge) so fixed-point
+ *    coordinates stay small; an edge shared by two triangles is clipped
+ *    identically for both (intersections are computed from the inside vertex
+ *    towards the outside one).
+ *
+ * Coordinates: camera space is right-handed looking down +forward; screen x
+ * grows right, screen y grows down; the principal point is (width/2, height/2). */
+#ifndef GC_RASTER_H
+#define GC_RASTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GC_RS_SUBPIXEL_BITS 4                    /* 12.4, as the GS's XYZ registers */
+#define GC_RS_SUBPIXEL (1 << GC_RS_SUBPIXEL_BITS) /* sub-pixel steps per pixel */
+#define GC_RS_GUARD_PX 2048.0f                   /* guard band beyond each screen edge, pixels */
+#define GC_RS_MAX_DIM 8192u                      /* largest framebuffer side */
+/* Bumped whenever the rasteriser's output changes on purpose; it is part of
+ * every frame manifest, so a golden made by another version reports
+ * "manifest differs" rather than "regressed". */
+#define GC_RS_RASTER_VERSION 1
+
+/* Texture wrap per axis, as the ad-gif's CLAMP_1 register WMS/WMT fields:
+ * 0 REPEAT, 1 CLAMP. REGION_CLAMP (2) and REGION_REPEAT (3) are treated as
+ * CLAMP and REPEAT over the whole texture (their MIN/MAX fields are not
+ * decoded); gc_rs_wrap_from_clamp() does that mapping. */
+enum { GC_RS_WRAP_REPEAT = 0, GC_RS_WRAP_CLAMP = 1 };
+int gc_rs_wrap_from_clamp(uint32_t wm);
+
+/* Counters for reports and benchmarks (not hashed). */
+typedef struct gc_rs_stats {
+    uint64_t triangles;         /* gc_rs_draw_triangle calls */
+    uint64_t triangles_culled;  /* entirely behind the near plane or outside the guard band */
+    uint64_t triangles_clipped; /* crossed the near plane or the guard band */
+    uint64_t triangles_skipped; /* non-finite input or degenerate */
+    uint64_t setups;            /* screen triangles rasterised (after clipping) */
+    uint64_t pixels_covered;    /* pixel centres inside a screen triangle */
+    uint64_t pixels_depth_fail; /* covered but behind what was there */
+    uint64_t texels_discarded;  /* covered, in front, texel alpha 0 */
+    uint64_t pixels_written;
+} gc_rs_stats;
+
+/* The framebuffer. rgba: width*height*4 bytes, rows top to bottom, R,G,B,A.
+ * depth: 1/w of the nearest surface per pixel, 0 = nothing drawn (infinitely
+ * far). writes: when non-NULL, incremented at every pixel write (tests count
+ * overdraw with it). */
+typedef struct gc_rs_target {
+    uint32_t width, height;
+    uint8_t *rgba;
+    float *depth;
+    uint16_t *writes;
+    gc_rs_stats stats;
+} gc_rs_target;
+
+/* Allocate a target (count_writes != 0 also allocates `writes`). Returns 0,
+ * or -1 if a side is 0 or above GC_RS_MAX_DIM, or allocation fails. */
+int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int count_writes);
+/* Fill colour with `rgba`, depth with 0, writes and stats with 0. */
+void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4]);
+void gc_rs_target_free(gc_rs_target *t);
+
+/* A pinhole camera. focal is the focal length in units of half the
+ * framebuffer width (1.0 = 90 degrees horizontal field of view); square
+ * pixels. near > 0 in world units. */
+typedef struct gc_rs_camera {
+    float eye[3];
+    float right[3], up[3], forward[3]; /* orthonormal basis, world space */
+    float focal;                       /* as given */
+    float focal_px;                    /* focal * width / 2 */
+    float near;
+    float cx, cy; /* principal point, pixels */
+    uint32_t width, height;
+} gc_rs_camera;
+
+/* Camera at `eye` looking at `target`, with `up` giving the roll. Returns 0,
+ * or -1 if eye == target, up is parallel to the view direction, focal or
+ * near is not positive, or a size is 0. */
+int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3],
+                      const float up[3], float focal, float near, uint32_t width,
+                      uint32_t height);
+
+/* A texture: width*height*4 bytes RGBA8, rows top to bottom, alpha 0..0x80
+ * (PS2 convention). (s, t) = (0, 0) is the top-left corner of texel (0, 0),
+ * (1, 1) the bottom-right corner of the last texel. Sampling is nearest
+ * texel: index floor(s * width), then wrapped. */
+typedef struct gc_rs_texture {
+    uint32_t width, height;
+    const uint8_t *rgba;
+    int wrap_s, wrap_t; /* GC_RS_WRAP_* */
+} gc_rs_texture;
+
+/* A world-space vertex. rgba: vertex colour, 0x80 = 1.0 (alpha 0..0x80). */
+typedef struct gc_rs_vertex {
+    float pos[3];
+    float s, t;
+    uint8_t rgba[4];
+} gc_rs_vertex;
+
+/* A vertex after projection: what the GS receives. */
+typedef struct gc_rs_svertex {
+    int32_t x, y;  /* 12.4 fixed-point pixels, y down */
+    float q;       /* 1/w: the depth value, larger is nearer, > 0 */
+    float sq, tq;  /* s * q, t * q */
+    float rgba[4]; /* vertex colour, 0x80 = 1.0 */
+} gc_rs_svertex;
+
+/* Draw one world-space triangle (either winding; no back-face culling) with
+ * texture `tex` (NULL: vertex colour only). Clips, projects, rasterises. */
+void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
+                         const gc_rs_texture *tex);
+
+/* Rasterise one screen-space triangle (either winding). The caller
+ * guarantees |x|, |y| < 2^20 (the camera path's guard band does). */
+void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
+                                const gc_rs_texture *tex);
+
+/* Snap a pixel coordinate to 12.4 fixed point, rounding half away from zero;
+ * values are clamped to +-2^20 pixels. */
+int32_t gc_rs_to_fixed(float px);
+
+#endif

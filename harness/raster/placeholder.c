@@ -1,1 +1,0 @@
-typedef int gc_raster_placeholder;

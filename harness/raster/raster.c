@@ -1,0 +1,455 @@
+/* SPDX-License-Identifier: MIT */
+/* The deterministic software rasteriser (see gc_raster.h for the rules and
+ * why each one is what it is): camera, clipping, 12.4 fixed-point edge
+ * functions with the top-left rule, perspective-correct texturing, PS2-style
+ * modulation and blending. */
+#include "gc_raster.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gc_rs_wrap_from_clamp(uint32_t wm)
+{
+    /* CLAMP_1 WMS/WMT: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP, 3 REGION_REPEAT. */
+    switch (wm & 3u) {
+    case 1:
+    case 2:
+        return GC_RS_WRAP_CLAMP;
+    default:
+        return GC_RS_WRAP_REPEAT;
+    }
+}
+
+int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int count_writes)
+{
+    memset(t, 0, sizeof *t);
+    if (width == 0 || height == 0 || width > GC_RS_MAX_DIM || height > GC_RS_MAX_DIM)
+        return -1;
+    size_t n = (size_t)width * height;
+    t->rgba = malloc(n * 4);
+    t->depth = malloc(n * sizeof *t->depth);
+    t->writes = count_writes ? calloc(n, sizeof *t->writes) : NULL;
+    if (!t->rgba || !t->depth || (count_writes && !t->writes)) {
+        gc_rs_target_free(t);
+        return -1;
+    }
+    t->width = width;
+    t->height = height;
+    return 0;
+}
+
+void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4])
+{
+    size_t n = (size_t)t->width * t->height;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(t->rgba + 4 * i, rgba, 4);
+        t->depth[i] = 0.0f;
+    }
+    if (t->writes)
+        memset(t->writes, 0, n * sizeof *t->writes);
+    memset(&t->stats, 0, sizeof t->stats);
+}
+
+void gc_rs_target_free(gc_rs_target *t)
+{
+    free(t->rgba);
+    free(t->depth);
+    free(t->writes);
+    t->rgba = NULL;
+    t->depth = NULL;
+    t->writes = NULL;
+}
+
+static float dot3(const float a[3], const float b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static void cross3(float out[3], const float a[3], const float b[3])
+{
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Normalise in place; returns the length before normalisation. */
+static float normalise3(float v[3])
+{
+    float len = sqrtf(dot3(v, v));
+    if (len > 0.0f) {
+        v[0] = v[0] / len;
+        v[1] = v[1] / len;
+        v[2] = v[2] / len;
+    }
+    return len;
+}
+
+int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3],
+                      const float up[3], float focal, float near, uint32_t width,
+                      uint32_t height)
+{
+    memset(c, 0, sizeof *c);
+    if (!(focal > 0.0f) || !(near > 0.0f) || width == 0 || height == 0)
+        return -1;
+    float fwd[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
+    if (!(normalise3(fwd) > 0.0f))
+        return -1;
+    float right[3];
+    cross3(right, fwd, up);
+    /* |right| is sin(angle between fwd and up) * |up|: refuse near-parallel. */
+    float up_len = sqrtf(dot3(up, up));
+    if (!(normalise3(right) > 1e-4f * up_len))
+        return -1;
+    float cam_up[3];
+    cross3(cam_up, right, fwd);
+    memcpy(c->eye, eye, sizeof c->eye);
+    memcpy(c->forward, fwd, sizeof c->forward);
+    memcpy(c->right, right, sizeof c->right);
+    memcpy(c->up, cam_up, sizeof c->up);
+    c->focal = focal;
+    c->focal_px = focal * ((float)width * 0.5f);
+    c->near = near;
+    c->cx = (float)width * 0.5f;
+    c->cy = (float)height * 0.5f;
+    c->width = width;
+    c->height = height;
+    return 0;
+}
+
+int32_t gc_rs_to_fixed(float px)
+{
+    const float lim = (float)(1 << 20);
+    if (!(px > -lim))
+        px = -lim;
+    if (px > lim)
+        px = lim;
+    float v = px * (float)GC_RS_SUBPIXEL;
+    return (int32_t)(v >= 0.0f ? v + 0.5f : v - 0.5f);
+}
+
+/* ---- screen-space rasterisation ---------------------------------------- */
+
+static int64_t floor_div16(int64_t a)
+{
+    return a >= 0 ? a / 16 : -((-a + 15) / 16);
+}
+
+static int32_t floor_to_int(float u)
+{
+    if (!(u > -1e9f))
+        u = -1e9f;
+    if (u > 1e9f)
+        u = 1e9f;
+    int32_t i = (int32_t)u;
+    if ((float)i > u)
+        i--;
+    return i;
+}
+
+static uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
+{
+    if (mode == GC_RS_WRAP_CLAMP) {
+        if (i < 0)
+            return 0;
+        if ((uint32_t)i >= n)
+            return n - 1;
+        return (uint32_t)i;
+    }
+    int32_t m = i % (int32_t)n;
+    if (m < 0)
+        m += (int32_t)n;
+    return (uint32_t)m;
+}
+
+static int colour_to_int(float c)
+{
+    if (!(c > 0.0f))
+        return 0;
+    if (c > 255.0f)
+        return 255;
+    return (int)(c + 0.5f);
+}
+
+/* Cd + ((Cs - Cd) * As >> 7), arithmetic (flooring) shift, clamped: the GS's
+ * default ALPHA with COLCLAMP. */
+static uint8_t blend(int cs, int cd, int as)
+{
+    int x = (cs - cd) * as;
+    int d = x >= 0 ? x / 128 : -((-x + 127) / 128);
+    int v = cd + d;
+    return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+}
+
+/* Top-left rule for an edge p->q of a triangle whose inside has E > 0 (see
+ * gc_rs_draw_screen_triangle): a left edge runs upwards on screen (dy < 0),
+ * a top edge is horizontal with the inside below it (dy == 0, dx > 0). */
+static int is_top_left(int64_t dx, int64_t dy)
+{
+    return dy < 0 || (dy == 0 && dx > 0);
+}
+
+void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
+                                const gc_rs_texture *tex)
+{
+    const gc_rs_svertex *a = &v[0], *b = &v[1], *c = &v[2];
+    int64_t area = (int64_t)(b->x - a->x) * (c->y - a->y) - (int64_t)(b->y - a->y) * (c->x - a->x);
+    if (area == 0)
+        return;
+    if (area < 0) {
+        const gc_rs_svertex *tmp = b;
+        b = c;
+        c = tmp;
+        area = -area;
+    }
+    t->stats.setups++;
+
+    int64_t minx = a->x, maxx = a->x, miny = a->y, maxy = a->y;
+    if (b->x < minx) minx = b->x;
+    if (c->x < minx) minx = c->x;
+    if (b->x > maxx) maxx = b->x;
+    if (c->x > maxx) maxx = c->x;
+    if (b->y < miny) miny = b->y;
+    if (c->y < miny) miny = c->y;
+    if (b->y > maxy) maxy = b->y;
+    if (c->y > maxy) maxy = c->y;
+    /* Pixel px samples at 16*px + 8: the first px with 16px+8 >= min. */
+    int64_t px0 = -floor_div16(-(minx - 8)), px1 = floor_div16(maxx - 8);
+    int64_t py0 = -floor_div16(-(miny - 8)), py1 = floor_div16(maxy - 8);
+    if (px0 < 0) px0 = 0;
+    if (py0 < 0) py0 = 0;
+    if (px1 > (int64_t)t->width - 1) px1 = (int64_t)t->width - 1;
+    if (py1 > (int64_t)t->height - 1) py1 = (int64_t)t->height - 1;
+    if (px0 > px1 || py0 > py1)
+        return;
+
+    /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
+     * e0 = b->c weighs a, e1 = c->a weighs b, e2 = a->b weighs c. */
+    const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
+    int64_t stepx[3], stepy[3], row[3], bias[3];
+    int64_t sx0 = 16 * px0 + 8, sy0 = 16 * py0 + 8;
+    for (int e = 0; e < 3; e++) {
+        int64_t dx = (int64_t)eq[e]->x - ep[e]->x, dy = (int64_t)eq[e]->y - ep[e]->y;
+        stepx[e] = -dy * 16;
+        stepy[e] = dx * 16;
+        row[e] = dx * (sy0 - ep[e]->y) - dy * (sx0 - ep[e]->x);
+        bias[e] = is_top_left(dx, dy) ? 0 : -1;
+    }
+
+    /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
+    const float inv = 1.0f / (float)area;
+    float base[7], k1[7], k2[7];
+    const float *fa[7] = {&a->q, &a->sq, &a->tq, &a->rgba[0], &a->rgba[1], &a->rgba[2], &a->rgba[3]};
+    const float *fb[7] = {&b->q, &b->sq, &b->tq, &b->rgba[0], &b->rgba[1], &b->rgba[2], &b->rgba[3]};
+    const float *fc[7] = {&c->q, &c->sq, &c->tq, &c->rgba[0], &c->rgba[1], &c->rgba[2], &c->rgba[3]};
+    for (int k = 0; k < 7; k++) {
+        base[k] = *fa[k];
+        k1[k] = (*fb[k] - *fa[k]) * inv;
+        k2[k] = (*fc[k] - *fa[k]) * inv;
+    }
+
+    const uint32_t W = t->width;
+    const float tw = tex ? (float)tex->width : 0.0f, th = tex ? (float)tex->height : 0.0f;
+    for (int64_t py = py0; py <= py1; py++) {
+        int64_t w0 = row[0], w1 = row[1], w2 = row[2];
+        size_t idx = (size_t)py * W + (size_t)px0;
+        for (int64_t px = px0; px <= px1; px++, idx++, w0 += stepx[0], w1 += stepx[1], w2 += stepx[2]) {
+            if (((w0 + bias[0]) | (w1 + bias[1]) | (w2 + bias[2])) < 0)
+                continue;
+            t->stats.pixels_covered++;
+            const float f1 = (float)w1, f2 = (float)w2;
+            const float q = base[0] + f1 * k1[0] + f2 * k2[0];
+            if (!(q > t->depth[idx])) {
+                t->stats.pixels_depth_fail++;
+                continue;
+            }
+            int cr = colour_to_int(base[3] + f1 * k1[3] + f2 * k2[3]);
+            int cg = colour_to_int(base[4] + f1 * k1[4] + f2 * k2[4]);
+            int cb = colour_to_int(base[5] + f1 * k1[5] + f2 * k2[5]);
+            int ca = colour_to_int(base[6] + f1 * k1[6] + f2 * k2[6]);
+            int r, g, bl, al;
+            if (tex) {
+                const float s = (base[1] + f1 * k1[1] + f2 * k2[1]) / q;
+                const float tt = (base[2] + f1 * k1[2] + f2 * k2[2]) / q;
+                uint32_t ix = wrap_coord(floor_to_int(s * tw), tex->width, tex->wrap_s);
+                uint32_t iy = wrap_coord(floor_to_int(tt * th), tex->height, tex->wrap_t);
+                const uint8_t *tx = tex->rgba + ((size_t)iy * tex->width + ix) * 4;
+                if (tx[3] == 0) {
+                    t->stats.texels_discarded++;
+                    continue;
+                }
+                r = (tx[0] * cr) >> 7;
+                g = (tx[1] * cg) >> 7;
+                bl = (tx[2] * cb) >> 7;
+                al = (tx[3] * ca) >> 7;
+                if (r > 255) r = 255;
+                if (g > 255) g = 255;
+                if (bl > 255) bl = 255;
+                if (al > 255) al = 255;
+            } else {
+                r = cr;
+                g = cg;
+                bl = cb;
+                al = ca;
+            }
+            uint8_t *dst = t->rgba + idx * 4;
+            if (al == 0x80) {
+                dst[0] = (uint8_t)r;
+                dst[1] = (uint8_t)g;
+                dst[2] = (uint8_t)bl;
+            } else {
+                dst[0] = blend(r, dst[0], al);
+                dst[1] = blend(g, dst[1], al);
+                dst[2] = blend(bl, dst[2], al);
+            }
+            dst[3] = 0xFF;
+            t->depth[idx] = q;
+            if (t->writes && t->writes[idx] != UINT16_MAX)
+                t->writes[idx]++;
+            t->stats.pixels_written++;
+        }
+        row[0] += stepy[0];
+        row[1] += stepy[1];
+        row[2] += stepy[2];
+    }
+}
+
+/* ---- camera space: clipping and projection ------------------------------ */
+
+typedef struct cvert {
+    float p[3]; /* camera space: x right, y up, z forward */
+    float s, t;
+    float c[4];
+} cvert;
+
+#define CLIP_PLANES 5
+#define CLIP_MAX 16
+
+/* Signed distance-like value of v against clip plane `pl`; >= 0 is inside.
+ * Plane 0 is the near plane; 1..4 keep the projected point within hx/hy
+ * pixels of the principal point (sx - cx = f*x/z, so |f*x| <= hx*z). */
+static float plane_dist(const cvert *v, int pl, float f, float near, float hx, float hy)
+{
+    switch (pl) {
+    case 0:
+        return v->p[2] - near;
+    case 1:
+        return hx * v->p[2] - f * v->p[0];
+    case 2:
+        return hx * v->p[2] + f * v->p[0];
+    case 3:
+        return hy * v->p[2] - f * v->p[1];
+    default:
+        return hy * v->p[2] + f * v->p[1];
+    }
+}
+
+/* The point where in -> out crosses the plane. Always computed from the
+ * inside vertex, so an edge shared by two triangles gets the same point. */
+static cvert intersect(const cvert *in, float din, const cvert *out, float dout)
+{
+    float u = din / (din - dout);
+    cvert r;
+    for (int k = 0; k < 3; k++)
+        r.p[k] = in->p[k] + (out->p[k] - in->p[k]) * u;
+    r.s = in->s + (out->s - in->s) * u;
+    r.t = in->t + (out->t - in->t) * u;
+    for (int k = 0; k < 4; k++)
+        r.c[k] = in->c[k] + (out->c[k] - in->c[k]) * u;
+    return r;
+}
+
+static int finite3(const float p[3])
+{
+    for (int k = 0; k < 3; k++)
+        if (!(p[k] > -1e30f && p[k] < 1e30f))
+            return 0;
+    return 1;
+}
+
+static void project(gc_rs_svertex *o, const cvert *v, const gc_rs_camera *cam)
+{
+    float q = 1.0f / v->p[2];
+    float sx = cam->cx + (cam->focal_px * v->p[0]) * q;
+    float sy = cam->cy - (cam->focal_px * v->p[1]) * q;
+    o->x = gc_rs_to_fixed(sx);
+    o->y = gc_rs_to_fixed(sy);
+    o->q = q;
+    o->sq = v->s * q;
+    o->tq = v->t * q;
+    for (int k = 0; k < 4; k++)
+        o->rgba[k] = v->c[k];
+}
+
+void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
+                         const gc_rs_texture *tex)
+{
+    t->stats.triangles++;
+    cvert poly[CLIP_MAX], tmp[CLIP_MAX];
+    for (int i = 0; i < 3; i++) {
+        if (!finite3(v[i].pos) || !(v[i].s > -1e30f && v[i].s < 1e30f) ||
+            !(v[i].t > -1e30f && v[i].t < 1e30f)) {
+            t->stats.triangles_skipped++;
+            return;
+        }
+        float d[3] = {v[i].pos[0] - cam->eye[0], v[i].pos[1] - cam->eye[1],
+                      v[i].pos[2] - cam->eye[2]};
+        poly[i].p[0] = dot3(d, cam->right);
+        poly[i].p[1] = dot3(d, cam->up);
+        poly[i].p[2] = dot3(d, cam->forward);
+        poly[i].s = v[i].s;
+        poly[i].t = v[i].t;
+        for (int k = 0; k < 4; k++)
+            poly[i].c[k] = (float)v[i].rgba[k];
+    }
+    const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
+    /* Outcodes: trivially reject or accept. */
+    unsigned all_out = (1u << CLIP_PLANES) - 1, any_out = 0;
+    for (int i = 0; i < 3; i++) {
+        unsigned code = 0;
+        for (int pl = 0; pl < CLIP_PLANES; pl++)
+            if (plane_dist(&poly[i], pl, f, cam->near, hx, hy) < 0.0f)
+                code |= 1u << pl;
+        all_out &= code;
+        any_out |= code;
+    }
+    if (all_out) {
+        t->stats.triangles_culled++;
+        return;
+    }
+    int n = 3;
+    if (any_out) {
+        t->stats.triangles_clipped++;
+        for (int pl = 0; pl < CLIP_PLANES && n > 0; pl++) {
+            if (!(any_out & (1u << pl)))
+                continue;
+            int m = 0;
+            for (int i = 0; i < n; i++) {
+                const cvert *cur = &poly[i], *prev = &poly[(i + n - 1) % n];
+                float dc = plane_dist(cur, pl, f, cam->near, hx, hy);
+                float dp = plane_dist(prev, pl, f, cam->near, hx, hy);
+                if (dc >= 0.0f) {
+                    if (dp < 0.0f)
+                        tmp[m++] = intersect(cur, dc, prev, dp);
+                    tmp[m++] = *cur;
+                } else if (dp >= 0.0f) {
+                    tmp[m++] = intersect(prev, dp, cur, dc);
+                }
+            }
+            memcpy(poly, tmp, (size_t)m * sizeof *poly);
+            n = m;
+            /* Later planes may not have flagged a vertex the clip created;
+             * test every remaining plane from here on. */
+            any_out = ~0u;
+        }
+        if (n < 3)
+            return;
+    }
+    gc_rs_svertex sv[CLIP_MAX];
+    for (int i = 0; i < n; i++)
+        project(&sv[i], &poly[i], cam);
+    for (int i = 1; i + 1 < n; i++) {
+        gc_rs_svertex tri[3] = {sv[0], sv[i], sv[i + 1]};
+        gc_rs_draw_screen_triangle(t, tri, tex);
+    }
+}

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/* Rasteriser unit tests with exact expected pixels: top-left coverage, shared
+ * edges drawn once, depth ordering, perspective-correct texturing, near-plane
+ * clipping, alpha discard, PS2 modulation and wrap modes. Expectations are
+ * computed independently here (by hand or from ray/plane geometry in double
+ * precision), never by calling the rasteriser a second way. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gc_raster.h"
+
+static const uint8_t bg[4] = {1, 2, 3, 255};
+
+static gc_rs_svertex sv(int32_t x16, int32_t y16, float q, float s, float t, float r, float g,
+                        float b, float a)
+{
+    gc_rs_svertex v = {x16, y16, q, s * q, t * q, {r, g, b, a}};
+    return v;
+}
+
+static void new_target(gc_rs_target *t, uint32_t w, uint32_t h)
+{
+    cr_assert_eq(gc_rs_target_init(t, w, h, 1), 0);
+    gc_rs_target_clear(t, bg);
+}
+
+static const uint8_t *px(const gc_rs_target *t, uint32_t x, uint32_t y)
+{
+    return t->rgba + ((size_t)y * t->width + x) * 4;
+}
+
+/* Vertices on pixel centres so the top and left edges pass exactly through
+ * sample points: (0.5,0.5) (10.5,0.5) (0.5,10.5). Centre (x+.5, y+.5) is
+ * inside iff x >= 0, y >= 0, x + y < 10; on the top edge (y = 0) and the
+ * left edge (x = 0) it is included, on the hypotenuse (x + y = 10) not. */
+Test(raster, single_triangle_top_left_coverage)
+{
+    for (int winding = 0; winding < 2; winding++) {
+        gc_rs_target t;
+        new_target(&t, 16, 16);
+        gc_rs_svertex v[3] = {sv(8, 8, 1, 0, 0, 200, 100, 50, 0x80),
+                              sv(168, 8, 1, 0, 0, 200, 100, 50, 0x80),
+                              sv(8, 168, 1, 0, 0, 200, 100, 50, 0x80)};
+        if (winding) {
+            gc_rs_svertex tmp = v[1];
+            v[1] = v[2];
+            v[2] = tmp;
+        }
+        gc_rs_draw_screen_triangle(&t, v, NULL);
+        int n = 0;
+        for (uint32_t y = 0; y < 16; y++)
+            for (uint32_t x = 0; x < 16; x++) {
+                int want = x + y < 10;
+                int got = t.writes[y * 16 + x];
+                cr_assert_eq(got, want, "pixel (%u,%u) written %d times, want %d", x, y, got, want);
+                if (want) {
+                    const uint8_t *p = px(&t, x, y);
+                    cr_assert(p[0] == 200 && p[1] == 100 && p[2] == 50 && p[3] == 255);
+                }
+                n += got;
+            }
+        cr_assert_eq(n, 55);
+        gc_rs_target_free(&t);
+    }
+}
+
+/* The complementary triangle (10.5,0.5) (10.5,10.5) (0.5,10.5) shares the
+ * hypotenuse: together they cover the 10x10 square, every pixel once. */
+Test(raster, shared_edge_square_once)
+{
+    gc_rs_target t;
+    new_target(&t, 16, 16);
+    gc_rs_svertex a[3] = {sv(8, 8, 1, 0, 0, 10, 10, 10, 0x80), sv(168, 8, 1, 0, 0, 10, 10, 10, 0x80),
+                          sv(8, 168, 1, 0, 0, 10, 10, 10, 0x80)};
+    gc_rs_svertex b[3] = {sv(168, 8, 1, 0, 0, 20, 20, 20, 0x80),
+                          sv(168, 168, 1, 0, 0, 20, 20, 20, 0x80),
+                          sv(8, 168, 1, 0, 0, 20, 20, 20, 0x80)};
+    gc_rs_draw_screen_triangle(&t, a, NULL);
+    gc_rs_draw_screen_triangle(&t, b, NULL);
+    for (uint32_t y = 0; y < 16; y++)
+        for (uint32_t x = 0; x < 16; x++) {
+            int want = x < 10 && y < 10;
+            cr_assert_eq(t.writes[y * 16 + x], want, "pixel (%u,%u)", x, y);
+            if (want) /* the second triangle owns x + y >= 10 */
+                cr_assert_eq(px(&t, x, y)[0], x + y >= 10 ? 20 : 10, "pixel (%u,%u)", x, y);
+        }
+    gc_rs_target_free(&t);
+}
+
+static uint32_t lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+/* A jittered grid mesh: every interior edge is shared by two triangles with
+ * arbitrary sub-pixel endpoints. The outer boundary is the rectangle
+ * x in [2.25, 50.75], y in [3.3125, 40.6875] (in 1/16 units: 36..812,
+ * 53..651), whose top-left-rule coverage is x in [2, 50], y in [3, 40].
+ * Every pixel there is written exactly once, every other pixel never. */
+Test(raster, shared_edges_jittered_mesh_once)
+{
+    enum { N = 8 };
+    int32_t gx[N + 1][N + 1], gy[N + 1][N + 1];
+    uint32_t seed = 12345;
+    for (int j = 0; j <= N; j++)
+        for (int i = 0; i <= N; i++) {
+            int32_t x = 36 + (812 - 36) * i / N, y = 53 + (651 - 53) * j / N;
+            if (i > 0 && i < N)
+                x += (int32_t)(lcg(&seed) % 41) - 20; /* cell is 97 units wide */
+            if (j > 0 && j < N)
+                y += (int32_t)(lcg(&seed) % 31) - 15; /* cell is 74 units tall */
+            gx[j][i] = x;
+            gy[j][i] = y;
+        }
+    gc_rs_target t;
+    new_target(&t, 64, 48);
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            gc_rs_svertex p00 = sv(gx[j][i], gy[j][i], 1, 0, 0, 9, 9, 9, 0x80);
+            gc_rs_svertex p10 = sv(gx[j][i + 1], gy[j][i + 1], 1, 0, 0, 9, 9, 9, 0x80);
+            gc_rs_svertex p01 = sv(gx[j + 1][i], gy[j + 1][i], 1, 0, 0, 9, 9, 9, 0x80);
+            gc_rs_svertex p11 = sv(gx[j + 1][i + 1], gy[j + 1][i + 1], 1, 0, 0, 9, 9, 9, 0x80);
+            if (lcg(&seed) & 1) {
+                gc_rs_svertex t1[3] = {p00, p10, p11}, t2[3] = {p00, p11, p01};
+                gc_rs_draw_screen_triangle(&t, t1, NULL);
+                gc_rs_draw_screen_triangle(&t, t2, NULL);
+            } else {
+                gc_rs_svertex t1[3] = {p00, p10, p01}, t2[3] = {p10, p11, p01};
+                gc_rs_draw_screen_triangle(&t, t1, NULL);
+                gc_rs_draw_screen_triangle(&t, t2, NULL);
+            }
+        }
+    int total = 0;
+    for (uint32_t y = 0; y < 48; y++)
+        for (uint32_t x = 0; x < 64; x++) {
+            int want = x >= 2 && x <= 50 && y >= 3 && y <= 40;
+            cr_assert_eq(t.writes[y * 64 + x], want, "pixel (%u,%u) written %d times", x, y,
+                         t.writes[y * 64 + x]);
+            total += t.writes[y * 64 + x];
+        }
+    cr_assert_eq(total, 49 * 38);
+    cr_assert_eq(t.stats.setups, 2 * N * N);
+    gc_rs_target_free(&t);
+}
+
+/* Nearer (larger q) wins whatever the drawing order. */
+Test(raster, depth_ordering)
+{
+    for (int order = 0; order < 2; order++) {
+        gc_rs_target t;
+        new_target(&t, 16, 16);
+        gc_rs_svertex near_tri[3] = {sv(0, 0, 0.5f, 0, 0, 255, 0, 0, 0x80),
+                                     sv(160, 0, 0.5f, 0, 0, 255, 0, 0, 0x80),
+                                     sv(0, 160, 0.5f, 0, 0, 255, 0, 0, 0x80)};
+        gc_rs_svertex far_quad[2][3] = {{sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
+                                         sv(256, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
+                                         sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)},
+                                        {sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
+                                         sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80),
+                                         sv(0, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)}};
+        if (order == 0) {
+            gc_rs_draw_screen_triangle(&t, near_tri, NULL);
+            gc_rs_draw_screen_triangle(&t, far_quad[0], NULL);
+            gc_rs_draw_screen_triangle(&t, far_quad[1], NULL);
+        } else {
+            gc_rs_draw_screen_triangle(&t, far_quad[0], NULL);
+            gc_rs_draw_screen_triangle(&t, far_quad[1], NULL);
+            gc_rs_draw_screen_triangle(&t, near_tri, NULL);
+        }
+        for (uint32_t y = 0; y < 16; y++)
+            for (uint32_t x = 0; x < 16; x++) {
+                const uint8_t *p = px(&t, x, y);
+                if (x + y < 9) /* inside the near triangle (x+.5 + y+.5 < 10) */
+                    cr_assert(p[0] == 255 && p[1] == 0, "order %d pixel (%u,%u)", order, x, y);
+                else
+                    cr_assert(p[0] == 0 && p[1] == 255, "order %d pixel (%u,%u)", order, x, y);
+                cr_assert_eq(t.depth[y * 16 + x], x + y < 9 ? 0.5f : 0.25f);
+            }
+        cr_assert_eq(t.stats.pixels_depth_fail, order == 0 ? 45 : 0);
+        gc_rs_target_free(&t);
+    }
+}
+
+/* Camera at the origin looking down +z with +y up, 64x64, focal 1 (32 px).
+ * Right is -x in this right-handed world. */
+static gc_rs_camera test_camera(void)
+{
+    gc_rs_camera c;
+    const float eye[3] = {0, 0, 0}, target[3] = {0, 0, 1}, up[3] = {0, 1, 0};
+    cr_assert_eq(gc_rs_camera_look(&c, eye, target, up, 1.0f, 0.5f, 64, 64), 0);
+    cr_assert_eq(c.right[0], -1.0f);
+    cr_assert_eq(c.focal_px, 32.0f);
+    return c;
+}
+
+/* Where the ray through pixel centre (px, py) meets the floor y = -1:
+ * sy = 32 + 32/z and sx = 32 - 32x/z. Returns 0 above the horizon. */
+static int floor_hit(uint32_t x, uint32_t y, double *wx, double *wz)
+{
+    double sy = y + 0.5 - 32.0;
+    if (sy <= 0)
+        return 0;
+    *wz = 32.0 / sy;
+    *wx = -(x + 0.5 - 32.0) * *wz / 32.0;
+    return 1;
+}
+
+static void floor_vertex(gc_rs_vertex *v, float x, float z, float s, float t)
+{
+    memset(v, 0, sizeof *v);
+    v->pos[0] = x;
+    v->pos[1] = -1.0f;
+    v->pos[2] = z;
+    v->s = s;
+    v->t = t;
+    v->rgba[0] = v->rgba[1] = v->rgba[2] = v->rgba[3] = 0x80;
+}
+
+/* A floor quad x in [-4, 4], z in [1, 3], s = (x+4)/8, t = (z-1)/2, with a
+ * 2x2 checkerboard. The texel row changes at z = 2, i.e. screen row 48; an
+ * affine interpolator would change it at row 53.3, so rows 48..52 tell the
+ * two apart. Every pixel away from a boundary is checked against the
+ * ray-plane intersection. */
+Test(raster, perspective_correct_checkerboard)
+{
+    gc_rs_camera cam = test_camera();
+    gc_rs_target t;
+    new_target(&t, 64, 64);
+    static const uint8_t texels[16] = {255, 255, 255, 0x80, 0, 0, 0, 0x80,
+                                       0,   0,   0,   0x80, 255, 255, 255, 0x80};
+    gc_rs_texture tex = {2, 2, texels, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+    gc_rs_vertex q[4];
+    floor_vertex(&q[0], -4, 1, 0, 0);
+    floor_vertex(&q[1], 4, 1, 1, 0);
+    floor_vertex(&q[2], 4, 3, 1, 1);
+    floor_vertex(&q[3], -4, 3, 0, 1);
+    gc_rs_vertex t1[3] = {q[0], q[1], q[2]}, t2[3] = {q[0], q[2], q[3]};
+    gc_rs_draw_triangle(&t, &cam, t1, &tex);
+    gc_rs_draw_triangle(&t, &cam, t2, &tex);
+
+    /* Hand-picked pixels first: col 0 is x < 0, i.e. screen x >= 32. */
+    cr_assert_eq(px(&t, 40, 50)[0], 255); /* z = 1.73: row 0, col 0: white (affine: black) */
+    cr_assert_eq(px(&t, 20, 50)[0], 0);   /* row 0, col 1 */
+    cr_assert_eq(px(&t, 40, 45)[0], 0);   /* z = 2.37: row 1, col 0 */
+    cr_assert_eq(px(&t, 20, 45)[0], 255);
+    cr_assert_eq(px(&t, 40, 42)[0], 1); /* z = 3.05: beyond the quad, background */
+
+    int checked = 0;
+    for (uint32_t y = 0; y < 64; y++)
+        for (uint32_t x = 0; x < 64; x++) {
+            double wx, wz;
+            const uint8_t *p = px(&t, x, y);
+            if (!floor_hit(x, y, &wx, &wz)) {
+                cr_assert_eq(t.writes[y * 64 + x], 0, "above the horizon (%u,%u)", x, y);
+                continue;
+            }
+            double s = (wx + 4) / 8, tt = (wz - 1) / 2;
+            int inside = s > 0.01 && s < 0.99 && tt > 0.01 && tt < 0.99;
+            int outside = s < -0.01 || s > 1.01 || tt < -0.01 || tt > 1.01;
+            if (outside)
+                cr_assert_eq(t.writes[y * 64 + x], 0, "outside (%u,%u)", x, y);
+            if (!inside || (s > 0.49 && s < 0.51) || (tt > 0.48 && tt < 0.52))
+                continue;
+            int col = s >= 0.5, row = tt >= 0.5;
+            uint8_t want = col == row ? 255 : 0;
+            cr_assert_eq(t.writes[y * 64 + x], 1, "(%u,%u)", x, y);
+            cr_assert_eq(p[0], want, "(%u,%u) s %.3f t %.3f", x, y, s, tt);
+            checked++;
+        }
+    cr_assert_gt(checked, 500);
+    gc_rs_target_free(&t);
+}
+
+/* A floor triangle with two vertices behind the camera. Unclipped, those
+ * would project mirrored above the horizon; clipped, exactly the part of
+ * the floor triangle in front of the near plane is drawn. */
+Test(raster, near_plane_clipping)
+{
+    gc_rs_camera cam = test_camera();
+    gc_rs_target t;
+    new_target(&t, 64, 64);
+    gc_rs_vertex v[3];
+    floor_vertex(&v[0], -6, -2, 0, 0);
+    floor_vertex(&v[1], 6, -2, 0, 0);
+    floor_vertex(&v[2], 0, 6, 0, 0);
+    gc_rs_draw_triangle(&t, &cam, v, NULL);
+    cr_assert_eq(t.stats.triangles_clipped, 1);
+    cr_assert_eq(t.stats.setups, 1); /* one vertex in front: the clipped polygon is a triangle */
+    int checked = 0;
+    for (uint32_t y = 0; y < 64; y++)
+        for (uint32_t x = 0; x < 64; x++) {
+            double wx, wz;
+            int w = t.writes[y * 64 + x];
+            if (!floor_hit(x, y, &wx, &wz)) {
+                cr_assert_eq(w, 0, "drawn above the horizon at (%u,%u)", x, y);
+                continue;
+            }
+            /* Edge functions of the triangle in the (x, z) plane, normalised
+             * to distances in world units. Left edge from (-6,-2) to (0,6):
+             * inside where 8x - 6z + (-36)... computed as signed distance. */
+            double d1 = ((0 - -6) * (wz - -2) - (6 - -2) * (wx - -6)) / 10.0; /* v0->v2 */
+            double d2 = ((6 - 0) * (wz - 6) - (-2 - 6) * (wx - 0)) / 10.0;    /* v2->v1 */
+            double d3 = wz + 2;                                               /* v1->v0: z = -2 */
+            int inside = d1 < -0.05 && d2 < -0.05 && d3 > 0.05;
+            int outside = d1 > 0.05 || d2 > 0.05;
+            if (inside) {
+                cr_assert_eq(w, 1, "(%u,%u) z %.2f", x, y, wz);
+                checked++;
+            } else if (outside) {
+                cr_assert_eq(w, 0, "(%u,%u) z %.2f", x, y, wz);
+            }
+        }
+    cr_assert_gt(checked, 600);
+    /* The bottom-centre pixel sees the floor at z = 32/31.5 ~ 1.02: drawn. */
+    cr_assert_eq(t.writes[63 * 64 + 32], 1);
+    gc_rs_target_free(&t);
+}
+
+/* A texel with alpha 0 writes neither colour nor depth: the far quad drawn
+ * afterwards shows through the hole; the opaque texel's pixels keep it out. */
+Test(raster, alpha_discard)
+{
+    gc_rs_target t;
+    new_target(&t, 16, 8);
+    static const uint8_t texels[8] = {255, 0, 0, 0, 0, 255, 0, 0x80};
+    gc_rs_texture tex = {2, 1, texels, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP};
+    /* Near quad over x in [0,16), y in [0,8): s = x / 16. */
+    gc_rs_svertex n1[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
+                           sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
+                           sv(256, 128, 1, 1, 1, 0x80, 0x80, 0x80, 0x80)};
+    gc_rs_svertex n2[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
+                           sv(256, 128, 1, 1, 1, 0x80, 0x80, 0x80, 0x80),
+                           sv(0, 128, 1, 0, 1, 0x80, 0x80, 0x80, 0x80)};
+    gc_rs_svertex f1[3] = {sv(0, 0, 0.5f, 0, 0, 0, 0, 255, 0x80), sv(256, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
+                           sv(256, 128, 0.5f, 0, 0, 0, 0, 255, 0x80)};
+    gc_rs_svertex f2[3] = {sv(0, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
+                           sv(256, 128, 0.5f, 0, 0, 0, 0, 255, 0x80),
+                           sv(0, 128, 0.5f, 0, 0, 0, 0, 255, 0x80)};
+    gc_rs_draw_screen_triangle(&t, n1, &tex);
+    gc_rs_draw_screen_triangle(&t, n2, &tex);
+    cr_assert_eq(t.stats.texels_discarded, 64);
+    gc_rs_draw_screen_triangle(&t, f1, NULL);
+    gc_rs_draw_screen_triangle(&t, f2, NULL);
+    for (uint32_t y = 0; y < 8; y++)
+        for (uint32_t x = 0; x < 16; x++) {
+            const uint8_t *p = px(&t, x, y);
+            if (x < 8) /* s = (x+.5)/16 < 0.5: texel 0, transparent */
+                cr_assert(p[0] == 0 && p[1] == 0 && p[2] == 255, "hole (%u,%u)", x, y);
+            else
+                cr_assert(p[0] == 0 && p[1] == 255 && p[2] == 0, "opaque (%u,%u)", x, y);
+        }
+    gc_rs_target_free(&t);
+}
+
+/* (tex * col) >> 7 clamped, alpha 0..0x80, and the GS blend for As < 0x80. */
+Test(raster, ps2_modulate_and_blend)
+{
+    gc_rs_target t;
+    new_target(&t, 4, 4);
+    static const uint8_t texel[4] = {200, 100, 50, 0x80};
+    gc_rs_texture tex = {1, 1, texel, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+    gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80), sv(64, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
+                          sv(0, 64, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80)};
+    gc_rs_draw_screen_triangle(&t, a, &tex);
+    const uint8_t *p = px(&t, 0, 0);
+    cr_assert_eq(p[0], 100); /* 200 * 64 >> 7 */
+    cr_assert_eq(p[1], 100); /* 100 * 128 >> 7 */
+    cr_assert_eq(p[2], 99);  /* 50 * 255 >> 7 */
+    cr_assert_eq(p[3], 255);
+    /* Half alpha over background (1,2,3): Cd + (Cs - Cd) * 0x40 >> 7. */
+    gc_rs_svertex b[3] = {sv(0, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40), sv(64, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40),
+                          sv(0, 64, 2, 0, 0, 0x80, 0x80, 0x80, 0x40)};
+    gc_rs_draw_screen_triangle(&t, b, &tex);
+    cr_assert_eq(p[0], 150); /* 100 + (200 - 100) * 64 / 128 */
+    cr_assert_eq(p[1], 100);
+    cr_assert_eq(p[2], 74); /* 99 + floor((50 - 99) * 64 / 128) = 99 - 25 */
+    gc_rs_target_free(&t);
+}
+
+/* s from -0.5 to 1.5 across 16 pixels on a 2-texel texture. */
+Test(raster, wrap_repeat_and_clamp)
+{
+    static const uint8_t texels[8] = {10, 0, 0, 0x80, 20, 0, 0, 0x80};
+    for (int mode = 0; mode < 2; mode++) {
+        gc_rs_target t;
+        new_target(&t, 16, 1);
+        gc_rs_texture tex = {2, 1, texels, mode, GC_RS_WRAP_REPEAT};
+        gc_rs_svertex a[3] = {sv(0, 0, 1, -0.5f, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 0, 1, 1.5f, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, -0.5f, 0, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_svertex b[3] = {sv(256, 0, 1, 1.5f, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 64, 1, 1.5f, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, -0.5f, 0, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_draw_screen_triangle(&t, a, &tex);
+        gc_rs_draw_screen_triangle(&t, b, &tex);
+        for (uint32_t x = 0; x < 16; x++) {
+            double s = -0.5 + 2.0 * (x + 0.5) / 16.0; /* texel u = 2s */
+            int u = (int)(2 * s + 2) - 2;             /* floor for u in [-1, 3) */
+            int want;
+            if (mode == GC_RS_WRAP_CLAMP)
+                want = u <= 0 ? 10 : 20;
+            else
+                want = ((u % 2) + 2) % 2 == 0 ? 10 : 20;
+            cr_assert_eq(px(&t, x, 0)[0], want, "mode %d x %u", mode, x);
+        }
+        gc_rs_target_free(&t);
+    }
+    cr_assert_eq(gc_rs_wrap_from_clamp(0), GC_RS_WRAP_REPEAT);
+    cr_assert_eq(gc_rs_wrap_from_clamp(1), GC_RS_WRAP_CLAMP);
+}
+
+Test(raster, bad_arguments)
+{
+    gc_rs_target t;
+    cr_assert_eq(gc_rs_target_init(&t, 0, 10, 0), -1);
+    cr_assert_eq(gc_rs_target_init(&t, GC_RS_MAX_DIM + 1, 10, 0), -1);
+    gc_rs_camera c;
+    const float e[3] = {0, 0, 0}, up[3] = {0, 0, 1}, tz[3] = {0, 0, 5}, tx[3] = {5, 0, 0};
+    cr_assert_eq(gc_rs_camera_look(&c, e, e, up, 1, 0.1f, 64, 64), -1);  /* eye == target */
+    cr_assert_eq(gc_rs_camera_look(&c, e, tz, up, 1, 0.1f, 64, 64), -1); /* up parallel */
+    cr_assert_eq(gc_rs_camera_look(&c, e, tx, up, 0, 0.1f, 64, 64), -1); /* focal 0 */
+    cr_assert_eq(gc_rs_camera_look(&c, e, tx, up, 1, 0.1f, 64, 64), 0);
+    cr_assert_eq(gc_rs_to_fixed(1.0f), 16);
+    cr_assert_eq(gc_rs_to_fixed(-1.03125f), -17); /* -16.5 rounds away from zero */
+    cr_assert_eq(gc_rs_to_fixed(1e30f), 1 << 24);
+}
