@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* Corpus loading (mmap, any-case names) and the synthetic corpus cache. */
+#include "gc_corpus.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gc_fsutil.h"
+#include "gc_pool.h"
+#include "sy_corpus.h"
+
+/* "level12.wad" in any case -> 12; -1 otherwise. No leading zeros. */
+static int level_index_of(const char *name)
+{
+    if (strncasecmp(name, "level", 5) != 0)
+        return -1;
+    const char *p = name + 5;
+    if (!isdigit((unsigned char)p[0]) || (p[0] == '0' && isdigit((unsigned char)p[1])))
+        return -1;
+    int n = 0;
+    while (isdigit((unsigned char)*p)) {
+        n = n * 10 + (*p - '0');
+        if (n >= GC_LEVEL_COUNT)
+            return -1;
+        p++;
+    }
+    if (strcasecmp(p, ".wad") != 0)
+        return -1;
+    return n;
+}
+
+static void map_file(gc_corpus_file *f)
+{
+    int fd = open(f->path, O_RDONLY);
+    if (fd < 0) {
+        snprintf(f->error, sizeof f->error, "cannot open %s: %s", f->path, strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(f->error, sizeof f->error, "%s is not a regular file", f->path);
+        close(fd);
+        return;
+    }
+    f->size = (size_t)st.st_size;
+    if (f->size > 0) {
+        void *p = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            snprintf(f->error, sizeof f->error, "cannot map %s: %s", f->path, strerror(errno));
+            close(fd);
+            f->size = 0;
+            return;
+        }
+        f->data = p;
+    }
+    close(fd);
+    f->ok = 1;
+}
+
+int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->dir, sizeof c->dir, "%s", dir);
+    snprintf(c->label, sizeof c->label, "%s", dir);
+    snprintf(c->key, sizeof c->key, "directory");
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        c->files[i].index = i;
+        snprintf(c->files[i].name, sizeof c->files[i].name, "LEVEL%d.WAD", i);
+        snprintf(c->files[i].error, sizeof c->files[i].error, "LEVEL%d.WAD not found in %s", i,
+                 dir);
+    }
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "cannot read corpus directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    /* Collect names first and pick the lexicographically smallest per index,
+     * so two spellings of one name (level3.wad, LEVEL3.WAD) resolve the same
+     * way whatever readdir's order. */
+    char best[GC_LEVEL_COUNT][64];
+    memset(best, 0, sizeof best);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int n = level_index_of(e->d_name);
+        if (n < 0 || strlen(e->d_name) >= sizeof best[n])
+            continue;
+        if (best[n][0] == '\0' || strcmp(e->d_name, best[n]) < 0)
+            snprintf(best[n], sizeof best[n], "%s", e->d_name);
+    }
+    closedir(d);
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        if (!best[i][0])
+            continue;
+        gc_corpus_file *f = &c->files[i];
+        snprintf(f->name, sizeof f->name, "%.63s", best[i]);
+        snprintf(f->path, sizeof f->path, "%s/%s", dir, best[i]);
+        f->error[0] = '\0';
+        map_file(f);
+        if (f->ok)
+            c->found++;
+    }
+    if (c->found == 0) {
+        snprintf(err, errlen, "no readable LEVEL*.WAD file in %s (expected LEVEL0.WAD .. LEVEL26.WAD)",
+                 dir);
+        gc_corpus_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+void gc_corpus_close(gc_corpus *c)
+{
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        gc_corpus_file *f = &c->files[i];
+        if (f->data)
+            munmap((void *)f->data, f->size);
+        f->data = NULL;
+        f->ok = 0;
+    }
+}
+
+/* ---- synthetic corpus ---- */
+
+typedef struct synth_job {
+    const char *dir;
+    sy_options opt;
+    int progress;
+    int failed[GC_LEVEL_COUNT];
+    char error[GC_LEVEL_COUNT][256];
+    pthread_mutex_t lock;
+    int done;
+} synth_job;
+
+static void synth_one(void *ctx, size_t i)
+{
+    synth_job *j = ctx;
+    sy_buf b;
+    sy_buf_init(&b);
+    if (sy_level_build(&j->opt, (int)i, &b) != 0 || b.failed) {
+        j->failed[i] = 1;
+        snprintf(j->error[i], sizeof j->error[i], "LEVEL%zu.WAD: out of memory while building", i);
+    } else {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/LEVEL%zu.WAD", j->dir, i);
+        if (gc_write_file_atomic(path, b.data, b.len, j->error[i], sizeof j->error[i]) != 0)
+            j->failed[i] = 1;
+    }
+    size_t bytes = b.len;
+    sy_buf_free(&b);
+    pthread_mutex_lock(&j->lock);
+    j->done++;
+    if (j->progress)
+        fprintf(stderr, "synth: [%2d/%d] LEVEL%zu.WAD %8.1f MB\n", j->done, GC_LEVEL_COUNT, i,
+                (double)bytes / 1e6);
+    pthread_mutex_unlock(&j->lock);
+}
+
+int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, unsigned jobs,
+                              int progress, char *err, size_t errlen)
+{
+    if (gc_mkdir_p(out_dir, err, errlen) != 0)
+        return -1;
+    synth_job j;
+    memset(&j, 0, sizeof j);
+    j.dir = out_dir;
+    j.opt.scale = scale;
+    j.opt.seed = seed;
+    j.progress = progress;
+    pthread_mutex_init(&j.lock, NULL);
+    gc_pool_run(jobs, GC_LEVEL_COUNT, synth_one, &j);
+    pthread_mutex_destroy(&j.lock);
+    for (int i = 0; i < GC_LEVEL_COUNT; i++)
+        if (j.failed[i]) {
+            snprintf(err, errlen, "%s", j.error[i]);
+            return -1;
+        }
+    return 0;
+}
+
+static const char *scale_name(int scale)
+{
+    return scale == SY_SCALE_SMALL ? "small" : "retail";
+}
+
+static void cache_root(char *out, size_t n)
+{
+    const char *e = getenv("GC_CACHE_DIR");
+    if (e && *e) {
+        snprintf(out, n, "%s", e);
+        return;
+    }
+    e = getenv("XDG_CACHE_HOME");
+    if (e && *e) {
+        snprintf(out, n, "%s/gcverify", e);
+        return;
+    }
+    e = getenv("HOME");
+    if (e && *e) {
+        snprintf(out, n, "%s/.cache/gcverify", e);
+        return;
+    }
+    snprintf(out, n, "/tmp/gcverify-cache");
+}
+
+int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, char *dir,
+                        size_t dirlen, char *err, size_t errlen)
+{
+    char root[PATH_MAX];
+    cache_root(root, sizeof root);
+    if (gc_mkdir_p(root, err, errlen) != 0)
+        return -1;
+    snprintf(dir, dirlen, "%s/%s-%s-seed%u", root, sy_generator_version(), scale_name(scale),
+             (unsigned)seed);
+    char marker[PATH_MAX + 16];
+    snprintf(marker, sizeof marker, "%s/COMPLETE", dir);
+    if (access(marker, F_OK) == 0)
+        return 0;
+    /* Build privately, then rename the whole directory into place: a
+     * concurrent builder either wins the rename or finds ours complete. */
+    char tmp[PATH_MAX + 64];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%ld", dir, (long)getpid(), (long)time(NULL));
+    if (progress)
+        fprintf(stderr, "synth: generating the %s synthetic corpus (seed %u) into %s\n",
+                scale_name(scale), (unsigned)seed, dir);
+    if (gc_corpus_write_synthetic(tmp, scale, seed, jobs, progress, err, errlen) != 0) {
+        gc_rm_rf(tmp);
+        return -1;
+    }
+    char tmarker[PATH_MAX + 80];
+    snprintf(tmarker, sizeof tmarker, "%s/COMPLETE", tmp);
+    char note[256];
+    int nl = snprintf(note, sizeof note, "%s %s seed %u\n", sy_generator_version(),
+                      scale_name(scale), (unsigned)seed);
+    if (gc_write_file_atomic(tmarker, note, (size_t)nl, err, errlen) != 0) {
+        gc_rm_rf(tmp);
+        return -1;
+    }
+    if (rename(tmp, dir) != 0) {
+        gc_rm_rf(tmp);
+        if (access(marker, F_OK) == 0)
+            return 0; /* someone else finished first */
+        snprintf(err, errlen, "cannot move the synthetic corpus into %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
+                       int progress, char *err, size_t errlen)
+{
+    if (dir)
+        return gc_corpus_open(c, dir, err, errlen);
+    char sdir[PATH_MAX];
+    if (gc_corpus_synthetic(scale, seed, jobs, progress, sdir, sizeof sdir, err, errlen) != 0)
+        return -1;
+    if (gc_corpus_open(c, sdir, err, errlen) != 0)
+        return -1;
+    c->synthetic = 1;
+    c->scale = scale;
+    snprintf(c->label, sizeof c->label, "synthetic %s seed %u (%s)", scale_name(scale),
+             (unsigned)seed, sy_generator_version());
+    snprintf(c->key, sizeof c->key, "synthetic-%s-seed%u", scale_name(scale), (unsigned)seed);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* golden/metrics.yaml: the blessed per-level metrics, reviewed as text diffs.
+ * Written atomically; compared field by field. */
+#ifndef GC_BASELINE_H
+#define GC_BASELINE_H
+
+#include <stddef.h>
+
+#include "gc_report.h"
+
+typedef struct gc_baseline {
+    char corpus_key[96];
+    gc_rep_metric *metrics;
+    size_t count;
+} gc_baseline;
+
+/* Load path. *found = 0 (and 0 returned) when the file does not exist;
+ * -1 with err on a malformed file. */
+int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, size_t errlen);
+void gc_baseline_free(gc_baseline *b);
+/* Append the per-field changes of rep against b to rep->changes. */
+void gc_baseline_compare(const gc_baseline *b, gc_report *rep);
+/* Write rep's metrics as the new baseline. When `keep` is given, its levels
+ * that rep did not run are kept as they were (blessing a subset). 0 or -1. */
+int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline *keep, char *err,
+                      size_t errlen);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The corpus: 27 level containers, mapped read-only. Either a user's
+ * directory (--corpus DIR, file names in any case) or the synthetic corpus,
+ * generated once into a cache directory keyed by generator version, scale
+ * and seed, and reused. */
+#ifndef GC_CORPUS_H
+#define GC_CORPUS_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GC_LEVEL_COUNT 27
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+typedef struct gc_corpus_file {
+    int index;           /* container number: LEVEL<index>.WAD */
+    char name[64];       /* name as found on disk, or "LEVEL<index>.WAD" if missing */
+    char path[PATH_MAX];
+    const uint8_t *data; /* mapped bytes (NULL when missing or empty) */
+    size_t size;
+    int ok;              /* found, opened and mapped */
+    char error[256];     /* why not, when !ok */
+} gc_corpus_file;
+
+typedef struct gc_corpus {
+    char dir[PATH_MAX];
+    char label[160]; /* "synthetic retail seed 1 (synth-3)" or the directory */
+    char key[96];    /* baseline key: "synthetic-retail-seed1" / "directory" */
+    int synthetic;
+    int scale;       /* SY_SCALE_* when synthetic */
+    gc_corpus_file files[GC_LEVEL_COUNT];
+    int found;       /* files with ok */
+} gc_corpus;
+
+/* Map every LEVEL*.WAD of dir. Returns 0 when the directory could be read
+ * and at least one level file was found (missing ones are !ok entries with
+ * an error), -1 otherwise with err filled (exit code 3 territory). */
+int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen);
+void gc_corpus_close(gc_corpus *c);
+
+/* Directory of the synthetic corpus for (scale, seed), generating it first
+ * when it is not in the cache yet (on `jobs` threads; progress lines on
+ * stderr if progress != 0). Concurrent callers are safe: the corpus is built
+ * in a private temporary directory and renamed into place. 0 or -1. */
+int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, char *dir,
+                        size_t dirlen, char *err, size_t errlen);
+
+/* Write all 27 synthetic levels into out_dir (created if needed), each file
+ * atomically. Used by the cache and by `gcverify synth`. 0 or -1. */
+int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, unsigned jobs,
+                              int progress, char *err, size_t errlen);
+
+/* Open the default or a given corpus in one call: dir == NULL means the
+ * synthetic corpus at (scale, seed). */
+int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
+                       int progress, char *err, size_t errlen);
+
+#endif

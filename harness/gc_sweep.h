@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* The sweep: decode the selected levels in parallel, evaluate every selected
+ * invariant and metric, render and hash frames, compare with the baselines,
+ * and fill a gc_report. Used by `sweep`, `bless` and the tests. */
+#ifndef GC_SWEEP_H
+#define GC_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_report.h"
+
+typedef struct gc_sweep_opts {
+    const char *corpus_dir;     /* NULL: synthetic corpus at (scale, seed) */
+    int scale;                  /* SY_SCALE_RETAIL / SY_SCALE_SMALL */
+    uint32_t seed;
+    unsigned jobs;              /* 0: core count */
+    int levels[27];             /* selected levels, ascending */
+    size_t level_count;         /* 0: all 27 */
+    int shard_k, shard_n;       /* --shard K/N (1-based K); n == 0: none */
+    const char *only;           /* invariant id glob, NULL: all */
+    int tier_nightly;           /* 0: gate tier only; 1: gate + nightly */
+    const char *invariants_dir; /* NULL: the project's invariants/ */
+    const char *baseline;       /* metrics baseline; NULL: default for the corpus; "" none */
+    const char *frames_golden;  /* frame goldens; NULL: default for the corpus; "" none */
+    int no_frames;
+    const char *frames_out;     /* write every frame PNG here */
+    const char *golden_images;  /* write expected/actual/diff PNGs for mismatches here */
+    const char *fault;          /* --inject-fault NAME */
+    size_t max_samples;         /* failures kept per invariant per level (default 5) */
+    int progress;               /* progress on stderr: 0 none, 1 plain lines, 2 bar */
+    int skip_determinism;       /* skip the repeated-render determinism check */
+} gc_sweep_opts;
+
+void gc_sweep_opts_init(gc_sweep_opts *o);
+
+/* Fills rep. Returns the exit code: 0, 1 (gating failure), 2 (bad usage or
+ * invalid YAML: message in err), 3 (corpus unreadable: message in err). */
+int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen);
+
+/* Default baseline/golden paths for a corpus key (synthetic retail: the
+ * project's golden/metrics.yaml and golden/frames.yaml; small:
+ * golden/metrics-small.yaml, golden/frames-small.yaml; a directory: none). */
+void gc_sweep_default_paths(const char *corpus_key, char *metrics, size_t mlen, char *frames,
+                            size_t flen);
+
+/* Parse "0,3,5-7" into levels (ascending, unique). 0 or -1. */
+int gc_parse_level_list(const char *s, int *levels, size_t *count);
+
+#endif

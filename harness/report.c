@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* The result model: canonical ordering, summary, per-field comparison. */
+#include "gc_report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dupstr(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d)
+        memcpy(d, s, n + 1);
+    return d;
+}
+
+void gc_report_init(gc_report *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->version, sizeof r->version, "%s", GC_VERSION);
+}
+
+void gc_report_free(gc_report *r)
+{
+    for (size_t i = 0; i < r->level_count; i++) {
+        for (size_t d = 0; d < r->levels[i].decoder_count; d++) {
+            free(r->levels[i].decoders[d].where);
+            free(r->levels[i].decoders[d].message);
+        }
+        free(r->levels[i].decoders);
+        free(r->levels[i].error);
+    }
+    free(r->levels);
+    for (size_t i = 0; i < r->result_count; i++) {
+        for (size_t s = 0; s < r->results[i].sample_count; s++)
+            free(r->results[i].samples[s].values);
+        free(r->results[i].samples);
+        free(r->results[i].invariant);
+    }
+    free(r->results);
+    for (size_t i = 0; i < r->metric_count; i++)
+        free(r->metrics[i].name);
+    free(r->metrics);
+    for (size_t i = 0; i < r->frame_count; i++) {
+        free(r->frames[i].manifest);
+        free(r->frames[i].params);
+        free(r->frames[i].metrics_changed);
+    }
+    free(r->frames);
+    for (size_t i = 0; i < r->change_count; i++)
+        free(r->changes[i].field);
+    free(r->changes);
+    free(r->corpus_tables);
+    free(r->only);
+    free(r->baseline);
+    memset(r, 0, sizeof *r);
+}
+
+/* Grow an array by one zeroed element; NULL on allocation failure. */
+static void *grow_one(void **arr, size_t *count, size_t elem)
+{
+    void *p = realloc(*arr, (*count + 1) * elem);
+    if (!p)
+        return NULL;
+    *arr = p;
+    void *e = (char *)p + *count * elem;
+    memset(e, 0, elem);
+    (*count)++;
+    return e;
+}
+
+gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v, int is_null)
+{
+    gc_rep_metric *m = grow_one((void **)&r->metrics, &r->metric_count, sizeof *m);
+    if (!m)
+        return NULL;
+    m->level = level;
+    m->name = dupstr(name);
+    m->value = v;
+    m->is_null = is_null;
+    return m;
+}
+
+gc_rep_result *gc_report_add_result(gc_report *r, const char *invariant, int level)
+{
+    gc_rep_result *x = grow_one((void **)&r->results, &r->result_count, sizeof *x);
+    if (!x)
+        return NULL;
+    x->invariant = dupstr(invariant);
+    x->level = level;
+    return x;
+}
+
+gc_rep_frame *gc_report_add_frame(gc_report *r, int level, const char *view)
+{
+    gc_rep_frame *f = grow_one((void **)&r->frames, &r->frame_count, sizeof *f);
+    if (!f)
+        return NULL;
+    f->level = level;
+    snprintf(f->view, sizeof f->view, "%s", view);
+    return f;
+}
+
+/* Corpus (-1) sorts after every level. */
+static int level_key(int level)
+{
+    return level == GC_LEVEL_CORPUS ? 1 << 30 : level;
+}
+
+static int cmp_level(const void *a, const void *b)
+{
+    const gc_rep_level *x = a, *y = b;
+    return (x->level > y->level) - (x->level < y->level);
+}
+
+static int cmp_result(const void *a, const void *b)
+{
+    const gc_rep_result *x = a, *y = b;
+    int kx = level_key(x->level), ky = level_key(y->level);
+    if (kx != ky)
+        return (kx > ky) - (kx < ky);
+    return strcmp(x->invariant, y->invariant);
+}
+
+static int cmp_metric(const void *a, const void *b)
+{
+    const gc_rep_metric *x = a, *y = b;
+    int kx = level_key(x->level), ky = level_key(y->level);
+    if (kx != ky)
+        return (kx > ky) - (kx < ky);
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_frame(const void *a, const void *b)
+{
+    const gc_rep_frame *x = a, *y = b;
+    if (x->level != y->level)
+        return (x->level > y->level) - (x->level < y->level);
+    return strcmp(x->view, y->view);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+    const gc_rep_change *x = a, *y = b;
+    int kx = level_key(x->level), ky = level_key(y->level);
+    if (kx != ky)
+        return (kx > ky) - (kx < ky);
+    return strcmp(x->field, y->field);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void gc_report_summarise(gc_report *r)
+{
+    if (r->level_count)
+        qsort(r->levels, r->level_count, sizeof *r->levels, cmp_level);
+    if (r->result_count)
+        qsort(r->results, r->result_count, sizeof *r->results, cmp_result);
+    if (r->metric_count)
+        qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
+    if (r->frame_count)
+        qsort(r->frames, r->frame_count, sizeof *r->frames, cmp_frame);
+    if (r->change_count)
+        qsort(r->changes, r->change_count, sizeof *r->changes, cmp_change);
+    if (r->selected_count)
+        qsort(r->selected, r->selected_count, sizeof *r->selected, cmp_int);
+    r->checks = r->failures = r->gating_failures = r->warnings = 0;
+    for (size_t i = 0; i < r->result_count; i++) {
+        gc_rep_result *x = &r->results[i];
+        r->checks += x->checked;
+        x->gating = x->failed > 0 && strcmp(x->severity, "error") == 0;
+        if (x->failed > 0) {
+            r->failures++;
+            if (x->gating)
+                r->gating_failures++;
+            else if (strcmp(x->severity, "warn") == 0)
+                r->warnings++;
+        }
+    }
+    r->frames_mismatched = 0;
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const char *s = r->frames[i].status;
+        if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 ||
+            strcmp(s, "error") == 0)
+            r->frames_mismatched++;
+    }
+    r->metrics_changed = r->change_count;
+    r->exit_code = (r->gating_failures || r->frames_mismatched || r->metrics_changed) ? 1 : 0;
+}
+
+static const gc_rep_metric *find_metric(const gc_rep_metric *m, size_t n, int level, const char *name)
+{
+    /* both lists are canonical-sorted; a binary search keeps bless/diff fast */
+    size_t lo = 0, hi = n;
+    gc_rep_metric key = {.level = level, .name = (char *)name};
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = cmp_metric(&key, &m[mid]);
+        if (c == 0)
+            return &m[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+static void add_change(gc_report *r, int level, const char *field, const gc_rep_metric *o,
+                       const gc_rep_metric *n)
+{
+    gc_rep_change *c = grow_one((void **)&r->changes, &r->change_count, sizeof *c);
+    if (!c)
+        return;
+    c->level = level;
+    c->field = dupstr(field);
+    c->old_null = !o || o->is_null;
+    c->new_null = !n || n->is_null;
+    c->old_value = o ? o->value : 0;
+    c->new_value = n ? n->value : 0;
+}
+
+static int same_value(const gc_rep_metric *a, const gc_rep_metric *b)
+{
+    if (a->is_null || b->is_null)
+        return a->is_null == b->is_null;
+    if (a->value == b->value)
+        return 1;
+    /* non-integral figures (means, ratios) compare to 1e-9 relative: the
+     * baseline stores them through %.17g, which round-trips exactly, so this
+     * only forgives the last-bit noise of hand edits */
+    return fabs(a->value - b->value) <= 1e-9 * fmax(fabs(a->value), fabs(b->value));
+}
+
+void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t old_count)
+{
+    gc_rep_metric *sorted_old = NULL;
+    if (old_count) {
+        sorted_old = malloc(old_count * sizeof *sorted_old);
+        if (!sorted_old)
+            return;
+        memcpy(sorted_old, old_m, old_count * sizeof *sorted_old);
+        qsort(sorted_old, old_count, sizeof *sorted_old, cmp_metric);
+    }
+    qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
+    /* Only levels present in this run are compared: a shard or a --levels
+     * subset does not report the other levels as vanished. */
+    for (size_t i = 0; i < r->metric_count; i++) {
+        const gc_rep_metric *n = &r->metrics[i];
+        const gc_rep_metric *o = find_metric(sorted_old, old_count, n->level, n->name);
+        if (!o || !same_value(o, n))
+            add_change(r, n->level, n->name, o, n);
+    }
+    for (size_t i = 0; i < old_count; i++) {
+        const gc_rep_metric *o = &sorted_old[i];
+        int level_present = o->level == GC_LEVEL_CORPUS;
+        for (size_t k = 0; k < r->selected_count && !level_present; k++)
+            level_present = r->selected[k] == o->level;
+        /* An invariant's counters vanish when it is not selected (--only,
+         * --tier gate); that is a narrower run, not a change. */
+        size_t nl = strlen(o->name);
+        int counter = (nl > 8 && strcmp(o->name + nl - 8, ".checked") == 0) ||
+                      (nl > 7 && strcmp(o->name + nl - 7, ".failed") == 0);
+        if (level_present && !counter && !find_metric(r->metrics, r->metric_count, o->level, o->name))
+            add_change(r, o->level, o->name, o, NULL);
+    }
+    free(sorted_old);
+}
+
+static void fmt_value(char *buf, size_t len, double v, int is_null)
+{
+    if (is_null) {
+        snprintf(buf, len, "(none)");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 1e15) {
+        /* thousands separators, as a reviewer reads counts */
+        char digits[32];
+        long long x = (long long)v;
+        snprintf(digits, sizeof digits, "%lld", x < 0 ? -x : x);
+        size_t n = strlen(digits), o = 0;
+        if (x < 0 && o + 1 < len)
+            buf[o++] = '-';
+        for (size_t i = 0; i < n && o + 2 < len; i++) {
+            if (i > 0 && (n - i) % 3 == 0)
+                buf[o++] = ',';
+            buf[o++] = digits[i];
+        }
+        buf[o] = '\0';
+        return;
+    }
+    snprintf(buf, len, "%.6g", v);
+}
+
+void gc_report_format_change(const gc_rep_change *c, char *buf, size_t len)
+{
+    char o[48], n[48];
+    fmt_value(o, sizeof o, c->old_value, c->old_null);
+    fmt_value(n, sizeof n, c->new_value, c->new_null);
+    if (c->level == GC_LEVEL_CORPUS)
+        snprintf(buf, len, "corpus, %s: %s -> %s", c->field, o, n);
+    else
+        snprintf(buf, len, "level %d, %s: %s -> %s", c->level, c->field, o, n);
+}

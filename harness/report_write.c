@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/* Report writers: JSON (full), JUnit XML (one testcase per invariant x level)
+ * and a Markdown summary for CI job pages. All output depends only on the
+ * report model, never on timing or thread order. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gc_report.h"
+
+static void level_json(gc_strbuf *b, int level)
+{
+    if (level == GC_LEVEL_CORPUS)
+        gc_sb_puts(b, "null");
+    else
+        gc_sb_printf(b, "%d", level);
+}
+
+int gc_report_json(const gc_report *r, gc_strbuf *b)
+{
+    gc_sb_puts(b, "{\n");
+    gc_sb_printf(b, "  \"format\": %d,\n  \"gcverify\": ", GC_REPORT_FORMAT);
+    gc_sb_json_str(b, r->version);
+    gc_sb_puts(b, ",\n  \"corpus\": {\"label\": ");
+    gc_sb_json_str(b, r->corpus_label);
+    gc_sb_puts(b, ", \"key\": ");
+    gc_sb_json_str(b, r->corpus_key);
+    gc_sb_puts(b, "},\n  \"run\": {\"tier\": ");
+    gc_sb_json_str(b, r->tier);
+    gc_sb_puts(b, ", \"only\": ");
+    if (r->only)
+        gc_sb_json_str(b, r->only);
+    else
+        gc_sb_puts(b, "null");
+    gc_sb_puts(b, ", \"baseline\": ");
+    if (r->baseline)
+        gc_sb_json_str(b, r->baseline);
+    else
+        gc_sb_puts(b, "null");
+    gc_sb_printf(b, ", \"baseline_found\": %s, \"frames\": %s, \"invariants\": %zu, \"levels\": [",
+                 r->baseline_found ? "true" : "false", r->frames_enabled ? "true" : "false",
+                 r->invariant_count);
+    for (size_t i = 0; i < r->selected_count; i++)
+        gc_sb_printf(b, "%s%d", i ? ", " : "", r->selected[i]);
+    gc_sb_puts(b, "]},\n");
+    gc_sb_printf(b,
+                 "  \"summary\": {\"checks\": %llu, \"results_failed\": %llu, \"gating_failures\": %llu, "
+                 "\"warnings\": %llu, \"metrics_changed\": %llu, \"frames_mismatched\": %llu, "
+                 "\"exit_code\": %d},\n",
+                 (unsigned long long)r->checks, (unsigned long long)r->failures,
+                 (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
+                 (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched,
+                 r->exit_code);
+
+    gc_sb_puts(b, "  \"levels\": [");
+    for (size_t i = 0; i < r->level_count; i++) {
+        const gc_rep_level *l = &r->levels[i];
+        gc_sb_printf(b, "%s\n    {\"level\": %d, \"file\": ", i ? "," : "", l->level);
+        gc_sb_json_str(b, l->file);
+        gc_sb_printf(b, ", \"loaded\": %s, \"size_bytes\": %llu, \"error\": ", l->loaded ? "true" : "false",
+                     (unsigned long long)l->size_bytes);
+        if (l->error)
+            gc_sb_json_str(b, l->error);
+        else
+            gc_sb_puts(b, "null");
+        gc_sb_puts(b, ", \"decoders\": [");
+        for (size_t d = 0; d < l->decoder_count; d++) {
+            const gc_rep_decoder *x = &l->decoders[d];
+            gc_sb_printf(b, "%s\n      {\"decoder\": ", d ? "," : "");
+            gc_sb_json_str(b, x->name);
+            gc_sb_puts(b, ", \"status\": ");
+            gc_sb_json_str(b, x->status);
+            gc_sb_printf(b, ", \"ok\": %s, \"skipped\": %s, \"file_ofs\": %llu, \"where\": ",
+                         x->ok ? "true" : "false", x->skipped ? "true" : "false",
+                         (unsigned long long)x->file_ofs);
+            gc_sb_json_str(b, x->where ? x->where : "");
+            gc_sb_puts(b, ", \"message\": ");
+            gc_sb_json_str(b, x->message ? x->message : "");
+            gc_sb_puts(b, "}");
+        }
+        gc_sb_puts(b, l->decoder_count ? "\n    ]}" : "]}");
+    }
+    gc_sb_puts(b, r->level_count ? "\n  ],\n" : "],\n");
+
+    gc_sb_puts(b, "  \"results\": [");
+    for (size_t i = 0; i < r->result_count; i++) {
+        const gc_rep_result *x = &r->results[i];
+        gc_sb_printf(b, "%s\n    {\"invariant\": ", i ? "," : "");
+        gc_sb_json_str(b, x->invariant);
+        gc_sb_puts(b, ", \"level\": ");
+        level_json(b, x->level);
+        gc_sb_printf(b,
+                     ", \"severity\": \"%s\", \"tier\": \"%s\", \"scope\": \"%s\", \"checked\": %llu, "
+                     "\"failed\": %llu, \"samples\": [",
+                     x->severity, x->tier, x->scope, (unsigned long long)x->checked,
+                     (unsigned long long)x->failed);
+        for (size_t s = 0; s < x->sample_count; s++) {
+            const gc_rep_sample *sm = &x->samples[s];
+            gc_sb_printf(b, "%s{\"level\": ", s ? ", " : "");
+            level_json(b, sm->level);
+            gc_sb_printf(b, ", \"row\": %lld, \"file_ofs\": %llu, \"values\": ", (long long)sm->row,
+                         (unsigned long long)sm->file_ofs);
+            gc_sb_json_str(b, sm->values ? sm->values : "");
+            gc_sb_puts(b, "}");
+        }
+        gc_sb_puts(b, "]}");
+    }
+    gc_sb_puts(b, r->result_count ? "\n  ],\n" : "],\n");
+
+    gc_sb_puts(b, "  \"metrics\": {");
+    int open = 0, cur = 0x7fffffff;
+    for (size_t i = 0; i < r->metric_count; i++) {
+        const gc_rep_metric *m = &r->metrics[i];
+        if (!open || m->level != cur) {
+            if (open)
+                gc_sb_puts(b, "\n    },");
+            if (m->level == GC_LEVEL_CORPUS)
+                gc_sb_puts(b, "\n    \"corpus\": {");
+            else
+                gc_sb_printf(b, "\n    \"%d\": {", m->level);
+            open = 1;
+            cur = m->level;
+            gc_sb_puts(b, "\n      ");
+        } else {
+            gc_sb_puts(b, ",\n      ");
+        }
+        gc_sb_json_str(b, m->name);
+        gc_sb_puts(b, ": ");
+        if (m->is_null)
+            gc_sb_puts(b, "null");
+        else
+            gc_sb_num(b, m->value);
+    }
+    gc_sb_puts(b, open ? "\n    }\n  },\n" : "},\n");
+
+    gc_sb_puts(b, "  \"changes\": [");
+    for (size_t i = 0; i < r->change_count; i++) {
+        const gc_rep_change *c = &r->changes[i];
+        char line[256];
+        gc_report_format_change(c, line, sizeof line);
+        gc_sb_printf(b, "%s\n    {\"level\": ", i ? "," : "");
+        level_json(b, c->level);
+        gc_sb_puts(b, ", \"field\": ");
+        gc_sb_json_str(b, c->field);
+        gc_sb_puts(b, ", \"old\": ");
+        if (c->old_null)
+            gc_sb_puts(b, "null");
+        else
+            gc_sb_num(b, c->old_value);
+        gc_sb_puts(b, ", \"new\": ");
+        if (c->new_null)
+            gc_sb_puts(b, "null");
+        else
+            gc_sb_num(b, c->new_value);
+        gc_sb_puts(b, ", \"text\": ");
+        gc_sb_json_str(b, line);
+        gc_sb_puts(b, "}");
+    }
+    gc_sb_puts(b, r->change_count ? "\n  ],\n" : "],\n");
+
+    gc_sb_puts(b, "  \"frames\": [");
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const gc_rep_frame *f = &r->frames[i];
+        gc_sb_printf(b, "%s\n    {\"level\": %d, \"view\": ", i ? "," : "", f->level);
+        gc_sb_json_str(b, f->view);
+        gc_sb_puts(b, ", \"sha256\": ");
+        gc_sb_json_str(b, f->sha256);
+        gc_sb_puts(b, ", \"golden\": ");
+        if (f->golden[0])
+            gc_sb_json_str(b, f->golden);
+        else
+            gc_sb_puts(b, "null");
+        gc_sb_printf(b, ", \"match\": %s, \"status\": ", strcmp(f->status, "match") == 0 ? "true" : "false");
+        gc_sb_json_str(b, f->status);
+        gc_sb_printf(b, ", \"pixels_changed\": %llu, \"metrics_changed\": ",
+                     (unsigned long long)f->pixels_changed);
+        if (f->metrics_changed)
+            gc_sb_json_str(b, f->metrics_changed);
+        else
+            gc_sb_puts(b, "null");
+        gc_sb_puts(b, ", \"manifest\": ");
+        gc_sb_json_str(b, f->manifest ? f->manifest : "");
+        gc_sb_puts(b, ", \"params\": ");
+        gc_sb_json_str(b, f->params ? f->params : "");
+        gc_sb_puts(b, "}");
+    }
+    gc_sb_puts(b, r->frame_count ? "\n  ],\n" : "],\n");
+
+    gc_sb_puts(b, "  \"corpus_tables\": ");
+    gc_sb_puts(b, r->corpus_tables ? r->corpus_tables : "{}");
+    gc_sb_puts(b, "\n}\n");
+    return b->failed ? -1 : 0;
+}
+
+int gc_report_junit(const gc_report *r, gc_strbuf *b)
+{
+    size_t tests = r->result_count + r->frame_count, failures = 0, skipped = 0;
+    for (size_t i = 0; i < r->result_count; i++)
+        if (r->results[i].gating)
+            failures++;
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const char *s = r->frames[i].status;
+        if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 || strcmp(s, "error") == 0)
+            failures++;
+        else if (strcmp(s, "match") != 0)
+            skipped++;
+    }
+    gc_sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    gc_sb_printf(b, "<testsuites name=\"gcverify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+                 tests, failures, skipped);
+    gc_sb_printf(b, "  <testsuite name=\"gcverify.sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+                 tests, failures, skipped);
+    gc_sb_puts(b, "    <properties>\n      <property name=\"corpus\" value=\"");
+    gc_sb_xml(b, r->corpus_label);
+    gc_sb_puts(b, "\"/>\n      <property name=\"tier\" value=\"");
+    gc_sb_xml(b, r->tier);
+    gc_sb_puts(b, "\"/>\n    </properties>\n");
+    for (size_t i = 0; i < r->result_count; i++) {
+        const gc_rep_result *x = &r->results[i];
+        gc_sb_puts(b, "    <testcase classname=\"");
+        if (x->level == GC_LEVEL_CORPUS)
+            gc_sb_puts(b, "corpus");
+        else
+            gc_sb_printf(b, "level%02d", x->level);
+        gc_sb_puts(b, "\" name=\"");
+        gc_sb_xml(b, x->invariant);
+        gc_sb_puts(b, "\" time=\"0\"");
+        if (x->failed == 0) {
+            gc_sb_puts(b, "/>\n");
+            continue;
+        }
+        gc_sb_puts(b, ">\n");
+        char msg[160];
+        snprintf(msg, sizeof msg, "%llu of %llu checks failed (%s)", (unsigned long long)x->failed,
+                 (unsigned long long)x->checked, x->severity);
+        gc_sb_puts(b, x->gating ? "      <failure type=\"invariant\" message=\"" : "      <system-out>");
+        if (x->gating) {
+            gc_sb_xml(b, msg);
+            gc_sb_puts(b, "\">");
+        } else {
+            gc_sb_xml(b, msg);
+            gc_sb_puts(b, "\n");
+        }
+        for (size_t s = 0; s < x->sample_count; s++) {
+            const gc_rep_sample *sm = &x->samples[s];
+            char line[96];
+            snprintf(line, sizeof line, "level %d row %lld file_ofs 0x%llx: ", sm->level,
+                     (long long)sm->row, (unsigned long long)sm->file_ofs);
+            gc_sb_xml(b, line);
+            gc_sb_xml(b, sm->values);
+            gc_sb_puts(b, "\n");
+        }
+        gc_sb_puts(b, x->gating ? "</failure>\n" : "</system-out>\n");
+        gc_sb_puts(b, "    </testcase>\n");
+    }
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const gc_rep_frame *f = &r->frames[i];
+        gc_sb_printf(b, "    <testcase classname=\"level%02d\" name=\"frame.", f->level);
+        gc_sb_xml(b, f->view);
+        gc_sb_puts(b, "\" time=\"0\"");
+        const char *s = f->status;
+        if (strcmp(s, "match") == 0) {
+            gc_sb_puts(b, "/>\n");
+        } else if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 ||
+                   strcmp(s, "error") == 0) {
+            gc_sb_puts(b, ">\n      <failure type=\"frame\" message=\"");
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s: sha256 %s, golden %s", s, f->sha256,
+                     f->golden[0] ? f->golden : "(none)");
+            gc_sb_xml(b, msg);
+            gc_sb_puts(b, "\">");
+            if (f->metrics_changed) {
+                gc_sb_puts(b, "metrics changed: ");
+                gc_sb_xml(b, f->metrics_changed);
+            }
+            gc_sb_puts(b, "</failure>\n    </testcase>\n");
+        } else {
+            gc_sb_puts(b, ">\n      <skipped message=\"");
+            gc_sb_xml(b, s);
+            gc_sb_puts(b, "\"/>\n    </testcase>\n");
+        }
+    }
+    gc_sb_puts(b, "  </testsuite>\n</testsuites>\n");
+    return b->failed ? -1 : 0;
+}
+
+int gc_report_markdown(const gc_report *r, gc_strbuf *b)
+{
+    gc_sb_printf(b, "## gcverify sweep: %s\n\n", r->exit_code ? "**FAILED**" : "passed");
+    gc_sb_printf(b, "Corpus: %s · tier: %s · levels: %zu · invariants: %zu\n\n", r->corpus_label,
+                 r->tier, r->selected_count, r->invariant_count);
+    gc_sb_puts(b, "| checks | failed results | gating | warnings | metric changes | frame mismatches |\n");
+    gc_sb_puts(b, "|---:|---:|---:|---:|---:|---:|\n");
+    gc_sb_printf(b, "| %llu | %llu | %llu | %llu | %llu | %llu |\n\n", (unsigned long long)r->checks,
+                 (unsigned long long)r->failures, (unsigned long long)r->gating_failures,
+                 (unsigned long long)r->warnings, (unsigned long long)r->metrics_changed,
+                 (unsigned long long)r->frames_mismatched);
+    size_t shown = 0;
+    for (size_t i = 0; i < r->result_count; i++) {
+        const gc_rep_result *x = &r->results[i];
+        if (x->failed == 0 || strcmp(x->severity, "info") == 0)
+            continue;
+        if (shown++ == 0)
+            gc_sb_puts(b, "### Failed invariants\n\n| invariant | level | severity | failed / checked | first failure |\n|---|---:|---|---:|---|\n");
+        char lv[16];
+        if (x->level == GC_LEVEL_CORPUS)
+            snprintf(lv, sizeof lv, "corpus");
+        else
+            snprintf(lv, sizeof lv, "%d", x->level);
+        gc_sb_printf(b, "| `%s` | %s | %s | %llu / %llu | ", x->invariant, lv, x->severity,
+                     (unsigned long long)x->failed, (unsigned long long)x->checked);
+        if (x->sample_count) {
+            gc_sb_printf(b, "row %lld @0x%llx: ", (long long)x->samples[0].row,
+                         (unsigned long long)x->samples[0].file_ofs);
+            for (const char *p = x->samples[0].values; p && *p; p++)
+                gc_sb_put(b, *p == '|' ? "\\|" : p, *p == '|' ? 2 : 1);
+        }
+        gc_sb_puts(b, " |\n");
+    }
+    if (shown)
+        gc_sb_puts(b, "\n");
+    if (r->change_count) {
+        gc_sb_puts(b, "### Metric changes against the baseline\n\n");
+        for (size_t i = 0; i < r->change_count; i++) {
+            char line[256];
+            gc_report_format_change(&r->changes[i], line, sizeof line);
+            gc_sb_printf(b, "- %s\n", line);
+        }
+        gc_sb_puts(b, "\nIf the change is intended: `gcverify bless --reason \"...\"`.\n\n");
+    }
+    size_t fm = 0;
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const gc_rep_frame *f = &r->frames[i];
+        if (strcmp(f->status, "match") == 0)
+            continue;
+        if (fm++ == 0)
+            gc_sb_puts(b, "### Frames\n\n| level | view | status | metrics changed |\n|---:|---|---|---|\n");
+        gc_sb_printf(b, "| %d | %s | %s | %s |\n", f->level, f->view, f->status,
+                     f->metrics_changed ? f->metrics_changed : "");
+    }
+    if (fm)
+        gc_sb_puts(b, "\n");
+    if (!shown && !r->change_count && !fm)
+        gc_sb_puts(b, "Every gating invariant passed, every metric equals the baseline and every frame matches its golden hash.\n");
+    return b->failed ? -1 : 0;
+}
