@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* `gcverify wad`: decompress or compress one WAD LZ stream (formats.md §1),
+ * the tool counterpart of wrenchbuild's decompress/compress. Output goes to a
+ * temporary file renamed into place, so a failure never leaves a partial OUT. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_fsutil.h"
+#include "gc_lz.h"
+#include "gc_status.h"
+#include "sy_buf.h"
+#include "sy_lz.h"
+
+int gc_cmd_wad(int argc, char **argv);
+
+/* The stream holds no decompressed size, so decompress grows its buffer up to
+ * this many times the compressed size, and never past GC_WAD_MAX_OUT. Real
+ * streams compress about 1.7:1; the format's worst case is ~72:1 (a 4-byte
+ * big match of 288 bytes), so a stream past the bound is reported, not mapped. */
+#define GC_WAD_MAX_RATIO   64u
+#define GC_WAD_MAX_OUT     ((size_t)1 << 30)
+#define GC_WAD_LABEL_BYTES 9u
+
+static void wad_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gcverify wad decompress IN OUT [--offset N]\n"
+            "       gcverify wad compress IN OUT [--label NAME]\n"
+            "\n"
+            "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
+            "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
+            "            stream's own size field (offset 3) bounds what is read; the output\n"
+            "            may be at most %ux the stream size and 1 GiB.\n"
+            "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
+            "            pads) with the synthetic corpus encoder, check that it decodes back\n"
+            "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
+            "            (default \"gcverify\"; at most 9 characters).\n"
+            "\n"
+            "OUT is written to a temporary file and renamed, so a failure leaves no\n"
+            "partial file. Exit codes: 0 ok; 1 the stream or a write failed (the message\n"
+            "gives the file offset); 2 bad usage; 3 IN unreadable.\n",
+            GC_WAD_MAX_RATIO);
+}
+
+static int parse_offset(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || !end || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void report_diag(const char *in, const gc_diag *d)
+{
+    fprintf(stderr, "gcverify wad: %s: %s at file offset 0x%" PRIx64 "%s%s: %s\n", in,
+            gc_status_name(d->status), d->file_ofs, d->where[0] ? " in " : "", d->where, d->msg);
+}
+
+/* Decode with a growing buffer. On success *out (malloc'd) holds *out_len bytes. */
+static gc_status decode_grow(const uint8_t *src, size_t src_size, uint64_t file_ofs, uint8_t **out,
+                             size_t *out_len, gc_diag *diag)
+{
+    size_t stream_size = 0;
+    gc_status s = gc_lz_stream_size(src, src_size, file_ofs, &stream_size, diag);
+    if (s != GC_OK)
+        return s;
+    size_t limit = GC_WAD_MAX_OUT;
+    if (stream_size <= GC_WAD_MAX_OUT / GC_WAD_MAX_RATIO)
+        limit = stream_size * GC_WAD_MAX_RATIO;
+    size_t cap = stream_size * 4 < 65536 ? 65536 : stream_size * 4;
+    if (cap > limit)
+        cap = limit;
+    for (;;) {
+        uint8_t *buf = malloc(cap ? cap : 1);
+        if (!buf)
+            return gc_diag_set(diag, GC_E_NOMEM, file_ofs, "cannot allocate %zu bytes", cap);
+        gc_diag probe;
+        gc_diag_init(&probe);
+        size_t got = 0;
+        s = gc_lz_decompress(src, src_size, file_ofs, buf, cap, &got, &probe);
+        if (s == GC_OK) {
+            *out = buf;
+            *out_len = got;
+            return GC_OK;
+        }
+        free(buf);
+        /* the header was already validated, so GC_E_RANGE here means capacity */
+        if (s != GC_E_RANGE || cap >= limit) {
+            if (s == GC_E_RANGE)
+                return gc_diag_set(diag, GC_E_RANGE, probe.file_ofs,
+                                   "decompressed data exceeds %zu bytes (%ux the %zu-byte stream, "
+                                   "at most 1 GiB)",
+                                   limit, GC_WAD_MAX_RATIO, stream_size);
+            *diag = probe;
+            return s;
+        }
+        cap = cap > limit / 4 ? limit : cap * 4;
+    }
+}
+
+static int wad_decompress(const char *in, const char *out, uint64_t offset)
+{
+    char err[512];
+    size_t size = 0;
+    char *file = gc_read_file(in, &size, err, sizeof err);
+    if (!file) {
+        fprintf(stderr, "gcverify wad: %s\n", err);
+        return 3;
+    }
+    if (offset > size) {
+        fprintf(stderr, "gcverify wad: %s: --offset 0x%" PRIx64 " is past the end (%zu bytes)\n",
+                in, offset, size);
+        free(file);
+        return 1;
+    }
+    gc_diag d;
+    gc_diag_init(&d);
+    gc_diag_push(&d, "%s", in);
+    uint8_t *data = NULL;
+    size_t len = 0;
+    gc_status s =
+        decode_grow((const uint8_t *)file + offset, size - (size_t)offset, offset, &data, &len, &d);
+    if (s != GC_OK) {
+        report_diag(in, &d);
+        free(file);
+        return 1;
+    }
+    size_t stream_size = 0;
+    gc_diag_init(&d);
+    gc_lz_stream_size((const uint8_t *)file + offset, size - (size_t)offset, offset, &stream_size,
+                      &d);
+    free(file);
+    if (gc_write_file_atomic(out, data, len, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify wad: %s\n", err);
+        free(data);
+        return 1;
+    }
+    free(data);
+    printf("%s @0x%" PRIx64 ": %zu compressed bytes -> %s: %zu bytes\n", in, offset, stream_size,
+           out, len);
+    return 0;
+}
+
+static int wad_compress(const char *in, const char *out, const char *label)
+{
+    char err[512];
+    size_t size = 0;
+    char *file = gc_read_file(in, &size, err, sizeof err);
+    if (!file) {
+        fprintf(stderr, "gcverify wad: %s\n", err);
+        return 3;
+    }
+    sy_buf z;
+    sy_buf_init(&z);
+    if (sy_lz_compress((const uint8_t *)file, size, label, &z) != 0 || z.failed) {
+        fprintf(stderr, "gcverify wad: %s: out of memory while compressing %zu bytes\n", in, size);
+        sy_buf_free(&z);
+        free(file);
+        return 1;
+    }
+    /* check the round trip before anything is written */
+    gc_diag d;
+    gc_diag_init(&d);
+    gc_diag_push(&d, "%s(compressed)", in);
+    uint8_t *back = malloc(size + 1);
+    size_t got = 0;
+    gc_status s = back ? gc_lz_decompress(z.data, z.len, 0, back, size + 1, &got, &d) : GC_E_NOMEM;
+    if (s != GC_OK || got != size || (size && memcmp(back, file, size) != 0)) {
+        if (s != GC_OK)
+            report_diag(in, &d);
+        else
+            fprintf(stderr, "gcverify wad: %s: the compressed stream decodes to different bytes\n",
+                    in);
+        free(back);
+        sy_buf_free(&z);
+        free(file);
+        return 1;
+    }
+    free(back);
+    free(file);
+    int rc = 0;
+    if (gc_write_file_atomic(out, z.data, z.len, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify wad: %s\n", err);
+        rc = 1;
+    } else {
+        printf("%s: %zu bytes -> %s: %zu compressed bytes (%.3f:1)\n", in, size, out, z.len,
+               z.len ? (double)size / (double)z.len : 0.0);
+    }
+    sy_buf_free(&z);
+    return rc;
+}
+
+int gc_cmd_wad(int argc, char **argv)
+{
+    const char *pos[3] = {NULL, NULL, NULL};
+    int npos = 0;
+    const char *offset_s = NULL, *label = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            wad_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--offset") == 0 || strcmp(a, "--label") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gcverify wad: %s needs a value\n", a);
+                return 2;
+            }
+            if (a[2] == 'o')
+                offset_s = argv[++i];
+            else
+                label = argv[++i];
+        } else if (strncmp(a, "--offset=", 9) == 0) {
+            offset_s = a + 9;
+        } else if (strncmp(a, "--label=", 8) == 0) {
+            label = a + 8;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "gcverify wad: unknown option %s (see gcverify wad --help)\n", a);
+            return 2;
+        } else if (npos < 3) {
+            pos[npos++] = a;
+        } else {
+            fprintf(stderr, "gcverify wad: too many arguments (see gcverify wad --help)\n");
+            return 2;
+        }
+    }
+    if (npos != 3) {
+        wad_usage(stderr);
+        return 2;
+    }
+    if (strcmp(pos[0], "decompress") == 0) {
+        uint64_t offset = 0;
+        if (label) {
+            fprintf(stderr, "gcverify wad: --label is for compress\n");
+            return 2;
+        }
+        if (offset_s && parse_offset(offset_s, &offset) != 0) {
+            fprintf(stderr, "gcverify wad: bad --offset '%s'\n", offset_s);
+            return 2;
+        }
+        return wad_decompress(pos[1], pos[2], offset);
+    }
+    if (strcmp(pos[0], "compress") == 0) {
+        if (offset_s) {
+            fprintf(stderr, "gcverify wad: --offset is for decompress\n");
+            return 2;
+        }
+        if (!label)
+            label = "gcverify";
+        if (strlen(label) > GC_WAD_LABEL_BYTES) {
+            fprintf(stderr, "gcverify wad: --label '%s' is longer than %u bytes\n", label,
+                    GC_WAD_LABEL_BYTES);
+            return 2;
+        }
+        return wad_compress(pos[1], pos[2], label);
+    }
+    fprintf(stderr, "gcverify wad: unknown action '%s' (decompress or compress)\n", pos[0]);
+    return 2;
+}

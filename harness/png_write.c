@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* RGBA8 PNG output through libpng, via a temporary file and rename(). */
+#define _POSIX_C_SOURCE 200809L
+#include "gc_png.h"
+
+#include <errno.h>
+#include <png.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* PNG allows 2^31-1; keep the row-pointer array and the 4*w row size sane. */
+#define GC_PNG_MAX_SIDE 65535u
+
+static atomic_uint png_tmp_counter;
+
+typedef struct png_err_ctx {
+    char *err;
+    size_t errlen;
+} png_err_ctx;
+
+static void on_png_error(png_structp png, png_const_charp msg)
+{
+    png_err_ctx *ctx = png_get_error_ptr(png);
+    if (ctx && ctx->errlen)
+        snprintf(ctx->err, ctx->errlen, "libpng: %s", msg);
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* libraries do not print; warnings do not fail the write */
+}
+
+#define SET_ERR(...)                                                                               \
+    do {                                                                                           \
+        if (errlen)                                                                                \
+            snprintf(err, errlen, __VA_ARGS__);                                                    \
+    } while (0)
+
+/* The libpng part, separate so no automatic variable is live across setjmp. */
+static int write_png_stream(FILE *f, const uint8_t *rgba, uint32_t w, uint32_t h, png_bytep *rows,
+                            png_err_ctx *ctx)
+{
+    png_structp png =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, ctx, on_png_error, on_png_warning);
+    if (!png) {
+        if (ctx->errlen)
+            snprintf(ctx->err, ctx->errlen, "libpng: cannot create a write struct");
+        return -1;
+    }
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        if (ctx->errlen)
+            snprintf(ctx->err, ctx->errlen, "libpng: cannot create an info struct");
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return -1;
+    }
+    png_init_io(png, f);
+    /* level 6 is libpng's default; fixed so output never depends on it */
+    png_set_compression_level(png, 6);
+    png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    for (uint32_t y = 0; y < h; y++)
+        rows[y] = (png_bytep)(rgba + (size_t)y * w * 4);
+    png_set_rows(png, info, rows);
+    png_write_png(png, info, PNG_TRANSFORM_IDENTITY, NULL);
+    png_destroy_write_struct(&png, &info);
+    return 0;
+}
+
+int gc_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w, uint32_t h, char *err,
+                      size_t errlen)
+{
+    if (errlen)
+        err[0] = '\0';
+    if (!path || !rgba || w == 0 || h == 0 || w > GC_PNG_MAX_SIDE || h > GC_PNG_MAX_SIDE) {
+        if (errlen)
+            snprintf(err, errlen, "cannot write a %ux%u PNG (sides must be 1..%u)", (unsigned)w,
+                     (unsigned)h, GC_PNG_MAX_SIDE);
+        return -1;
+    }
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 48);
+    png_bytep *rows = malloc((size_t)h * sizeof *rows);
+    if (!tmp || !rows) {
+        free(tmp);
+        free(rows);
+        SET_ERR("out of memory writing %s", path);
+        return -1;
+    }
+    snprintf(tmp, plen + 48, "%s.tmp.%ld.%u", path, (long)getpid(),
+             atomic_fetch_add(&png_tmp_counter, 1));
+    FILE *f = fopen(tmp, "wbx");
+    if (!f) {
+        SET_ERR("cannot create %s: %s", tmp, strerror(errno));
+        free(rows);
+        free(tmp);
+        return -1;
+    }
+    png_err_ctx ctx = {err, errlen};
+    int rc = write_png_stream(f, rgba, w, h, rows, &ctx);
+    free(rows);
+    if (fflush(f) != 0 || ferror(f)) {
+        if (rc == 0)
+            SET_ERR("cannot write %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        SET_ERR("cannot close %s: %s", tmp, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        if (errlen)
+            snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
