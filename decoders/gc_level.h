@@ -148,6 +148,19 @@ struct gc_level {
 
     bool core_ok;                    /* core decoder */
     gc_core_header core;
+    /* Every known start offset inside decompressed core_data (region offsets,
+     * textures_base, assets_decompressed_size, every non-zero class
+     * offset_in_asset_wad, moby_sound_remap, ratchet-seq offsets), sorted
+     * ascending, duplicates removed. Owned by the core decoder (freed by its
+     * release). A class span runs from its offset to the next higher start:
+     * see gc_core_next_start(). */
+    uint32_t *core_starts;
+    size_t core_start_count;
+    /* Every non-zero class offset_in_asset_wad of the moby, tie and shrub
+     * tables, sorted, duplicates KEPT (core decoder): two classes at one
+     * offset would share a span. See gc_core_class_offset_uses(). */
+    uint32_t *class_offsets;
+    size_t class_offset_count;
 
     uint8_t *gameplay;               /* decompressed gameplay extent (owned, gameplay decoder) */
     size_t gameplay_size;
@@ -200,6 +213,39 @@ typedef struct gc_decode_status_row {
 extern const gc_table_desc gc_table_decode_status;
 
 
+
+/* The smallest known core_data start offset strictly greater than `ofs`
+ * (lv->core_starts, filled by the core decoder), or `fallback` if none. */
+static inline uint64_t gc_core_next_start(const gc_level *lv, uint64_t ofs, uint64_t fallback)
+{
+    size_t lo = 0, hi = lv->core_start_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (lv->core_starts[mid] <= ofs)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < lv->core_start_count ? lv->core_starts[lo] : fallback;
+}
+
+/* How many class table entries (moby, tie, shrub) have offset_in_asset_wad
+ * == ofs (lv->class_offsets, filled by the core decoder). */
+static inline size_t gc_core_class_offset_uses(const gc_level *lv, uint64_t ofs)
+{
+    size_t lo = 0, hi = lv->class_offset_count;
+    while (lo < hi) { /* first element >= ofs */
+        size_t mid = lo + (hi - lo) / 2;
+        if (lv->class_offsets[mid] < ofs)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t n = 0;
+    while (lo + n < lv->class_offset_count && lv->class_offsets[lo + n] == ofs)
+        n++;
+    return n;
+}
 
 /* A decoder whose input was not decoded by an earlier decoder returns this:
  * it becomes a "skipped" row of decode.status, not an error of its own. */
