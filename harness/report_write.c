@@ -36,6 +36,11 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
         gc_sb_json_str(b, r->baseline);
     else
         gc_sb_puts(b, "null");
+    gc_sb_puts(b, ", \"shard\": ");
+    if (r->shard[0])
+        gc_sb_json_str(b, r->shard);
+    else
+        gc_sb_puts(b, "null");
     gc_sb_printf(b, ", \"baseline_found\": %s, \"frames\": %s, \"invariants\": %zu, \"levels\": [",
                  r->baseline_found ? "true" : "false", r->frames_enabled ? "true" : "false",
                  r->invariant_count);

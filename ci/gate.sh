@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CI gates beyond the unit tests:
+#  1. the gate-tier sweep on the small synthetic corpus (fails on exit code != 0),
+#     with JUnit/Markdown/JSON reports kept in build/ci-reports/;
+#  2. the same sweep with --jobs 1 and --jobs 2 must write byte-identical JSON;
+#  3. frame hashes identical under gcc and clang, -O0 and -O2 (ci/frames_crosscheck.sh);
+#  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+out=$BUILD/ci-reports
+mkdir -p "$out"
+gcv=./$BUILD/gcverify
+
+echo "== gate sweep (small synthetic corpus)"
+$gcv sweep --scale small --tier gate --jobs 2 --quiet \
+  --json "$out/gate.json" --junit "$out/gate.junit.xml" --markdown "$out/gate.md" || {
+  rc=$?; cat "$out/gate.md" 2>/dev/null || true; echo "gate sweep failed (exit $rc)"; exit 1; }
+$gcv sweep --scale small --tier gate --jobs 1 --quiet --json "$out/gate-j1.json" || true
+cmp "$out/gate.json" "$out/gate-j1.json" || { echo "reports differ between --jobs 1 and --jobs 2"; exit 1; }
+echo "gate sweep: passed; reports identical for --jobs 1 and 2"
+
+if [ -x ci/frames_crosscheck.sh ]; then
+  echo "== frame hashes across compilers and optimisation levels"
+  bash ci/frames_crosscheck.sh
+fi
+if [ -x ci/faults.sh ]; then
+  echo "== fault catalogue"
+  bash ci/faults.sh
+fi

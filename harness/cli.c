@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared option parsing, terminal output and report writing. */
+#include "gc_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gc_fsutil.h"
+#include "sy_corpus.h"
+
+void gc_term_init(gc_term *t, int fd)
+{
+    t->color = isatty(fd) && !getenv("NO_COLOR");
+    t->red = t->color ? "\033[31m" : "";
+    t->green = t->color ? "\033[32m" : "";
+    t->yellow = t->color ? "\033[33m" : "";
+    t->bold = t->color ? "\033[1m" : "";
+    t->dim = t->color ? "\033[2m" : "";
+    t->reset = t->color ? "\033[0m" : "";
+}
+
+int gc_cli_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (*end || v > max || s[0] == '-')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+const char gc_cli_sweep_options_help[] =
+    "corpus:\n"
+    "  --corpus DIR         directory with LEVEL0.WAD .. LEVEL26.WAD (any case); default:\n"
+    "                       the synthetic corpus, generated once into ~/.cache/gcverify\n"
+    "  --scale retail|small synthetic corpus scale (default retail)\n"
+    "  --seed N             synthetic corpus seed (default 1)\n"
+    "selection:\n"
+    "  --levels LIST        levels to run, e.g. 0,3,5-7 (default all 27)\n"
+    "  --shard K/N          run the K-th of N deterministic level subsets (for CI matrices;\n"
+    "                       combine the reports with `gcverify merge`)\n"
+    "  --only GLOB          only invariants whose id matches GLOB (e.g. 'tfrag.*')\n"
+    "  --tier gate|nightly  gate: the every-push tier; nightly: every invariant (default)\n"
+    "  --invariants DIR     invariant YAML directory (default: the project's invariants/)\n"
+    "  --jobs N             levels decoded in parallel (default: the core count)\n"
+    "baselines:\n"
+    "  --baseline F         metric baseline (default golden/metrics.yaml for the synthetic\n"
+    "                       retail corpus, golden/metrics-small.yaml for small; none for\n"
+    "                       --corpus); 'none' disables the comparison\n"
+    "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml)\n"
+    "  --no-frames          do not render or compare frames\n"
+    "  --frames-out DIR     write every rendered frame as PNG\n"
+    "  --golden-images DIR  for each mismatching frame write actual and diff PNGs\n"
+    "  --inject-fault NAME  re-introduce a catalogued decoder defect (GC_FAULTS builds)\n"
+    "  --samples N          failures kept per invariant and level (default 5)\n";
+
+static int need(int argc, char **argv, int *i, const char **v, char *err, size_t errlen)
+{
+    if (*i + 1 >= argc) {
+        snprintf(err, errlen, "%s needs a value", argv[*i]);
+        return -1;
+    }
+    *v = argv[++*i];
+    return 0;
+}
+
+int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *err, size_t errlen)
+{
+    const char *a = argv[*i], *v = NULL;
+    unsigned long long n;
+#define VAL()                                                                                      \
+    do {                                                                                           \
+        if (need(argc, argv, i, &v, err, errlen) != 0)                                             \
+            return -1;                                                                             \
+    } while (0)
+    if (strcmp(a, "--corpus") == 0) {
+        VAL();
+        o->corpus_dir = v;
+    } else if (strcmp(a, "--scale") == 0) {
+        VAL();
+        if (strcmp(v, "retail") == 0)
+            o->scale = SY_SCALE_RETAIL;
+        else if (strcmp(v, "small") == 0)
+            o->scale = SY_SCALE_SMALL;
+        else {
+            snprintf(err, errlen, "--scale takes retail or small, not '%s'", v);
+            return -1;
+        }
+    } else if (strcmp(a, "--seed") == 0) {
+        VAL();
+        if (gc_cli_uint(v, 0xffffffffu, &n) != 0) {
+            snprintf(err, errlen, "--seed takes a number, not '%s'", v);
+            return -1;
+        }
+        o->seed = (uint32_t)n;
+    } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+        VAL();
+        if (gc_cli_uint(v, 256, &n) != 0 || n == 0) {
+            snprintf(err, errlen, "--jobs takes a number from 1 to 256, not '%s'", v);
+            return -1;
+        }
+        o->jobs = (unsigned)n;
+    } else if (strcmp(a, "--levels") == 0) {
+        VAL();
+        if (gc_parse_level_list(v, o->levels, &o->level_count) != 0) {
+            snprintf(err, errlen, "--levels takes a list like 0,3,5-7 of levels 0..26, not '%s'", v);
+            return -1;
+        }
+    } else if (strcmp(a, "--shard") == 0) {
+        VAL();
+        int k, nn;
+        char c;
+        if (sscanf(v, "%d/%d%c", &k, &nn, &c) != 2 || nn < 1 || nn > 27 || k < 1 || k > nn) {
+            snprintf(err, errlen, "--shard takes K/N with 1 <= K <= N <= 27, not '%s'", v);
+            return -1;
+        }
+        o->shard_k = k;
+        o->shard_n = nn;
+    } else if (strcmp(a, "--only") == 0) {
+        VAL();
+        o->only = v;
+    } else if (strcmp(a, "--tier") == 0) {
+        VAL();
+        if (strcmp(v, "gate") == 0)
+            o->tier_nightly = 0;
+        else if (strcmp(v, "nightly") == 0)
+            o->tier_nightly = 1;
+        else {
+            snprintf(err, errlen, "--tier takes gate or nightly, not '%s'", v);
+            return -1;
+        }
+    } else if (strcmp(a, "--invariants") == 0) {
+        VAL();
+        o->invariants_dir = v;
+    } else if (strcmp(a, "--baseline") == 0) {
+        VAL();
+        o->baseline = strcmp(v, "none") == 0 ? "" : v;
+    } else if (strcmp(a, "--frames-golden") == 0) {
+        VAL();
+        o->frames_golden = strcmp(v, "none") == 0 ? "" : v;
+    } else if (strcmp(a, "--no-frames") == 0) {
+        o->no_frames = 1;
+    } else if (strcmp(a, "--frames-out") == 0) {
+        VAL();
+        o->frames_out = v;
+    } else if (strcmp(a, "--golden-images") == 0) {
+        VAL();
+        o->golden_images = v;
+    } else if (strcmp(a, "--inject-fault") == 0) {
+        VAL();
+        o->fault = v;
+    } else if (strcmp(a, "--samples") == 0) {
+        VAL();
+        if (gc_cli_uint(v, 1000, &n) != 0) {
+            snprintf(err, errlen, "--samples takes a number up to 1000, not '%s'", v);
+            return -1;
+        }
+        o->max_samples = (size_t)n;
+    } else {
+        return 0;
+    }
+#undef VAL
+    return 1;
+}
+
+void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
+{
+    size_t passed = 0, failed = 0;
+    for (size_t i = 0; i < r->result_count; i++) {
+        const gc_rep_result *x = &r->results[i];
+        if (x->failed == 0) {
+            passed++;
+            continue;
+        }
+        failed++;
+        const char *col = x->gating ? t->red : strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim;
+        const char *tag = x->gating ? "FAIL" : strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO";
+        if (!verbose && !x->gating && strcmp(x->severity, "warn") != 0)
+            continue;
+        char lv[16];
+        if (x->level == GC_LEVEL_CORPUS)
+            snprintf(lv, sizeof lv, "corpus");
+        else
+            snprintf(lv, sizeof lv, "level %d", x->level);
+        printf("%s%s%s %-34s %-9s %llu of %llu failed\n", col, tag, t->reset, x->invariant, lv,
+               (unsigned long long)x->failed, (unsigned long long)x->checked);
+        size_t show = x->sample_count < 3 ? x->sample_count : 3;
+        for (size_t s = 0; s < show; s++)
+            printf("       %srow %lld @0x%llx: %s%s\n", t->dim, (long long)x->samples[s].row,
+                   (unsigned long long)x->samples[s].file_ofs, x->samples[s].values, t->reset);
+    }
+    for (size_t i = 0; i < r->level_count; i++) {
+        const gc_rep_level *l = &r->levels[i];
+        if (!l->loaded)
+            printf("%sLOAD%s %s: %s\n", t->red, t->reset, l->file, l->error ? l->error : "not loaded");
+        for (size_t d = 0; d < l->decoder_count; d++) {
+            const gc_rep_decoder *x = &l->decoders[d];
+            if (!x->ok && !x->skipped && l->loaded)
+                printf("%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset, l->file, x->name,
+                       x->status, (unsigned long long)x->file_ofs, x->where ? x->where : "",
+                       x->message ? x->message : "");
+        }
+    }
+    for (size_t i = 0; i < r->change_count; i++) {
+        char line[256];
+        gc_report_format_change(&r->changes[i], line, sizeof line);
+        printf("%sCHANGED%s %s\n", t->red, t->reset, line);
+    }
+    for (size_t i = 0; i < r->frame_count; i++) {
+        const gc_rep_frame *f = &r->frames[i];
+        if (strcmp(f->status, "match") == 0)
+            continue;
+        int bad = strcmp(f->status, "regressed") == 0 || strcmp(f->status, "nondeterministic") == 0 ||
+                  strcmp(f->status, "error") == 0;
+        printf("%sFRAME%s level %d %s: %s (sha256 %.16s…, golden %.16s%s)%s%s\n",
+               bad ? t->red : t->yellow, t->reset, f->level, f->view, f->status, f->sha256,
+               f->golden[0] ? f->golden : "none", f->golden[0] ? "…" : "",
+               f->metrics_changed ? "; metrics changed: " : "",
+               f->metrics_changed ? f->metrics_changed : "");
+    }
+    if (r->change_count && !r->baseline_found)
+        printf("note: no baseline found\n");
+    if (!r->baseline_found && r->baseline)
+        printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes one\n",
+               t->yellow, t->reset, r->baseline);
+    printf("%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
+           "%llu metric changes, %llu frame mismatches\n",
+           r->exit_code ? t->red : t->green, r->exit_code ? "FAILED" : "PASSED", t->reset,
+           r->selected_count, r->invariant_count, (unsigned long long)r->checks,
+           (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
+           (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
+    printf("sweep: %zu passed, %zu failed\n", passed, failed);
+}
+
+static int write_one(const gc_report *r, const char *path, int (*fn)(const gc_report *, gc_strbuf *))
+{
+    if (!path)
+        return 0;
+    gc_strbuf b;
+    gc_sb_init(&b);
+    char err[512];
+    int rc = fn(r, &b);
+    if (rc == 0) {
+        if (strcmp(path, "-") == 0) {
+            fwrite(b.s, 1, b.len, stdout);
+        } else {
+            rc = gc_write_file_atomic(path, b.s, b.len, err, sizeof err);
+            if (rc != 0)
+                fprintf(stderr, "gcverify: %s\n", err);
+        }
+    } else {
+        fprintf(stderr, "gcverify: out of memory writing %s\n", path);
+    }
+    gc_sb_free(&b);
+    return rc;
+}
+
+int gc_cli_write_reports(const gc_report *r, const char *json, const char *junit, const char *md)
+{
+    int rc = 0;
+    rc |= write_one(r, json, gc_report_json);
+    rc |= write_one(r, junit, gc_report_junit);
+    rc |= write_one(r, md, gc_report_markdown);
+    return rc ? -1 : 0;
+}

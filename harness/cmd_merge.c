@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* gcverify merge: combine shard reports into the report a single run over
+ * all their levels would have written. Level-scope results, metrics, frames
+ * and changes are taken from the shards; corpus-scope invariants are
+ * evaluated here from the shards' corpus_tables, and their counters compared
+ * with the baseline the shards named. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_baseline.h"
+#include "gc_cli.h"
+#include "gc_fsutil.h"
+#include "gc_inv.h"
+#include "gc_json.h"
+#include "gc_level.h"
+#include "gc_sweep_tables.h"
+
+int gc_cmd_merge(int argc, char **argv);
+
+/* Move every list entry of src into dst (src is left empty). */
+static int absorb(gc_report *dst, gc_report *src)
+{
+#define MOVE(list, count)                                                                          \
+    do {                                                                                           \
+        if (src->count) {                                                                          \
+            void *p = realloc(dst->list, (dst->count + src->count) * sizeof *dst->list);           \
+            if (!p)                                                                                \
+                return -1;                                                                         \
+            dst->list = p;                                                                         \
+            memcpy(dst->list + dst->count, src->list, src->count * sizeof *src->list);             \
+            dst->count += src->count;                                                              \
+            free(src->list);                                                                       \
+            src->list = NULL;                                                                      \
+            src->count = 0;                                                                        \
+        }                                                                                          \
+    } while (0)
+    MOVE(levels, level_count);
+    MOVE(results, result_count);
+    MOVE(frames, frame_count);
+#undef MOVE
+    /* level metrics and changes only: corpus ones are recomputed */
+    for (size_t i = 0; i < src->metric_count; i++) {
+        gc_rep_metric *m = &src->metrics[i];
+        if (m->level != GC_LEVEL_CORPUS && !gc_report_add_metric(dst, m->level, m->name, m->value, m->is_null))
+            return -1;
+    }
+    for (size_t i = 0; i < src->change_count; i++) {
+        gc_rep_change *c = &src->changes[i];
+        if (c->level == GC_LEVEL_CORPUS)
+            continue;
+        gc_rep_change *n = realloc(dst->changes, (dst->change_count + 1) * sizeof *n);
+        if (!n)
+            return -1;
+        dst->changes = n;
+        n[dst->change_count] = *c;
+        n[dst->change_count].field = strdup(c->field);
+        dst->change_count++;
+    }
+    for (size_t i = 0; i < src->selected_count && dst->selected_count < 64; i++)
+        dst->selected[dst->selected_count++] = src->selected[i];
+    return 0;
+}
+
+int gc_cmd_merge(int argc, char **argv)
+{
+    const char *out = "-", *inv_dir = GC_SOURCE_DIR "/invariants";
+    const char *inputs[64];
+    size_t nin = 0;
+    size_t max_samples = 5;
+    for (int i = 1; i < argc; i++) {
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--json") == 0) && i + 1 < argc) {
+            out = argv[++i];
+        } else if (strcmp(argv[i], "--invariants") == 0 && i + 1 < argc) {
+            inv_dir = argv[++i];
+        } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
+            max_samples = (size_t)strtoul(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: gcverify merge SHARD.json... [-o OUT.json] [--invariants DIR]\n\n"
+                   "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
+                   "run over all their levels would have written (byte-identical), evaluating the\n"
+                   "corpus-scope invariants over the union of the shards' levels. Exit code as\n"
+                   "sweep: 0, 1 on a gating failure, 2 on bad input.\n");
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "gcverify merge: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (nin < 64) {
+            inputs[nin++] = argv[i];
+        }
+    }
+    if (nin == 0) {
+        fprintf(stderr, "usage: gcverify merge SHARD.json... [-o OUT.json]\n");
+        return 2;
+    }
+    char err[4096];
+    gc_report merged;
+    gc_report_init(&merged);
+    char *texts[64] = {0};
+    gc_json *tables_json[64] = {0};
+    gc_json *roots[64] = {0};
+    int rc = 2;
+    for (size_t k = 0; k < nin; k++) {
+        texts[k] = gc_read_file(inputs[k], NULL, err, sizeof err);
+        gc_report r;
+        if (!texts[k] || gc_report_from_json(&r, texts[k], err, sizeof err) != 0) {
+            fprintf(stderr, "gcverify merge: %s: %s\n", inputs[k], err);
+            goto out;
+        }
+        if (k == 0) {
+            snprintf(merged.version, sizeof merged.version, "%s", r.version);
+            snprintf(merged.corpus_label, sizeof merged.corpus_label, "%s", r.corpus_label);
+            snprintf(merged.corpus_key, sizeof merged.corpus_key, "%s", r.corpus_key);
+            snprintf(merged.tier, sizeof merged.tier, "%s", r.tier);
+            merged.only = r.only ? strdup(r.only) : NULL;
+            merged.baseline = r.baseline ? strdup(r.baseline) : NULL;
+            merged.baseline_found = r.baseline_found;
+            merged.frames_enabled = r.frames_enabled;
+            merged.invariant_count = r.invariant_count;
+        } else if (strcmp(r.corpus_key, merged.corpus_key) != 0 || strcmp(r.tier, merged.tier) != 0 ||
+                   (r.only == NULL) != (merged.only == NULL) ||
+                   (r.only && strcmp(r.only, merged.only) != 0)) {
+            fprintf(stderr, "gcverify merge: %s was run with another corpus, tier or --only\n", inputs[k]);
+            gc_report_free(&r);
+            goto out;
+        }
+        if (absorb(&merged, &r) != 0) {
+            fprintf(stderr, "gcverify merge: out of memory\n");
+            gc_report_free(&r);
+            goto out;
+        }
+        gc_report_free(&r);
+        roots[k] = gc_json_parse(texts[k], err, sizeof err);
+        tables_json[k] = roots[k] ? (gc_json *)gc_json_get(roots[k], "corpus_tables") : NULL;
+    }
+    /* a level in two shards would be counted twice */
+    for (size_t i = 0; i < merged.selected_count; i++)
+        for (size_t j = i + 1; j < merged.selected_count; j++)
+            if (merged.selected[i] == merged.selected[j]) {
+                fprintf(stderr, "gcverify merge: level %d appears in more than one report\n", merged.selected[i]);
+                goto out;
+            }
+
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+    char *load_err = malloc(65536);
+    gc_inv_set *set = load_err ? gc_inv_load_dir(inv_dir, descs, ndesc, load_err, 65536) : NULL;
+    if (!set) {
+        fprintf(stderr, "gcverify merge: %s\n", load_err ? load_err : "out of memory");
+        free(load_err);
+        goto out;
+    }
+    free(load_err);
+    int *selected = calloc(gc_inv_count(set) + 1, sizeof *selected);
+    gc_loaded_tables lt;
+    if (!selected ||
+        gc_sweep_tables_load((const gc_json *const *)tables_json, nin, descs, ndesc, &lt, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify merge: %s\n", selected ? err : "out of memory");
+        free(selected);
+        gc_inv_free(set);
+        goto out;
+    }
+    /* the same selection rule the shards used (tier + --only) */
+    for (size_t k = 0; k < gc_inv_count(set); k++) {
+        const gc_inv_info *info = gc_inv_get(set, k);
+        int tier_ok = strcmp(merged.tier, "nightly") == 0 || info->tier == GC_TIER_GATE;
+        int only_ok = 1;
+        if (merged.only)
+            only_ok = fnmatch(merged.only, info->id, 0) == 0;
+        selected[k] = tier_ok && only_ok;
+    }
+    gc_sweep_eval_corpus(set, selected, (const gc_table *const *)lt.tables, lt.ids, lt.nlevels,
+                         max_samples, &merged);
+    merged.corpus_tables = gc_sweep_tables_merge_json((const gc_json *const *)tables_json,
+                                                      (const char *const *)texts, nin);
+    /* corpus counters against the baseline, as the single run would */
+    if (merged.baseline && merged.baseline_found) {
+        gc_baseline base;
+        int found = 0;
+        if (gc_baseline_load(merged.baseline, &base, &found, err, sizeof err) == 0 && found) {
+            gc_report corpus_only;
+            gc_report_init(&corpus_only);
+            for (size_t i = 0; i < merged.metric_count; i++)
+                if (merged.metrics[i].level == GC_LEVEL_CORPUS)
+                    gc_report_add_metric(&corpus_only, GC_LEVEL_CORPUS, merged.metrics[i].name,
+                                         merged.metrics[i].value, merged.metrics[i].is_null);
+            gc_rep_metric *cm = malloc((base.count ? base.count : 1) * sizeof *cm);
+            size_t nb = 0;
+            for (size_t i = 0; cm && i < base.count; i++)
+                if (base.metrics[i].level == GC_LEVEL_CORPUS)
+                    cm[nb++] = base.metrics[i]; /* borrowed: base still owns the names */
+            if (cm)
+                gc_report_compare_metrics(&corpus_only, cm, nb);
+            free(cm);
+            for (size_t i = 0; i < corpus_only.change_count; i++) {
+                gc_rep_change *n = realloc(merged.changes, (merged.change_count + 1) * sizeof *n);
+                if (!n)
+                    break;
+                merged.changes = n;
+                n[merged.change_count] = corpus_only.changes[i];
+                n[merged.change_count].field = strdup(corpus_only.changes[i].field);
+                merged.change_count++;
+            }
+            gc_report_free(&corpus_only);
+        }
+        if (found)
+            gc_baseline_free(&base);
+    }
+    gc_loaded_tables_free(&lt);
+    free(selected);
+    gc_inv_free(set);
+    gc_report_summarise(&merged);
+    rc = gc_cli_write_reports(&merged, out, NULL, NULL) == 0 ? merged.exit_code : 2;
+out:
+    for (size_t k = 0; k < nin; k++) {
+        free(texts[k]);
+        gc_json_free(roots[k]);
+    }
+    gc_report_free(&merged);
+    return rc;
+}

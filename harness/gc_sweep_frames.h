@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* The sweep's frame oracle: render each level's named views, hash them,
+ * compare with golden/frames*.yaml, check determinism, and say which of the
+ * level's metrics moved when a picture did. */
+#ifndef GC_SWEEP_FRAMES_H
+#define GC_SWEEP_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_golden_frames.h"
+#include "gc_level.h"
+#include "gc_report.h"
+#include "gc_sweep.h"
+
+typedef gc_golden_frames gc_sweep_frame_golden;
+
+#define GC_SWEEP_MAX_VIEWS 8
+
+typedef struct gc_sweep_frame_item {
+    char view[32];
+    char sha256[65];
+    char manifest[GC_FRAME_MANIFEST_MAX];
+    char params[512];
+    char status[24];
+    char golden[65];
+    uint64_t pixels_changed;
+} gc_sweep_frame_item;
+
+typedef struct gc_sweep_level_frames {
+    gc_sweep_frame_item items[GC_SWEEP_MAX_VIEWS];
+    size_t count;
+} gc_sweep_level_frames;
+
+int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err, size_t errlen);
+void gc_sweep_frames_free_golden(gc_sweep_frame_golden *g);
+/* Render and compare every view of one decoded level (thread-safe). */
+void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_sweep_frame_golden *g,
+                           gc_sweep_level_frames *out);
+void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep);
+/* Render the first view of lv again, twice, on this thread; a hash that
+ * differs from the pool's render marks that frame "nondeterministic". */
+void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_report *rep);
+/* Attach to each mismatching frame the names of its level's changed metrics. */
+void gc_sweep_frames_annotate(gc_report *rep);
+void gc_sweep_level_frames_free(gc_sweep_level_frames *f);
+
+#endif

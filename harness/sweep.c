@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: MIT */
+/* The sweep. One pool task per level decodes it, evaluates the level-scope
+ * invariants and metrics and renders its frames; each task writes only its
+ * own slot. After the join, corpus-scope invariants run over every level's
+ * tables, the results are merged in level order, and the baselines are
+ * compared. Nothing in the report depends on --jobs or timing. */
+#include "gc_sweep.h"
+
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gc_baseline.h"
+#include "gc_corpus.h"
+#include "gc_inv.h"
+#include "gc_level.h"
+#include "gc_pool.h"
+#include "gc_sweep_frames.h"
+#include "gc_sweep_tables.h"
+#include "sy_corpus.h"
+
+void gc_sweep_opts_init(gc_sweep_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->scale = SY_SCALE_RETAIL;
+    o->seed = 1;
+    o->tier_nightly = 1;
+    o->max_samples = 5;
+}
+
+void gc_sweep_default_paths(const char *key, char *metrics, size_t mlen, char *frames, size_t flen)
+{
+    const char *suffix = NULL;
+    if (strcmp(key, "synthetic-retail-seed1") == 0)
+        suffix = "";
+    else if (strcmp(key, "synthetic-small-seed1") == 0)
+        suffix = "-small";
+    if (!suffix) {
+        metrics[0] = frames[0] = '\0';
+        return;
+    }
+    snprintf(metrics, mlen, "%s/golden/metrics%s.yaml", GC_SOURCE_DIR, suffix);
+    snprintf(frames, flen, "%s/golden/frames%s.yaml", GC_SOURCE_DIR, suffix);
+}
+
+int gc_parse_level_list(const char *s, int *levels, size_t *count)
+{
+    int mark[27] = {0};
+    const char *p = s;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p || a < 0 || a > 26)
+            return -1;
+        long b = a;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a || b > 26)
+                return -1;
+            p = end;
+        }
+        for (long i = a; i <= b; i++)
+            mark[i] = 1;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return -1;
+    }
+    *count = 0;
+    for (int i = 0; i < 27; i++)
+        if (mark[i])
+            levels[(*count)++] = i;
+    return *count ? 0 : -1;
+}
+
+typedef struct level_slot {
+    int level;
+    gc_corpus_file *file;
+    gc_level lv;
+    int lv_ready;
+    gc_table *tables;
+    gc_inv_result *results; /* per invariant (level scope ones used) */
+    double *metric_values;
+    int *metric_null;
+    gc_sweep_level_frames frames;
+    int oom;
+} level_slot;
+
+typedef struct sweep_ctx {
+    const gc_sweep_opts *o;
+    gc_inv_set *set;
+    int *selected_inv; /* per invariant: selected by tier/--only */
+    size_t ninv, nmetric, ndesc;
+    level_slot *slots;
+    size_t nslots;
+    int fault;
+    const gc_sweep_frame_golden *golden;
+    pthread_mutex_t lock;
+    size_t done;
+    int progress;
+} sweep_ctx;
+
+static void progress_line(sweep_ctx *c, const level_slot *s)
+{
+    if (!c->progress)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->done++;
+    if (c->progress == 2) {
+        int width = 30, fill = (int)(c->done * (size_t)width / c->nslots);
+        fprintf(stderr, "\r[");
+        for (int i = 0; i < width; i++)
+            fputc(i < fill ? '#' : '.', stderr);
+        fprintf(stderr, "] %zu/%zu levels  %-14s", c->done, c->nslots, s->file->name);
+        if (c->done == c->nslots)
+            fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "sweep: %zu/%zu %s %s\n", c->done, c->nslots, s->file->name,
+                s->file->ok ? (s->lv.first_error.status == GC_OK ? "decoded" : "decoded with errors")
+                            : "missing");
+    }
+    fflush(stderr);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void run_level(void *vctx, size_t i)
+{
+    sweep_ctx *c = vctx;
+    level_slot *s = &c->slots[i];
+    const gc_corpus_file *f = s->file;
+    if (gc_level_init(&s->lv, s->level, f->name, f->ok ? f->data : NULL, f->ok ? f->size : 0) !=
+        GC_OK) {
+        s->oom = 1;
+        progress_line(c, s);
+        return;
+    }
+    s->lv_ready = 1;
+    s->lv.fault = c->fault;
+    if (f->ok) {
+        gc_level_decode(&s->lv);
+    } else {
+        /* A missing or unreadable file is that level's error row; the other
+         * levels run on regardless. */
+        gc_rowbuf *rb = gc_level_rows(&s->lv, &gc_table_decode_status);
+        gc_decode_status_row *row = gc_rows_push(rb);
+        if (row) {
+            snprintf(row->name, sizeof row->name, "load");
+            row->status = GC_E_IO;
+            snprintf(row->status_name, sizeof row->status_name, "%s", gc_status_name(GC_E_IO));
+            snprintf(row->where, sizeof row->where, "%s", f->name);
+            snprintf(row->message, sizeof row->message, "%s", f->error);
+        }
+    }
+    s->tables = calloc(c->ndesc, sizeof *s->tables);
+    s->results = calloc(c->ninv ? c->ninv : 1, sizeof *s->results);
+    s->metric_values = calloc(c->nmetric ? c->nmetric : 1, sizeof *s->metric_values);
+    s->metric_null = calloc(c->nmetric ? c->nmetric : 1, sizeof *s->metric_null);
+    if (!s->tables || !s->results || !s->metric_values || !s->metric_null) {
+        s->oom = 1;
+        progress_line(c, s);
+        return;
+    }
+    gc_level_tables(&s->lv, s->tables);
+    for (size_t k = 0; k < c->ninv; k++) {
+        const gc_inv_info *info = gc_inv_get(c->set, k);
+        if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
+            continue;
+        if (gc_inv_eval_level(c->set, k, s->tables, s->level, c->o->max_samples, &s->results[k]) != 0)
+            s->oom = 1;
+    }
+    for (size_t m = 0; m < c->nmetric; m++)
+        if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
+            s->oom = 1;
+    if (!c->o->no_frames)
+        gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
+    progress_line(c, s);
+}
+
+static const char *sev_name(gc_inv_severity s)
+{
+    return s == GC_SEV_ERROR ? "error" : s == GC_SEV_WARN ? "warn" : "info";
+}
+
+static void copy_result(gc_rep_result *x, const gc_inv_info *info, const gc_inv_result *res)
+{
+    snprintf(x->severity, sizeof x->severity, "%s", sev_name(info->severity));
+    snprintf(x->tier, sizeof x->tier, "%s", info->tier == GC_TIER_GATE ? "gate" : "nightly");
+    snprintf(x->scope, sizeof x->scope, "%s", info->scope == GC_SCOPE_LEVEL ? "level" : "corpus");
+    x->checked = res->checked;
+    x->failed = res->failed;
+    if (res->sample_count) {
+        x->samples = calloc(res->sample_count, sizeof *x->samples);
+        if (x->samples) {
+            x->sample_count = res->sample_count;
+            for (size_t s = 0; s < res->sample_count; s++) {
+                x->samples[s].level = res->samples[s].level;
+                x->samples[s].row = res->samples[s].row;
+                x->samples[s].file_ofs = res->samples[s].file_ofs;
+                x->samples[s].values = strdup(res->samples[s].values);
+            }
+        }
+    }
+}
+
+static void add_counters(gc_report *rep, int level, const char *id, const gc_inv_result *res)
+{
+    char name[256];
+    snprintf(name, sizeof name, "%s.checked", id);
+    gc_report_add_metric(rep, level, name, (double)res->checked, 0);
+    snprintf(name, sizeof name, "%s.failed", id);
+    gc_report_add_metric(rep, level, name, (double)res->failed, 0);
+}
+
+static void add_level_entry(gc_report *rep, const level_slot *s)
+{
+    gc_rep_level *l = realloc(rep->levels, (rep->level_count + 1) * sizeof *l);
+    if (!l)
+        return;
+    rep->levels = l;
+    l = &rep->levels[rep->level_count++];
+    memset(l, 0, sizeof *l);
+    l->level = s->level;
+    snprintf(l->file, sizeof l->file, "%s", s->file->name);
+    l->loaded = s->file->ok;
+    l->size_bytes = s->file->ok ? s->file->size : 0;
+    if (!s->file->ok)
+        l->error = strdup(s->file->error);
+    if (!s->lv_ready)
+        return;
+    const gc_rowbuf *rb = gc_level_rows((gc_level *)&s->lv, &gc_table_decode_status);
+    if (!rb || rb->count == 0)
+        return;
+    l->decoders = calloc(rb->count, sizeof *l->decoders);
+    if (!l->decoders)
+        return;
+    l->decoder_count = rb->count;
+    for (size_t d = 0; d < rb->count; d++) {
+        const gc_decode_status_row *row = gc_rows_at(rb, d);
+        gc_rep_decoder *x = &l->decoders[d];
+        snprintf(x->name, sizeof x->name, "%s", row->name);
+        snprintf(x->status, sizeof x->status, "%s", row->status_name);
+        x->ok = row->ok;
+        x->skipped = row->skipped;
+        x->file_ofs = row->file_ofs;
+        x->where = strdup(row->where);
+        x->message = strdup(row->message);
+    }
+}
+
+static int select_levels(const gc_sweep_opts *o, int *out, size_t *n)
+{
+    int all[27];
+    size_t na = 0;
+    if (o->level_count) {
+        memcpy(all, o->levels, o->level_count * sizeof *all);
+        na = o->level_count;
+    } else {
+        for (int i = 0; i < 27; i++)
+            all[na++] = i;
+    }
+    *n = 0;
+    for (size_t i = 0; i < na; i++)
+        if (o->shard_n == 0 || (int)(i % (size_t)o->shard_n) == o->shard_k - 1)
+            out[(*n)++] = all[i];
+    return *n ? 0 : -1;
+}
+
+int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
+{
+    gc_report_init(rep);
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+
+    int fault = 0;
+    if (o->fault) {
+        fault = gc_fault_lookup(o->fault);
+        if (fault < 0) {
+            snprintf(err, errlen, "unknown fault '%s' (gcverify faults lists them)", o->fault);
+            return 2;
+        }
+        if (!GC_FAULTS_BUILT) {
+            snprintf(err, errlen,
+                     "this build has no fault switches: configure with -DGC_FAULTS=ON (make FAULTS=ON)");
+            return 2;
+        }
+    }
+
+    char inv_dir[PATH_MAX];
+    snprintf(inv_dir, sizeof inv_dir, "%s", o->invariants_dir ? o->invariants_dir : GC_SOURCE_DIR "/invariants");
+    char *load_err = malloc(65536);
+    if (!load_err) {
+        snprintf(err, errlen, "out of memory");
+        return 2;
+    }
+    load_err[0] = '\0';
+    gc_inv_set *set = gc_inv_load_dir(inv_dir, descs, ndesc, load_err, 65536);
+    if (!set) {
+        snprintf(err, errlen, "%s", load_err[0] ? load_err : "cannot load invariants");
+        free(load_err);
+        return 2;
+    }
+    free(load_err);
+
+    int sel[27];
+    size_t nsel;
+    if (select_levels(o, sel, &nsel) != 0) {
+        snprintf(err, errlen, "no level selected (check --levels and --shard)");
+        gc_inv_free(set);
+        return 2;
+    }
+
+    unsigned jobs = o->jobs ? o->jobs : gc_core_count();
+    gc_corpus corpus;
+    if (gc_corpus_open_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
+                           errlen) != 0) {
+        gc_inv_free(set);
+        return 3;
+    }
+
+    /* report header */
+    snprintf(rep->corpus_label, sizeof rep->corpus_label, "%s", corpus.label);
+    snprintf(rep->corpus_key, sizeof rep->corpus_key, "%s", corpus.key);
+    snprintf(rep->tier, sizeof rep->tier, "%s", o->tier_nightly ? "nightly" : "gate");
+    rep->only = o->only ? strdup(o->only) : NULL;
+    rep->frames_enabled = !o->no_frames;
+    if (o->shard_n)
+        snprintf(rep->shard, sizeof rep->shard, "%d/%d", o->shard_k, o->shard_n);
+    memcpy(rep->selected, sel, nsel * sizeof *sel);
+    rep->selected_count = nsel;
+
+    char def_metrics[PATH_MAX], def_frames[PATH_MAX];
+    gc_sweep_default_paths(corpus.key, def_metrics, sizeof def_metrics, def_frames, sizeof def_frames);
+    const char *baseline_path = o->baseline ? o->baseline : def_metrics;
+    const char *frames_path = o->frames_golden ? o->frames_golden : def_frames;
+
+    sweep_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.set = set;
+    c.ninv = gc_inv_count(set);
+    c.nmetric = gc_inv_metric_count(set);
+    c.ndesc = ndesc;
+    c.fault = fault;
+    c.progress = o->progress;
+    c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
+    c.slots = calloc(nsel, sizeof *c.slots);
+    c.nslots = nsel;
+    int rc = 0;
+    gc_sweep_frame_golden golden;
+    memset(&golden, 0, sizeof golden);
+    if (!c.selected_inv || !c.slots) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+        goto out;
+    }
+    for (size_t k = 0; k < c.ninv; k++) {
+        const gc_inv_info *info = gc_inv_get(set, k);
+        c.selected_inv[k] = (o->tier_nightly || info->tier == GC_TIER_GATE) &&
+                            (!o->only || fnmatch(o->only, info->id, 0) == 0);
+        rep->invariant_count += (size_t)c.selected_inv[k];
+    }
+    if (!o->no_frames && frames_path[0]) {
+        if (gc_sweep_frames_load_golden(frames_path, &golden, err, errlen) != 0) {
+            rc = 2;
+            goto out;
+        }
+    }
+    c.golden = &golden;
+    for (size_t i = 0; i < nsel; i++) {
+        c.slots[i].level = sel[i];
+        c.slots[i].file = &corpus.files[sel[i]];
+    }
+    pthread_mutex_init(&c.lock, NULL);
+    gc_pool_run(jobs, nsel, run_level, &c);
+    pthread_mutex_destroy(&c.lock);
+
+    for (size_t i = 0; i < nsel; i++) {
+        level_slot *s = &c.slots[i];
+        if (s->oom) {
+            snprintf(err, errlen, "out of memory while sweeping %s", s->file->name);
+            rc = 2;
+            goto out;
+        }
+        add_level_entry(rep, s);
+        for (size_t k = 0; k < c.ninv; k++) {
+            const gc_inv_info *info = gc_inv_get(set, k);
+            if (!c.selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
+                continue;
+            gc_rep_result *x = gc_report_add_result(rep, info->id, s->level);
+            if (x)
+                copy_result(x, info, &s->results[k]);
+            add_counters(rep, s->level, info->id, &s->results[k]);
+        }
+        for (size_t m = 0; m < c.nmetric; m++)
+            gc_report_add_metric(rep, s->level, gc_inv_metric_name(set, m), s->metric_values[m],
+                                 s->metric_null[m]);
+        gc_sweep_frames_to_report(&s->frames, s->level, rep);
+    }
+
+    /* Corpus scope: over the selected levels, except in a shard, whose
+     * corpus-scope results are computed by `merge` from corpus_tables. */
+    {
+        const gc_table **lt = calloc(nsel, sizeof *lt);
+        int *ids = calloc(nsel, sizeof *ids);
+        if (!lt || !ids) {
+            free(lt);
+            free(ids);
+            snprintf(err, errlen, "out of memory");
+            rc = 2;
+            goto out;
+        }
+        for (size_t i = 0; i < nsel; i++) {
+            lt[i] = c.slots[i].tables;
+            ids[i] = c.slots[i].level;
+        }
+        rep->corpus_tables = gc_sweep_corpus_tables_json(set, c.selected_inv, descs, ndesc, lt, ids, nsel);
+        if (!o->shard_n)
+            gc_sweep_eval_corpus(set, c.selected_inv, lt, ids, nsel, o->max_samples, rep);
+        free(lt);
+        free(ids);
+    }
+
+    /* Determinism: the first level's first view rendered again on this
+     * thread must hash the same as the pool's render. */
+    if (!o->no_frames && !o->skip_determinism && nsel > 0 && c.slots[0].lv_ready)
+        gc_sweep_frames_determinism(&c.slots[0].lv, o, rep);
+
+    /* Baseline comparison. */
+    if (baseline_path[0]) {
+        rep->baseline = strdup(baseline_path);
+        gc_baseline base;
+        int found = 0;
+        if (gc_baseline_load(baseline_path, &base, &found, err, errlen) != 0) {
+            rc = 2;
+            goto out;
+        }
+        if (found) {
+            if (strcmp(base.corpus_key, corpus.key) != 0) {
+                snprintf(err, errlen, "baseline %s is for corpus '%s', this run is '%s' (pass --baseline)",
+                         baseline_path, base.corpus_key, corpus.key);
+                gc_baseline_free(&base);
+                rc = 2;
+                goto out;
+            }
+            rep->baseline_found = 1;
+            gc_baseline_compare(&base, rep);
+            gc_baseline_free(&base);
+        }
+    }
+    gc_sweep_frames_annotate(rep);
+    gc_report_summarise(rep);
+    rc = rep->exit_code;
+
+out:
+    for (size_t i = 0; c.slots && i < nsel; i++) {
+        level_slot *s = &c.slots[i];
+        for (size_t k = 0; s->results && k < c.ninv; k++)
+            gc_inv_result_free(&s->results[k]);
+        free(s->results);
+        free(s->tables);
+        free(s->metric_values);
+        free(s->metric_null);
+        gc_sweep_level_frames_free(&s->frames);
+        if (s->lv_ready)
+            gc_level_free(&s->lv);
+    }
+    free(c.slots);
+    free(c.selected_inv);
+    gc_sweep_frames_free_golden(&golden);
+    gc_corpus_close(&corpus);
+    gc_inv_free(set);
+    return rc;
+}

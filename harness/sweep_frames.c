@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* Frames in the sweep: render, hash, compare, determinism, annotation. */
+#include "gc_sweep_frames.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_png.h"
+#include "gc_render.h"
+
+#define GC_FRAME_WIDTH 640
+#define GC_FRAME_HEIGHT 448
+
+int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err, size_t errlen)
+{
+    return gc_golden_frames_load(path, g, err, errlen);
+}
+
+void gc_sweep_frames_free_golden(gc_sweep_frame_golden *g)
+{
+    gc_golden_frames_free(g);
+}
+
+void gc_sweep_level_frames_free(gc_sweep_level_frames *f)
+{
+    f->count = 0;
+}
+
+static const char *status_of(gc_frame_verdict v)
+{
+    switch (v) {
+    case GC_FRAME_MATCH: return "match";
+    case GC_FRAME_NO_GOLDEN: return "new";
+    case GC_FRAME_MANIFEST_DIFFERS: return "manifest_differs";
+    case GC_FRAME_REGRESSED: return "regressed";
+    }
+    return "error";
+}
+
+void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_sweep_frame_golden *g,
+                           gc_sweep_level_frames *out)
+{
+    const char *const *names;
+    int nviews = gc_render_view_names(&names);
+    out->count = 0;
+    for (int v = 0; v < nviews && out->count < GC_SWEEP_MAX_VIEWS; v++) {
+        gc_sweep_frame_item *it = &out->items[out->count++];
+        memset(it, 0, sizeof *it);
+        snprintf(it->view, sizeof it->view, "%s", names[v]);
+        gc_frame f;
+        memset(&f, 0, sizeof f);
+        char err[256] = "";
+        if (gc_render_level(lv, names[v], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, it->params,
+                            sizeof it->params, err, sizeof err) != 0) {
+            snprintf(it->status, sizeof it->status, "error");
+            snprintf(it->params, sizeof it->params, "render failed: %s", err);
+            continue;
+        }
+        if (gc_frame_sha256(&f, it->sha256, it->manifest, sizeof it->manifest) != 0) {
+            snprintf(it->status, sizeof it->status, "error");
+            gc_frame_free(&f);
+            continue;
+        }
+        const gc_golden_frame *entry = NULL;
+        gc_frame_verdict verdict = gc_golden_frames_compare(g, lv->index, names[v], it->sha256,
+                                                            it->manifest, &entry);
+        snprintf(it->status, sizeof it->status, "%s", status_of(verdict));
+        if (entry)
+            snprintf(it->golden, sizeof it->golden, "%s", entry->sha256);
+        if (o->frames_out) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/LEVEL%d_%s.png", o->frames_out, lv->index, names[v]);
+            if (gc_png_write_rgba(path, f.rgba, f.width, f.height, err, sizeof err) != 0)
+                snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
+                         " (could not write %s: %s)", path, err);
+        }
+        if (o->golden_images && verdict == GC_FRAME_REGRESSED)
+            gc_golden_images_write(o->golden_images, lv->index, names[v], &f, NULL,
+                                   &it->pixels_changed, err, sizeof err);
+        gc_frame_free(&f);
+    }
+}
+
+void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep)
+{
+    for (size_t i = 0; i < f->count; i++) {
+        const gc_sweep_frame_item *it = &f->items[i];
+        gc_rep_frame *x = gc_report_add_frame(rep, level, it->view);
+        if (!x)
+            return;
+        snprintf(x->sha256, sizeof x->sha256, "%s", it->sha256);
+        snprintf(x->golden, sizeof x->golden, "%s", it->golden);
+        snprintf(x->status, sizeof x->status, "%s", it->status);
+        x->manifest = strdup(it->manifest);
+        x->params = strdup(it->params);
+        x->pixels_changed = it->pixels_changed;
+    }
+}
+
+void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_report *rep)
+{
+    (void)o;
+    const char *const *names;
+    if (gc_render_view_names(&names) < 1)
+        return;
+    gc_rep_frame *target = NULL;
+    for (size_t i = 0; i < rep->frame_count; i++)
+        if (rep->frames[i].level == lv->index && strcmp(rep->frames[i].view, names[0]) == 0)
+            target = &rep->frames[i];
+    if (!target || strcmp(target->status, "error") == 0)
+        return;
+    for (int pass = 0; pass < 2; pass++) {
+        gc_frame f;
+        memset(&f, 0, sizeof f);
+        char params[512], err[256], hex[65], manifest[GC_FRAME_MANIFEST_MAX];
+        if (gc_render_level(lv, names[0], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, params, sizeof params,
+                            err, sizeof err) != 0)
+            return;
+        int ok = gc_frame_sha256(&f, hex, manifest, sizeof manifest) == 0;
+        gc_frame_free(&f);
+        if (ok && strcmp(hex, target->sha256) != 0) {
+            snprintf(target->status, sizeof target->status, "nondeterministic");
+            return;
+        }
+    }
+}
+
+void gc_sweep_frames_annotate(gc_report *rep)
+{
+    for (size_t i = 0; i < rep->frame_count; i++) {
+        gc_rep_frame *f = &rep->frames[i];
+        if (strcmp(f->status, "regressed") != 0 && strcmp(f->status, "nondeterministic") != 0)
+            continue;
+        gc_strbuf b;
+        gc_sb_init(&b);
+        size_t n = 0;
+        for (size_t c = 0; c < rep->change_count; c++) {
+            if (rep->changes[c].level != f->level)
+                continue;
+            if (n++ < 12)
+                gc_sb_printf(&b, "%s%s", n > 1 ? ", " : "", rep->changes[c].field);
+        }
+        if (n > 12)
+            gc_sb_printf(&b, " (+%zu more)", n - 12);
+        if (n == 0)
+            gc_sb_puts(&b, "none (no metric moved: look at the picture)");
+        free(f->metrics_changed);
+        f->metrics_changed = gc_sb_take(&b);
+    }
+}
