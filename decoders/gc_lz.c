@@ -76,11 +76,15 @@ static inline size_t lz_pad_target(size_t ip)
 static inline void lz_match_wild(uint8_t *op, size_t dist, size_t len)
 {
     const uint8_t *m = op - dist;
+    /* the first chunk unconditionally: most matches are short (little
+     * matches are 3..8 bytes), so this is the only copy and no loop branch */
     if (dist >= 16) {
-        for (size_t i = 0; i < len; i += 16)
+        memcpy(op, m, 16);
+        for (size_t i = 16; i < len; i += 16)
             memcpy(op + i, m + i, 16);
     } else if (dist >= 8) {
-        for (size_t i = 0; i < len; i += 8)
+        memcpy(op, m, 8);
+        for (size_t i = 8; i < len; i += 8)
             memcpy(op + i, m + i, 8);
     } else if (dist == 1) {
         memset(op, m[0], len);
@@ -129,6 +133,17 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
                 len = (f >> 5) + 1;
                 dist = ((size_t)src[ip] << 3) + ((f >> 2) & 7) + 1;
                 ip++;
+                /* the hottest packet (two thirds of level data): one 8-byte
+                 * copy when the source cannot overlap it */
+                if (dist >= 8 && dist <= op) {
+                    memcpy(dst + op, dst + op - dist, 8);
+                    op += len;
+                    size_t tl = f & 3u;
+                    memcpy(dst + op, src + ip, 4);
+                    op += tl;
+                    ip += tl;
+                    continue;
+                }
             } else if (f >= 0x20) {
                 /* medium/big match: [F, (n), b0, b1] */
                 len = f & 0x1F;
@@ -158,7 +173,11 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
             } else {
                 /* literal packet: F 1..15 -> F+3 bytes; F 0 -> [0, n] n+18 bytes */
                 size_t n = f ? (size_t)f + 3 : (size_t)src[ip++] + 18;
-                for (size_t i = 0; i < n; i += 16)
+                /* 4..18-byte medium literals are the common case: two fixed
+                 * chunks, then a loop only for big literals */
+                memcpy(dst + op, src + ip, 16);
+                memcpy(dst + op + 16, src + ip + 16, 16);
+                for (size_t i = 32; i < n; i += 16)
                     memcpy(dst + op + i, src + ip + i, 16);
                 op += n;
                 ip += n;

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* WAD LZ throughput benchmark (issue 2 item 11): decode and encode MB/s, best
+ * of several runs on one thread, over a ~17 MB deterministic buffer shaped
+ * like level core_data (structured records, VIF-style vertex lists,
+ * palette-indexed texel blocks, a little noise) that compresses about 1.7:1
+ * with the project's encoder. Figures only, never assertions; results go to
+ * docs/performance.md by hand. Usage: bench_lz [MB] [decode_runs]. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gc_lz.h"
+#include "sy_buf.h"
+#include "sy_lz.h"
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 2685821657736338717ull) >> 32);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* 0x40-byte header-like records: a float sphere that drifts, ascending
+ * offsets, small counts and flags (tfrag patch table, class tables). */
+static size_t gen_records(uint8_t *p, size_t room)
+{
+    size_t n = 16 + rnd() % 240, at = 0;
+    float cx = (float)(rnd() % 2000), cy = (float)(rnd() % 500), cz = (float)(rnd() % 2000);
+    uint32_t ofs = rnd() % 0x10000;
+    for (size_t i = 0; i < n && at + 0x40 <= room; i++, at += 0x40) {
+        uint8_t *r = p + at;
+        float v[4] = {cx + (float)(rnd() % 64), cy + (float)(rnd() % 16), cz + (float)(rnd() % 64),
+                      16.0f + (float)(rnd() % 16)};
+        memcpy(r, v, 16);
+        ofs += 0x100 + (rnd() % 0x400) * 16;
+        put32(r + 0x10, ofs);
+        for (int k = 0; k < 6; k++) {
+            uint16_t h = (uint16_t)(k * 0x90 + rnd() % 0x40) & 0xFFF0;
+            r[0x14 + 2 * k] = (uint8_t)h;
+            r[0x15 + 2 * k] = (uint8_t)(h >> 8);
+        }
+        for (int k = 0x20; k < 0x30; k++)
+            r[k] = (uint8_t)(rnd() % 8 ? rnd() % 24 : 0);
+        memset(r + 0x30, 0, 0x10);
+        r[0x34] = 0xFF;
+        r[0x36] = r[0x37] = 0xFF;
+        r[0x3C] = (uint8_t)(20 + rnd() % 60);
+        r[0x3D] = (uint8_t)(20 + rnd() % 80);
+        cx += (float)(rnd() % 40) - 20.0f;
+        cz += (float)(rnd() % 40) - 20.0f;
+    }
+    return at;
+}
+
+/* VIF-style lists: UNPACK code words, STROW rows, V3_16 positions with
+ * small deltas, V4_8 strips and indices. */
+static size_t gen_vif(uint8_t *p, size_t room)
+{
+    size_t at = 0;
+    int16_t x = (int16_t)(rnd() % 8000), y = (int16_t)(rnd() % 2000), z = (int16_t)(rnd() % 8000);
+    while (at + 512 <= room && (at < 2048 || rnd() % 8)) {
+        put32(p + at, 0x30000000u);
+        at += 4;
+        /* the patch origin row, repeated before each position unpack */
+        put32(p + at, (uint32_t)x << 4);
+        put32(p + at + 4, (uint32_t)y << 4);
+        put32(p + at + 8, (uint32_t)z << 4);
+        put32(p + at + 12, 0);
+        at += 16;
+        uint32_t num = 20 + rnd() % 60;
+        put32(p + at, 0x69008000u | num << 16 | (rnd() % 0x100));
+        at += 4;
+        for (uint32_t i = 0; i < num; i++) {
+            x = (int16_t)(x + ((int16_t)(rnd() % 17) - 8) * 8);
+            y = (int16_t)(y + ((int16_t)(rnd() % 5) - 2) * 4);
+            z = (int16_t)(z + ((int16_t)(rnd() % 17) - 8) * 8);
+            int16_t v[3] = {x, y, z};
+            memcpy(p + at, v, 6);
+            at += 6;
+        }
+        at = (at + 3) & ~(size_t)3;
+        uint32_t ns = 4 + rnd() % 12;
+        put32(p + at, 0x6E008000u | ns << 16 | 0x120);
+        at += 4;
+        for (uint32_t i = 0; i < ns; i++, at += 4) {
+            p[at] = (uint8_t)(i == 0 ? 0x84u + rnd() % 20 : 3u + rnd() % 20);
+            p[at + 1] = 0;
+            p[at + 2] = (uint8_t)((rnd() % 4) * 5);
+            p[at + 3] = 0;
+        }
+        uint32_t ni = 8 + rnd() % 40;
+        put32(p + at, 0x6E00C000u | ni << 16 | 0x100);
+        at += 4;
+        uint8_t idx = 0;
+        for (uint32_t i = 0; i < ni * 4; i++) {
+            idx = (uint8_t)(rnd() % 3 ? idx + 1u : rnd() % 200);
+            p[at++] = idx;
+        }
+        put32(p + at, 0x01000404u);
+        put32(p + at + 4, 0x05000000u);
+        at += 8;
+    }
+    return at;
+}
+
+/* An 8-bit indexed texture: a smooth procedural image (ramp + ridges + a
+ * little dither) with occasional flat panel areas, like retail tfrag texels. */
+static size_t gen_texels(uint8_t *p, size_t room)
+{
+    size_t side = (size_t)32 << (rnd() % 3); /* 32, 64, 128 */
+    if (side * side > room)
+        return 0;
+    unsigned fx = 1 + rnd() % 5, fy = 1 + rnd() % 5, base = rnd() % 200, dither = rnd() % 3;
+    for (size_t y = 0; y < side; y++)
+        for (size_t x = 0; x < side; x++) {
+            unsigned v =
+                base + (unsigned)((x * fx + y * fy) / 4) + (unsigned)(((x ^ y) & 8) ? 3 : 0);
+            if (dither)
+                v += rnd() % (dither + 1);
+            if ((x / 16 + y / 16) % 5 == 0)
+                v = base; /* flat panel */
+            p[y * side + x] = (uint8_t)v;
+        }
+    return side * side;
+}
+
+static size_t gen_noise(uint8_t *p, size_t room)
+{
+    size_t n = 64 + rnd() % 1024;
+    if (n > room)
+        n = room;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)rnd();
+    return n;
+}
+
+static void gen_level_like(uint8_t *buf, size_t size)
+{
+    size_t at = 0;
+    while (at < size) {
+        unsigned k = rnd() % 100;
+        size_t room = size - at, n;
+        if (k < 24)
+            n = gen_records(buf + at, room);
+        else if (k < 62)
+            n = gen_vif(buf + at, room);
+        else if (k < 97)
+            n = gen_texels(buf + at, room);
+        else
+            n = gen_noise(buf + at, room);
+        if (n == 0) { /* tail too small for the chosen kind */
+            n = gen_noise(buf + at, room);
+        }
+        at += n;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t mb = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 17;
+    int runs = argc > 2 ? atoi(argv[2]) : 9;
+    if (mb == 0)
+        mb = 17;
+    if (runs < 1)
+        runs = 1;
+    size_t size = mb * 1000 * 1000;
+    uint8_t *src = malloc(size);
+    uint8_t *dst = malloc(size + 4096);
+    if (!src || !dst) {
+        fprintf(stderr, "bench_lz: out of memory\n");
+        return 1;
+    }
+    gen_level_like(src, size);
+
+    sy_buf z;
+    double enc_best = 1e30;
+    int enc_runs = runs < 3 ? runs : 3;
+    for (int r = 0; r < enc_runs; r++) {
+        sy_buf_init(&z);
+        double t0 = now_s();
+        int rc = sy_lz_compress(src, size, "coredata", &z);
+        double t = now_s() - t0;
+        if (rc != 0 || z.failed) {
+            fprintf(stderr, "bench_lz: sy_lz_compress failed\n");
+            return 1;
+        }
+        if (t < enc_best)
+            enc_best = t;
+        if (r + 1 < enc_runs)
+            sy_buf_free(&z);
+    }
+
+    double dec_best = 1e30;
+    size_t got = 0;
+    for (int r = 0; r < runs; r++) {
+        gc_diag d;
+        gc_diag_init(&d);
+        double t0 = now_s();
+        gc_status s = gc_lz_decompress(z.data, z.len, 0, dst, size + 4096, &got, &d);
+        double t = now_s() - t0;
+        if (s != GC_OK || got != size || memcmp(dst, src, size) != 0) {
+            fprintf(stderr, "bench_lz: round trip failed: %s at 0x%llx: %s\n", gc_status_name(s),
+                    (unsigned long long)d.file_ofs, d.msg);
+            return 1;
+        }
+        if (t < dec_best)
+            dec_best = t;
+    }
+
+    char cpu[128] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[256];
+        while (fgets(line, sizeof line, f))
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    snprintf(cpu, sizeof cpu, "%s", c + 2);
+                    cpu[strcspn(cpu, "\n")] = '\0';
+                }
+                break;
+            }
+        fclose(f);
+    }
+    printf("bench_lz: %zu bytes level-like input, %zu compressed, ratio %.3f:1\n", size, z.len,
+           (double)size / (double)z.len);
+    printf("bench_lz: decode %.0f MB/s of output (best of %d, %.2f ms)\n",
+           (double)size / dec_best / 1e6, runs, dec_best * 1e3);
+    printf("bench_lz: encode %.1f MB/s of input (best of %d, %.0f ms)\n",
+           (double)size / enc_best / 1e6, enc_runs, enc_best * 1e3);
+    printf("bench_lz: machine: %ld cores online, %s\n", sysconf(_SC_NPROCESSORS_ONLN), cpu);
+    sy_buf_free(&z);
+    free(dst);
+    free(src);
+    return 0;
+}
