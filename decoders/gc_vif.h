@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* VIF1 code-word walker: steps through a VIF command list one code at a time,
+ * sizing every code from its COMMAND byte (level-assets.md "The VIF1 code
+ * word", formats.md §5.3). It interprets nothing beyond framing; the tfrag
+ * decoder classifies the unpacks it reports.
+ *
+ * Framing rules (each one was wrong once in the reference project):
+ *  - the UNPACK vector format is in the command byte: vn = bits 2-3,
+ *    vl = bits 0-1, element size = ((32 >> vl) * (vn + 1)) / 8 bytes;
+ *  - an UNPACK payload is padded to 4 bytes: the next code sits at
+ *    4 + ((num * size + 3) & ~3);
+ *  - STROW/STCOL carry 16 bytes inline, STMASK 4, MPG num * 8,
+ *    DIRECT/DIRECTHL imm * 16 (imm 0 means 65536); every other code is a
+ *    bare 4-byte word;
+ *  - a command byte that VIF1 does not define means the walk has lost sync.
+ *
+ * The walker reads only through gc_reader and never runs past its window. */
+#ifndef GC_VIF_H
+#define GC_VIF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_reader.h"
+
+/* VIF command bytes (bit 7, the interrupt flag, already cleared). */
+enum {
+    GC_VIF_NOP = 0x00,
+    GC_VIF_STCYCL = 0x01,
+    GC_VIF_OFFSET = 0x02,
+    GC_VIF_BASE = 0x03,
+    GC_VIF_ITOP = 0x04,
+    GC_VIF_STMOD = 0x05,
+    GC_VIF_MSKPATH3 = 0x06,
+    GC_VIF_MARK = 0x07,
+    GC_VIF_FLUSHE = 0x10,
+    GC_VIF_FLUSH = 0x11,
+    GC_VIF_FLUSHA = 0x13,
+    GC_VIF_MSCAL = 0x14,
+    GC_VIF_MSCALF = 0x15,
+    GC_VIF_MSCNT = 0x17,
+    GC_VIF_STMASK = 0x20,
+    GC_VIF_STROW = 0x30,
+    GC_VIF_STCOL = 0x31,
+    GC_VIF_MPG = 0x4a,
+    GC_VIF_DIRECT = 0x50,
+    GC_VIF_DIRECTHL = 0x51,
+    GC_VIF_UNPACK = 0x60, /* 0x60..0x7f: bit 4 is the mask flag, bits 0-3 vn/vl */
+};
+
+/* UNPACK vn/vl codes (formats.md §5.3), i.e. (vn << 2) | vl. */
+enum {
+    GC_VIF_S_32 = 0x0,
+    GC_VIF_S_16 = 0x1,
+    GC_VIF_S_8 = 0x2,
+    GC_VIF_V2_32 = 0x4,
+    GC_VIF_V2_16 = 0x5,
+    GC_VIF_V2_8 = 0x6,
+    GC_VIF_V3_32 = 0x8,
+    GC_VIF_V3_16 = 0x9,
+    GC_VIF_V3_8 = 0xa,
+    GC_VIF_V4_32 = 0xc,
+    GC_VIF_V4_16 = 0xd,
+    GC_VIF_V4_8 = 0xe,
+    GC_VIF_V4_5 = 0xf,
+};
+
+typedef enum gc_vif_error {
+    GC_VIF_OK = 0,
+    GC_VIF_E_CUT,     /* a code word or its payload runs past the end of the list */
+    GC_VIF_E_UNKNOWN, /* a command byte VIF1 does not define: the walk lost sync */
+    GC_VIF_ERROR_COUNT
+} gc_vif_error;
+
+/* One decoded VIF code. */
+typedef struct gc_vif_code {
+    uint32_t word;       /* the code word as stored */
+    size_t ofs;          /* offset of the code word inside the list window */
+    uint64_t file_ofs;   /* absolute offset of the code word */
+    uint8_t cmd;         /* command byte, interrupt bit cleared (0x60..0x7f for every UNPACK) */
+    uint8_t num;         /* bits 16-23 as stored */
+    uint16_t imm;        /* bits 0-15 */
+    bool is_unpack;
+    /* UNPACK only (zero otherwise) */
+    uint8_t vnvl;        /* (vn << 2) | vl, from the command byte */
+    uint8_t vn;          /* components - 1 */
+    uint8_t vl;          /* 0 = 32-bit, 1 = 16-bit, 2 = 8-bit, 3 = 5-bit */
+    bool usn;            /* imm bit 14: unsigned */
+    bool flg;            /* imm bit 15: address relative to TOPS */
+    bool mask;           /* command bit 4 */
+    uint16_t addr_qwords;/* imm bits 0-9: VU destination, quadwords */
+    uint32_t count;      /* elements (num 0 means 256) */
+    uint32_t elem_bytes; /* element size in bytes */
+    /* payload: the data bytes the code carries (UNPACK: count * elem_bytes,
+     * unpadded; STROW/STCOL 16; STMASK 4; MPG num*8; DIRECT imm*16). NULL
+     * and 0 for bare codes. Points into the walker's window. */
+    const uint8_t *payload;
+    size_t payload_bytes;
+    size_t payload_ofs;  /* offset of the payload inside the window */
+    size_t total_bytes;  /* bytes the code occupies: word + payload + padding */
+} gc_vif_code;
+
+/* Framing variants. The default (0) is the correct VIF1 framing; the others
+ * re-create the reference project's historical misreadings and exist for the
+ * fault catalogue (decoders/gc_faults.def). */
+enum {
+    GC_VIF_FRAMING_IMM_NIBBLE = 1u << 0, /* element size from the immediate's low nibble */
+    GC_VIF_FRAMING_PAD2 = 1u << 1,       /* unpack payloads padded to 2 bytes, not 4 */
+    GC_VIF_FRAMING_NO_INLINE = 1u << 2,  /* inline payloads not skipped */
+};
+
+typedef struct gc_vif_walker {
+    gc_reader r;           /* the list window; r.pos is the next code word */
+    unsigned framing;      /* GC_VIF_FRAMING_* (0 = correct) */
+    gc_vif_error error;    /* set when gc_vif_next returns -1 */
+    size_t error_ofs;      /* offset in the window of the code that failed */
+    uint64_t error_file_ofs;
+    uint32_t codes;        /* codes walked so far */
+} gc_vif_walker;
+
+/** Element size in bytes of an UNPACK with the given vn/vl:
+ *  ((32 >> vl) * (vn + 1)) / 8. V4_5 (vn 3, vl 3) is 2 bytes. */
+uint32_t gc_vif_element_bytes(unsigned vn, unsigned vl);
+
+/** Starts a walk over `list` (the whole window is the list). */
+void gc_vif_begin(gc_vif_walker *w, gc_reader list, unsigned framing);
+
+/** Decodes the next code into *out and advances past it.
+ *  Returns 1 for a code, 0 at the end of the list (the window is used up
+ *  exactly), -1 on an error: w->error says which (GC_VIF_E_CUT: the code or
+ *  its payload runs past the window; GC_VIF_E_UNKNOWN: an undefined command),
+ *  w->error_ofs / error_file_ofs say where. After an error every later call
+ *  returns -1. */
+int gc_vif_next(gc_vif_walker *w, gc_vif_code *out);
+
+/** "NOP", "STROW", "UNPACK", ...; "?" for an undefined command. */
+const char *gc_vif_cmd_name(uint8_t cmd);
+/** "ok", "cut", "unknown_command". */
+const char *gc_vif_error_name(gc_vif_error e);
+
+#endif
