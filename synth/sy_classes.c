@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: MIT */
+/* Moby, tie and shrub class data in core_data: each writer lays out one class span of an exact
+ * byte size, with the headers and packet structures of docs/formats/classes.md, and fills what is
+ * left of the span with animation-like bulk data. */
+#include <string.h>
+
+#include "sy_internal.h"
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
+static void put_f32(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+/* VIF code words (formats.md §5.3): UNPACK = (0x60|vnvl)<<24 | num<<16 | flg<<15 | usn<<14 | addr. */
+#define VIF_UNPACK(cmd, num, usn, addr)                                                           \
+    ((uint32_t)(cmd) << 24 | ((uint32_t)(num)&0xFFu) << 16 | 1u << 15 | (uint32_t)(usn) << 14 |  \
+     ((uint32_t)(addr)&0x3FFu))
+#define VIF_V2_16_MASKED 0x75u /* 0x60 | mask bit 0x10 | V2_16 */
+#define VIF_V4_8 0x6Eu
+#define VIF_V4_16 0x6Du
+#define VIF_V4_32 0x6Cu
+#define VIF_STCYCL_4_4 0x01000404u
+#define VIF_STMOD_0 0x05000000u
+
+#define MOBY_HEADER_BYTES 0x48u
+#define MOBY_TABLE_OFS 0x50u
+
+size_t sy_moby_class_min_bytes(uint32_t packets)
+{
+    return MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * packets + 64u;
+}
+
+/* Bytes one moby packet with m vertices takes: VIF list (ST unpack + index unpack, NOP-padded to
+ * a quadword) and the vertex table (16-byte header + m vertices). */
+static size_t moby_vif_qw(uint32_t m)
+{
+    uint32_t idx_elems = 1 + (m + 3) / 4; /* 4-byte header element, then 4 indices per element */
+    size_t bytes = 4 + 4u * m + 4 + 4u * idx_elems;
+    return (bytes + 15) / 16;
+}
+
+int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zero_zero,
+                        uint32_t o_class, sy_rng *r)
+{
+    size_t base = out->len;
+    if (span < sy_moby_class_min_bytes(packets) || sy_buf_reserve(out, span) != 0)
+        return -1;
+    sy_buf_zero(out, span);
+    uint8_t *c = out->data + base;
+    uint32_t joints = 4 + sy_rng_below(r, 28);
+    uint32_t real = packets - zero_zero;
+    uint32_t high = (packets + 1) / 2, low = packets - high;
+    size_t fixed = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * joints;
+    size_t budget = span > fixed ? (span - fixed) * 3 / 5 : 0; /* packets take ~60% */
+    /* Header (offsets relative to the class start). */
+    put_u32(c + 0x00, MOBY_TABLE_OFS);                 /* packet_table_offset */
+    c[0x04] = (uint8_t)high;                           /* high_lod_count */
+    c[0x05] = (uint8_t)low;                            /* low_lod_count */
+    c[0x06] = 0;                                       /* metal_count */
+    c[0x07] = (uint8_t)packets;                        /* metal_begin */
+    c[0x08] = (uint8_t)joints;                         /* joint_count */
+    c[0x0B] = 0;                                       /* format flag: R&C2 */
+    c[0x0C] = 0;                                       /* sequence_count */
+    c[0x0E] = (uint8_t)(1 + sy_rng_below(r, 8));       /* lod_trans */
+    put_f32(c + 0x24, 0.25f);                          /* scale */
+    c[0x2D] = (uint8_t)(32 + sy_rng_below(r, 64));     /* mip_dist */
+    put_f32(c + 0x30, 0.0f);                           /* bounding_sphere */
+    put_f32(c + 0x34, 0.0f);
+    put_f32(c + 0x38, (float)(int)sy_rng_below(r, 8));
+    put_f32(c + 0x3C, (float)(2 + (int)sy_rng_below(r, 30)));
+    put_u32(c + 0x40, 0x80808080u);                    /* glow_rgba */
+    put_u16(c + 0x44, (uint16_t)(o_class & 0x7FFF));   /* mode_bits (carries the class) */
+    /* Packet bodies after the table (+ all-zero terminator record). */
+    size_t at = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1);
+    uint32_t per = real ? (uint32_t)(budget / real) : 0;
+    uint32_t m_cap = per > 64 ? (per - 48) / 22 : 1;
+    if (m_cap > 254)
+        m_cap = 254;
+    /* Zero/zero records go in the middle of the run (never first or last). */
+    uint32_t zz_left = zero_zero;
+    for (uint32_t k = 0; k < packets; k++) {
+        uint8_t *e = c + MOBY_TABLE_OFS + 16u * k;
+        int make_zz = zz_left && k > 0 && k + zz_left < packets && (k % 2 == 1 || packets - k <= zz_left + 1);
+        if (make_zz) {
+            /* {vif_list_offset 0, size n, ..., vertex_offset 0}: still carries a count. */
+            put_u16(e + 0x4, (uint16_t)(1 + sy_rng_below(r, 6)));
+            e[0xF] = (uint8_t)(1 + sy_rng_below(r, 12));
+            zz_left--;
+            continue;
+        }
+        uint32_t m = 1 + sy_rng_below(r, m_cap);
+        size_t lq = moby_vif_qw(m), vq = 1 + m;
+        if (at + 16 * (lq + vq) + 64u * joints > span) {
+            m = 1, lq = moby_vif_qw(1), vq = 2;
+            if (at + 16 * (lq + vq) + 64u * joints > span)
+                return -1;
+        }
+        put_u32(e + 0x0, (uint32_t)at);                       /* vif_list_offset */
+        put_u16(e + 0x4, (uint16_t)lq);                       /* vif_list_size (qw) */
+        put_u16(e + 0x6, 0);                                  /* texture_unpack_offset */
+        put_u32(e + 0x8, (uint32_t)(at + 16 * lq));           /* vertex_offset */
+        e[0xC] = (uint8_t)vq;                                 /* vertex_data_size (qw) */
+        e[0xD] = (uint8_t)((15 + 6 * m) / 16);                /* d */
+        e[0xE] = (uint8_t)((3 + m) / 4);                      /* e */
+        e[0xF] = (uint8_t)m;                                  /* transfer_vertex_count */
+        uint8_t *v = c + at;
+        put_u32(v, VIF_UNPACK(VIF_V2_16_MASKED, m, 0, 0xC2)); /* STs */
+        for (uint32_t i = 0; i < m; i++) {
+            put_u16(v + 4 + 4 * i, (uint16_t)(i * 4096 / (m + 1)));
+            put_u16(v + 6 + 4 * i, (uint16_t)((i * 7 % (m + 1)) * 4096 / (m + 1)));
+        }
+        uint8_t *ix = v + 4 + 4 * m;
+        uint32_t ie = 1 + (m + 3) / 4;
+        put_u32(ix, VIF_UNPACK(VIF_V4_8, ie, 1, 0x12D));      /* index buffer */
+        ix[4] = 0, ix[5] = 0, ix[6] = (uint8_t)(int8_t)-1, ix[7] = 0;
+        for (uint32_t i = 0; i < 4 * (ie - 1); i++)
+            ix[8 + i] = (uint8_t)(i < m ? i : 0);
+        /* Vertex table: 8 x u16 header, then 16-byte vertices. */
+        uint8_t *vt = c + at + 16 * lq;
+        put_u16(vt + 6, (uint16_t)m);   /* main_count */
+        put_u16(vt + 10, (uint16_t)m);  /* transfer_vertex_count */
+        put_u16(vt + 12, 16);           /* vertex_table_offset */
+        int32_t px = (int32_t)sy_rng_below(r, 2048) - 1024, py = 0, pz = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            uint8_t *q = vt + 16 + 16 * i;
+            put_u16(q + 0, (uint16_t)(i >= 7 ? (i - 7) & 0x1FF : 0)); /* index of vertex i-7 */
+            q[8] = (uint8_t)sy_rng_below(r, 256);  /* normal azimuth */
+            q[9] = (uint8_t)sy_rng_below(r, 128);  /* normal elevation */
+            px += (int32_t)sy_rng_below(r, 65) - 32;
+            py += (int32_t)sy_rng_below(r, 65) - 32;
+            pz += (int32_t)sy_rng_below(r, 65) - 32;
+            put_u16(q + 10, (uint16_t)(int16_t)px);
+            put_u16(q + 12, (uint16_t)(int16_t)py);
+            put_u16(q + 14, (uint16_t)(int16_t)pz);
+        }
+        at += 16 * (lq + vq);
+    }
+    /* Skeleton: joint_count 4x4 f32 matrices (identity rotations, small translations). */
+    put_u32(c + 0x14, (uint32_t)at);
+    for (uint32_t j = 0; j < joints; j++) {
+        uint8_t *mtx = c + at + 64u * j;
+        for (int d = 0; d < 4; d++)
+            put_f32(mtx + 20 * d, 1.0f);
+        put_f32(mtx + 48, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
+        put_f32(mtx + 52, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
+        put_f32(mtx + 56, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
+    }
+    at += 64u * joints;
+    put_u32(c + 0x18, (uint32_t)at); /* common_trans: the animation data that fills the span */
+    sy_fill_bulk(c + at, span - at, r);
+    (void)MOBY_HEADER_BYTES;
+    return 0;
+}
+
+#define TIE_HEADER_BYTES 0x80u
+
+int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_of_order,
+                       sy_rng *r)
+{
+    size_t base = out->len;
+    if (span < SY_TIE_CLASS_MIN_BYTES || sy_buf_reserve(out, span) != 0)
+        return -1;
+    sy_buf_zero(out, span);
+    uint8_t *c = out->data + base;
+    uint32_t texture_count = 1 + sy_rng_below(r, 3);
+    float near_d = (float)(8 + (int)sy_rng_below(r, 8)), mid_d = near_d + (float)(8 + (int)sy_rng_below(r, 16));
+    float far_d = mid_d + (float)(10 + (int)sy_rng_below(r, 30));
+    if (lod_out_of_order) { /* the real disc has a few of these: mid before near */
+        float t = near_d;
+        near_d = mid_d;
+        mid_d = t;
+    }
+    put_f32(c + 0x10, near_d);
+    put_f32(c + 0x14, mid_d);
+    put_f32(c + 0x18, far_d);
+    put_u32(c + 0x1C, TIE_HEADER_BYTES);                /* ad_gif_ofs */
+    c[0x0F] = (uint8_t)texture_count;
+    put_f32(c + 0x40, 0.25f);                            /* scale */
+    put_u16(c + 0x44, (uint16_t)o_class);               /* o_class == the table's class number */
+    put_u16(c + 0x46, 0);                                /* t_class */
+    put_f32(c + 0x48, far_d * 2.0f);                     /* mip_dist */
+    put_u32(c + 0x4C, 0x80808080u);                      /* glow_rgba */
+    put_f32(c + 0x5C, 4.0f + (float)(int)sy_rng_below(r, 12)); /* bsphere radius */
+    for (uint32_t t = 0; t < texture_count; t++) {       /* ad-gifs: TEX0 TEX1 MIPTBP1 CLAMP MIPTBP2 */
+        uint8_t *a = c + TIE_HEADER_BYTES + 0x50 * t;
+        static const uint8_t regs[5] = {0x06, 0x14, 0x34, 0x08, 0x36};
+        for (int k = 0; k < 5; k++)
+            a[16 * k + 8] = regs[k];
+        put_u32(a, t);
+    }
+    size_t lod_area = span - 0x100;
+    size_t at = 0x100;
+    for (int l = 0; l < 3; l++) {
+        uint32_t pc = 1 + sy_rng_below(r, 3);
+        size_t share = (l == 2 ? span - at : lod_area / 3) / 16 * 16;
+        size_t per = share > 16u * pc ? (share - 16u * pc) / pc / 16 * 16 : 0;
+        if (per < 0x50)
+            pc = 1, per = share > 0x60 ? (share - 16) / 16 * 16 : 0;
+        if (per < 0x40)
+            return -1;
+        put_u32(c + 4 * l, (uint32_t)at);                /* packets[l] */
+        c[0x0C + l] = (uint8_t)pc;                       /* packet_count[l] */
+        size_t body = at + 16u * pc;
+        uint32_t verts_total = 0, strips_total = 0;
+        for (uint32_t k = 0; k < pc; k++) {
+            uint8_t *h = c + at + 16u * k, *b = c + body;
+            uint32_t strips = 1 + sy_rng_below(r, 4);
+            size_t vert_ofs = (0x2C + 4u * strips + 15) / 16;
+            size_t vert_qw = per / 16 > vert_ofs ? per / 16 - vert_ofs : 1;
+            if (vert_qw > 255)
+                vert_qw = 255;
+            put_u32(h + 0, (uint32_t)(body - at));      /* data, relative to packets[l] */
+            h[4] = (uint8_t)texture_count;               /* shader_count */
+            h[8] = (uint8_t)vert_ofs;                    /* vert_ofs (qw) */
+            h[9] = (uint8_t)vert_qw;                     /* vert_size (qw) */
+            h[10] = (uint8_t)(vert_qw > 255 ? 255 : vert_qw);
+            for (uint32_t s = 0; s < texture_count && s < 4; s++) {
+                put_u32(b + 4 * s, 0x20 + 0x10 * s);     /* ad-gif destinations */
+                put_u32(b + 0x10 + 4 * s, 0x50 * s);     /* sources (/0x50 = texture) */
+            }
+            b[0x23] = (uint8_t)strips;                   /* unpack header: strip_count */
+            b[0x28] = (uint8_t)(vert_qw * 16 / 16 + 4);  /* dinky_vertices_size + 4 */
+            for (uint32_t s = 0; s < strips; s++) {
+                uint8_t *st = b + 0x2C + 4 * s;
+                st[0] = (uint8_t)(3 + sy_rng_below(r, 10));
+                st[2] = (uint8_t)(s * 4);
+                st[3] = (uint8_t)(s & 1);
+            }
+            /* Dinky vertices: s16 x, y, z, pad, then packed uv/colour words. */
+            int32_t x = 0, y = 0, z = 0;
+            for (size_t q = 0; q < vert_qw; q++) {
+                uint8_t *v = b + 16 * (vert_ofs + q);
+                x += (int32_t)sy_rng_below(r, 129) - 64;
+                y += (int32_t)sy_rng_below(r, 129) - 64;
+                z += (int32_t)sy_rng_below(r, 129) - 64;
+                put_u16(v + 0, (uint16_t)(int16_t)x);
+                put_u16(v + 2, (uint16_t)(int16_t)y);
+                put_u16(v + 4, (uint16_t)(int16_t)z);
+                put_u16(v + 8, (uint16_t)(q * 97));
+                put_u16(v + 10, (uint16_t)(q * 61));
+                put_u32(v + 12, 0x80000000u | (uint32_t)q);
+            }
+            verts_total += (uint32_t)vert_qw;
+            strips_total += strips;
+            body += per;
+        }
+        put_u16(c + 0x60 + 8 * l, (uint16_t)verts_total); /* lods[l] {vert, tri, strip, pad} */
+        put_u16(c + 0x62 + 8 * l, (uint16_t)(verts_total > 2 ? verts_total - 2 : 0));
+        put_u16(c + 0x64 + 8 * l, (uint16_t)strips_total);
+        at = body;
+        if (at > span)
+            return -1;
+    }
+    if (at < span)
+        sy_fill_bulk(c + at, span - at, r);
+    return 0;
+}
+
+#define SHRUB_HEADER_BYTES 0x40u
+
+int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
+{
+    size_t base = out->len;
+    if (span < SY_SHRUB_CLASS_MIN_BYTES || sy_buf_reserve(out, span) != 0)
+        return -1;
+    sy_buf_zero(out, span);
+    uint8_t *c = out->data + base;
+    uint32_t packets = 1 + sy_rng_below(r, 3);
+    float radius = 2.0f + (float)(int)sy_rng_below(r, 6);
+    put_f32(c + 0x0C, radius);                             /* bounding_sphere w */
+    put_f32(c + 0x10, sy_rng_below(r, 5) ? 5.0f : 7.5f);   /* mip_distance */
+    put_u16(c + 0x14, 0);                                  /* mode_bits */
+    put_f32(c + 0x20, 0.25f);                              /* scale */
+    put_u16(c + 0x24, (uint16_t)o_class);                  /* o_class */
+    put_u16(c + 0x26, 0);                                  /* s_class */
+    put_u16(c + 0x28, (uint16_t)packets);                  /* packet_count */
+    size_t normals = SHRUB_HEADER_BYTES + 8u * packets;
+    normals = (normals + 15) / 16 * 16;
+    put_u32(c + 0x2C, (uint32_t)normals);                  /* normals_offset: inside the span */
+    for (int n = 0; n < 24; n++) {                          /* 24 x {s16 x, y, z, pad} */
+        put_u16(c + normals + 8 * n + 0, (uint16_t)(int16_t)((n % 3 - 1) * 0x3000));
+        put_u16(c + normals + 8 * n + 2, (uint16_t)(int16_t)((n / 3 % 3 - 1) * 0x3000));
+        put_u16(c + normals + 8 * n + 4, (uint16_t)(int16_t)0x3000);
+    }
+    size_t at = normals + 24 * 8;
+    uint32_t drawn = 0;
+    for (uint32_t k = 0; k < packets; k++) {
+        uint32_t nv = 6 + sy_rng_below(r, 26), tex = 1, tags = 1;
+        size_t hdr_qw = 1 + tags + 4 * tex; /* header, GIF tags, 0x40-byte A+D records */
+        size_t bytes = 12 + 4 + 16 * hdr_qw + 4 + 8 * nv + 4 + 8 * nv;
+        bytes = (bytes + 15) / 16 * 16;
+        if (at + bytes > span)
+            break;
+        uint8_t *p = c + at;
+        put_u32(p + 0, VIF_STCYCL_4_4);
+        put_u32(p + 4, 0);                                 /* NOP */
+        put_u32(p + 8, VIF_STMOD_0);
+        put_u32(p + 12, VIF_UNPACK(VIF_V4_32, hdr_qw, 0, 0));
+        uint8_t *h = p + 16;
+        put_u32(h + 0, tex), put_u32(h + 4, tags), put_u32(h + 8, nv), put_u32(h + 12, 0);
+        put_u32(h + 16, 0x8000u | nv);                     /* GIF tag NLOOP / EOP */
+        for (uint32_t t = 0; t < tex; t++) {
+            static const uint8_t regs[4] = {0x14, 0x06, 0x34, 0x08};
+            for (int q = 0; q < 4; q++)
+                h[32 + 64 * t + 16 * q + 8] = regs[q];
+        }
+        uint8_t *u1 = h + 16 * hdr_qw;
+        put_u32(u1, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw));
+        for (uint32_t v = 0; v < nv; v++) {
+            uint8_t *q = u1 + 4 + 8 * v;
+            put_u16(q + 0, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
+            put_u16(q + 2, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048)));
+            put_u16(q + 4, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
+            put_u16(q + 6, (uint16_t)(v * 3));             /* gs_packet_offset */
+        }
+        uint8_t *u2 = u1 + 4 + 8 * nv;
+        put_u32(u2, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw + nv));
+        for (uint32_t v = 0; v < nv; v++) {
+            uint8_t *q = u2 + 4 + 8 * v;
+            put_u16(q + 0, (uint16_t)(v * 256));
+            put_u16(q + 2, (uint16_t)((v & 1) * 4096));
+            put_u16(q + 4, 0);
+            put_u16(q + 6, (uint16_t)((v % 24) | (v + 4 == nv ? 0x8000u : 0))); /* stop bit */
+        }
+        put_u32(c + SHRUB_HEADER_BYTES + 8 * k, (uint32_t)at);      /* packet offset */
+        put_u32(c + SHRUB_HEADER_BYTES + 8 * k + 4, (uint32_t)bytes); /* packet size */
+        at += bytes;
+        drawn++;
+    }
+    put_u16(c + 0x28, (uint16_t)drawn);
+    put_u16(c + 0x34, (uint16_t)drawn);                    /* drawn_count */
+    if (at < span)
+        sy_fill_bulk(c + at, span - at, r);
+    return 0;
+}

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/* The level core: core_index (0xBC header + tables), the GS RAM image and the decompressed
+ * core_data (tfrag block, occlusion grid, sky, collision, texture pixels, particle and fx banks,
+ * moby/tie/shrub class data), laid out as docs/formats/core-index.md and core-data.md say. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sy_internal.h"
+#include "sy_tfrag.h"
+
+#ifndef SY_HAVE_TFRAG
+#define SY_HAVE_TFRAG 0
+#endif
+
+#define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
+#define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
+#define SY_RATCHET_SEQS 256u
+
+typedef struct tex_slot {
+    unsigned dim;
+    int kind;
+    uint32_t data_offset; /* from textures_base */
+    uint32_t palette_gs, mip2_gs, mip3_gs; /* byte addresses in GS RAM */
+} tex_slot;
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
+
+/* Region sizes of core_data that are not counted by the plan: proportional to the level's size
+ * weight (level 0: occlusion ~0.07 MB, sky ~0.42 MB, collision ~0.90 MB, as measured). */
+static size_t region_bytes(const sy_ctx *c, size_t level0_bytes)
+{
+    size_t v = level0_bytes * c->ext->size_pct / 100;
+    if (c->scale == SY_SCALE_SMALL)
+        v /= 20;
+    return align_up(v, 0x40);
+}
+
+/* A permutation of 0..n-1 (Fisher-Yates on the level's stream). */
+static int shuffle(uint32_t *v, uint32_t n, sy_rng *r)
+{
+    for (uint32_t i = 0; i < n; i++)
+        v[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = sy_rng_below(r, i), t = v[i - 1];
+        v[i - 1] = v[j];
+        v[j] = t;
+    }
+    return 0;
+}
+
+/* Distinct class numbers: the first n of a shuffled 0..range-1. */
+static uint32_t *class_numbers(uint32_t n, uint32_t range, sy_rng *r)
+{
+    if (range < n)
+        range = n;
+    uint32_t *all = malloc(sizeof *all * range);
+    if (!all)
+        return NULL;
+    shuffle(all, range, r);
+    return all;
+}
+
+/* Marks which classes of a table have no geometry: `none` of them, never the first. */
+static void pick_no_geometry(uint8_t *flag, uint32_t n, uint32_t none, sy_rng *r)
+{
+    memset(flag, 0, n);
+    for (uint32_t k = 0; k < none && n > 1;) {
+        uint32_t i = 1 + sy_rng_below(r, n - 1);
+        if (!flag[i])
+            flag[i] = 1, k++;
+    }
+}
+
+static int write_textures(const sy_ctx *c, tex_slot *slots, const uint32_t counts[SY_TEX_TABLES],
+                          sy_buf *data, size_t textures_base, sy_buf *gs, sy_buf *gs_table)
+{
+    uint8_t *pix = malloc(128 * 128), *half = malloc(64 * 64), *q = malloc(32 * 32),
+            *e = malloc(16 * 16);
+    if (!pix || !half || !q || !e) {
+        free(pix), free(half), free(q), free(e);
+        return -1;
+    }
+    unsigned k = 0;
+    for (int t = 0; t < SY_TEX_TABLES; t++)
+        for (unsigned i = 0; i < counts[t]; i++, k++) {
+            tex_slot *s = &slots[k];
+            s->dim = sy_texture_dim(t, i, c->level);
+            s->kind = sy_texture_kind(t, i, c->level);
+            uint32_t pal[256];
+            sy_texture_draw(s->kind, s->dim, c->seed * 0x9E37u + (uint32_t)c->level * 977u + k,
+                            pix, pal);
+            int hole0 = s->kind == SY_KIND_GRILLE;
+            unsigned d = s->dim;
+            sy_texture_halve(pix, d, hole0, half);
+            sy_texture_halve(half, d / 2, hole0, q);
+            sy_texture_halve(q, d / 4, hole0, e);
+            /* Levels 0 and 1 in core_data, back to back. */
+            sy_buf_align(data, 0x10);
+            s->data_offset = (uint32_t)(data->len - textures_base);
+            sy_buf_put(data, pix, (size_t)d * d);
+            sy_buf_put(data, half, (size_t)(d / 2) * (d / 2));
+            /* Palette in CSM1 order, then levels 2 and 3, each 0x100-aligned in GS RAM. */
+            uint8_t clut[1024];
+            for (unsigned j = 0; j < 256; j++)
+                put_u32(clut + 4 * sy_csm1(j), pal[j]);
+            sy_buf_align(gs, 0x100);
+            s->palette_gs = (uint32_t)gs->len;
+            sy_buf_put(gs, clut, sizeof clut);
+            sy_buf_align(gs, 0x100);
+            s->mip2_gs = (uint32_t)gs->len;
+            sy_buf_put(gs, q, (size_t)(d / 4) * (d / 4));
+            sy_buf_align(gs, 0x100);
+            s->mip3_gs = (uint32_t)gs->len;
+            sy_buf_put(gs, e, (size_t)(d / 8) * (d / 8));
+            sy_buf_align(gs, 0x100);
+            /* GsRamEntry {s32 psm, s16 width, s16 height, s32 address, s32 offset}. */
+            uint8_t ent[48] = {0};
+            put_u32(ent + 0x00, 0x00); /* PSMCT32 palette, no dimensions */
+            put_u32(ent + 0x08, s->palette_gs);
+            put_u32(ent + 0x0C, s->palette_gs);
+            put_u32(ent + 0x10, 0x13); /* PSMT8 */
+            put_u16(ent + 0x14, (uint16_t)(d / 4));
+            put_u16(ent + 0x16, (uint16_t)(d / 4));
+            put_u32(ent + 0x18, s->mip2_gs);
+            put_u32(ent + 0x1C, s->mip2_gs);
+            put_u32(ent + 0x20, 0x13);
+            put_u16(ent + 0x24, (uint16_t)(d / 8));
+            put_u16(ent + 0x26, (uint16_t)(d / 8));
+            put_u32(ent + 0x28, s->mip3_gs);
+            put_u32(ent + 0x2C, s->mip3_gs);
+            sy_buf_put(gs_table, ent, sizeof ent);
+        }
+    free(pix), free(half), free(q), free(e);
+    return data->failed || gs->failed || gs_table->failed ? -1 : 0;
+}
+
+/* Particle / fx bank: `n` small square textures, each a 1 KiB CSM1 palette and side*side
+ * indices; the index entries give offsets relative to the bank. kind 0 = particle entry
+ * {palette, unknown_4, texture, side}, kind 1 = fx entry {palette, texture, width, height}. */
+static void write_bank(const sy_ctx *c, sy_buf *data, size_t bank, uint32_t n, int fx,
+                       sy_buf *entries)
+{
+    uint8_t pix[32 * 32];
+    uint32_t pal[256];
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned side = (i % 3 == 0) ? 32 : 16;
+        sy_texture_draw(i % 2 ? SY_KIND_ROCK : SY_KIND_PANEL, side,
+                        c->seed * 31u + (uint32_t)c->level * 7u + i + (fx ? 1000u : 0u), pix, pal);
+        for (unsigned j = 0; j < side * side; j++) /* soft round sprite: alpha via index 0 */
+            if (((j % side) * 2 + 1 - side) * ((j % side) * 2 + 1 - side) +
+                    ((j / side) * 2 + 1 - side) * ((j / side) * 2 + 1 - side) >
+                side * side)
+                pix[j] = 0;
+        pal[0] = 0;
+        uint8_t clut[1024];
+        for (unsigned j = 0; j < 256; j++)
+            put_u32(clut + 4 * sy_csm1(j), pal[j]);
+        sy_buf_align(data, 0x10);
+        uint32_t pal_ofs = (uint32_t)(data->len - bank);
+        sy_buf_put(data, clut, sizeof clut);
+        uint32_t tex_ofs = (uint32_t)(data->len - bank);
+        sy_buf_put(data, pix, (size_t)side * side);
+        uint8_t ent[16];
+        put_u32(ent + 0, pal_ofs);
+        if (fx) {
+            put_u32(ent + 4, tex_ofs);
+            put_u32(ent + 8, side);
+            put_u32(ent + 12, side);
+        } else {
+            put_u32(ent + 4, 0);
+            put_u32(ent + 8, tex_ofs);
+            put_u32(ent + 12, side);
+        }
+        sy_buf_put(entries, ent, 16);
+    }
+}
+
+typedef struct class_job {
+    uint32_t table_index;
+    size_t span;
+} class_job;
+
+int sy_core_build(const sy_ctx *c, sy_core_out *o)
+{
+    const sy_level_plan *p = c->plan;
+    const sy_plan_ext *x = c->ext;
+    memset(o, 0, sizeof *o);
+    sy_buf *data = &o->core_data, *gs = &o->gs_ram, *ix = &o->core_index;
+    sy_buf gs_table, part_ent, fx_ent;
+    sy_buf_init(&gs_table), sy_buf_init(&part_ent), sy_buf_init(&fx_ent);
+    uint32_t counts[SY_TEX_TABLES] = {p->tfrag_textures, x->moby_textures, x->tie_textures,
+                                      x->shrub_textures};
+    uint32_t ntex = counts[0] + counts[1] + counts[2] + counts[3];
+    uint32_t nclass = p->moby_classes + p->tie_classes + p->shrub_classes;
+    tex_slot *slots = calloc(ntex ? ntex : 1, sizeof *slots);
+    uint32_t *onum[3] = {NULL, NULL, NULL};
+    uint8_t *nogeo = calloc(nclass ? nclass : 1, 1);
+    uint32_t *offsets = calloc(nclass ? nclass : 1, sizeof *offsets);
+    int rc = -1;
+    if (!slots || !nogeo || !offsets || sy_buf_reserve(data, (size_t)p->core_data_bytes) != 0)
+        goto done;
+    sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
+
+    /* 1. tfrag block at data offset 0, so core.tfrags == 0 and the region is [0, occlusion). */
+    sy_tfrag_params tp = {p->tfrag_patches, p->tfrag_positions, p->tfrag_triangles, p->vi_common,
+                          p->vi_lod01, p->vi_lod0, p->tfrag_adgifs, p->tfrag_textures,
+                          p->tfrag_textures_referenced, c->seed * 1000u + (uint32_t)c->level};
+    sy_tfrag_stats ts;
+    memset(&ts, 0, sizeof ts);
+#if SY_HAVE_TFRAG
+    if (sy_tfrag_write(&tp, data, &ts) != 0)
+        goto done;
+#else
+    (void)tp;
+    goto done; /* no tfrag writer in this build: never emit a level without its terrain */
+#endif
+    if (ts.patch_count != tp.patch_count || ts.positions != tp.positions ||
+        ts.triangles != tp.triangles || ts.vi_common != tp.vi_common ||
+        ts.vi_lod01 != tp.vi_lod01 || ts.vi_lod0 != tp.vi_lod0 || ts.adgifs != tp.adgifs)
+        goto done; /* the plan is a promise: never write a level that breaks it */
+    o->tfrag_patch_count = ts.patch_count;
+    sy_buf_align(data, 0x100);
+    uint32_t ofs_occlusion = (uint32_t)data->len;
+    if (sy_occlusion_grid_write(data, region_bytes(c, 70000), &r) != 0)
+        goto done;
+    sy_buf_align(data, 0x40);
+    uint32_t ofs_sky = (uint32_t)data->len;
+    if (sy_sky_write(data, region_bytes(c, 420000), &r) != 0)
+        goto done;
+    sy_buf_align(data, 0x40);
+    uint32_t ofs_collision = (uint32_t)data->len;
+    if (sy_collision_write(data, region_bytes(c, 900000), &r) != 0)
+        goto done;
+
+    /* 2. Texture pixels at textures_base (0x100-aligned). */
+    sy_buf_align(data, 0x100);
+    uint32_t textures_base = (uint32_t)data->len;
+    if (write_textures(c, slots, counts, data, textures_base, gs, &gs_table) != 0)
+        goto done;
+    if (gs->len > p->gs_ram_bytes)
+        goto done;
+    sy_buf_zero(gs, (size_t)p->gs_ram_bytes - gs->len); /* unused GS RAM up to the image size */
+
+    /* 3. Particle and fx banks. */
+    sy_buf_align(data, 0x100);
+    uint32_t part_bank = (uint32_t)data->len;
+    write_bank(c, data, part_bank, x->part_textures, 0, &part_ent);
+    sy_buf_align(data, 0x100);
+    uint32_t fx_bank = (uint32_t)data->len;
+    write_bank(c, data, fx_bank, x->fx_textures, 1, &fx_ent);
+    sy_buf_align(data, 0x40);
+    if (data->failed || part_ent.failed || fx_ent.failed)
+        goto done;
+
+    /* 4. Class data: every class with geometry gets a span; the spans fill core_data exactly. */
+    uint32_t ncl[3] = {p->moby_classes, p->tie_classes, p->shrub_classes};
+    uint32_t nng[3] = {p->moby_classes_no_geometry, p->tie_classes_no_geometry,
+                       p->shrub_classes_no_geometry};
+    uint32_t base_of[3] = {0, ncl[0], ncl[0] + ncl[1]};
+    for (int k = 0; k < 3; k++) {
+        pick_no_geometry(nogeo + base_of[k], ncl[k], nng[k], &r);
+        onum[k] = class_numbers(ncl[k], k == 0 ? 5000 : k == 1 ? 2000 : 600, &r);
+        if (!onum[k])
+            goto done;
+    }
+    size_t start = data->len, end = (size_t)p->core_data_bytes;
+    uint32_t geo = nclass - nng[0] - nng[1] - nng[2];
+    uint32_t moby_geo = ncl[0] - nng[0];
+    /* Packets per moby class with geometry: at least 1 each, the rest spread at random. */
+    uint32_t *packets = calloc(ncl[0] ? ncl[0] : 1, sizeof *packets);
+    uint32_t *zz = calloc(ncl[0] ? ncl[0] : 1, sizeof *zz);
+    uint32_t *weight = calloc(nclass ? nclass : 1, sizeof *weight);
+    uint8_t *ooo = calloc(ncl[1] ? ncl[1] : 1, 1);
+    if (!packets || !zz || !weight || !ooo || moby_geo == 0 || p->moby_packets < moby_geo) {
+        free(packets), free(zz), free(weight), free(ooo);
+        goto done;
+    }
+    {
+        uint32_t left = p->moby_packets - moby_geo;
+        for (uint32_t i = 0; i < ncl[0]; i++)
+            packets[i] = nogeo[i] ? 0 : 1;
+        while (left) {
+            uint32_t i = sy_rng_below(&r, ncl[0]);
+            if (!nogeo[i] && packets[i] < 40)
+                packets[i]++, left--;
+        }
+        /* Zero/zero records sit inside runs of at least 3 packets. */
+        for (uint32_t k = 0; k < p->moby_packets_zero_zero;) {
+            uint32_t i = sy_rng_below(&r, ncl[0]);
+            if (!nogeo[i] && packets[i] >= 3 && zz[i] + 2 < packets[i])
+                zz[i]++, k++;
+        }
+        for (uint32_t k = 0; k < p->tie_lod_out_of_order && k < ncl[1];) {
+            uint32_t i = sy_rng_below(&r, ncl[1]);
+            if (!nogeo[base_of[1] + i] && !ooo[i])
+                ooo[i] = 1, k++;
+        }
+    }
+    size_t need = 0;
+    uint64_t wsum = 0;
+    for (uint32_t i = 0; i < nclass; i++) {
+        if (nogeo[i])
+            continue;
+        size_t mn = i < base_of[1]   ? sy_moby_class_min_bytes(packets[i])
+                    : i < base_of[2] ? SY_TIE_CLASS_MIN_BYTES
+                                     : SY_SHRUB_CLASS_MIN_BYTES;
+        need += align_up(mn, 0x40);
+        weight[i] = 1 + sy_rng_below(&r, 4) + (i < base_of[1] ? packets[i] / 4 : 0);
+        wsum += weight[i];
+    }
+    if (end < start || end - start < need || geo == 0) {
+        free(packets), free(zz), free(weight), free(ooo);
+        goto done;
+    }
+    {
+        size_t spare = end - start - need;
+        uint32_t last_geo = 0;
+        for (uint32_t i = 0; i < nclass; i++)
+            if (!nogeo[i])
+                last_geo = i;
+        /* Moby data in a shuffled order (offsets within a table are not monotonic on disc),
+         * tie and shrub in table order; the last class absorbs the rounding. */
+        uint32_t *order = malloc(sizeof *order * (ncl[0] ? ncl[0] : 1));
+        if (!order) {
+            free(packets), free(zz), free(weight), free(ooo);
+            goto done;
+        }
+        shuffle(order, ncl[0], &r);
+        for (uint32_t step = 0; step < nclass && rc != -2; step++) {
+            uint32_t i = step < ncl[0] ? order[step] : step;
+            if (nogeo[i])
+                continue;
+            size_t mn = i < base_of[1]   ? sy_moby_class_min_bytes(packets[i])
+                        : i < base_of[2] ? SY_TIE_CLASS_MIN_BYTES
+                                         : SY_SHRUB_CLASS_MIN_BYTES;
+            size_t span = align_up(mn, 0x40) + (size_t)(spare * weight[i] / wsum) / 0x40 * 0x40;
+            if (i == last_geo)
+                span = end - data->len;
+            offsets[i] = (uint32_t)data->len;
+            int w;
+            if (i < base_of[1])
+                w = sy_moby_class_write(data, span, packets[i], zz[i], onum[0][i], &r);
+            else if (i < base_of[2])
+                w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
+                                       &r);
+            else
+                w = sy_shrub_class_write(data, span, onum[2][i - base_of[2]], &r);
+            if (w != 0)
+                rc = -2;
+        }
+        free(order);
+    }
+    free(packets), free(zz), free(weight), free(ooo);
+    if (rc == -2 || data->failed || data->len != end) {
+        rc = -1;
+        goto done;
+    }
+
+    /* 5. core_index: header, then every table in the original order, each ending where the
+     * next begins. */
+    sy_buf_zero(ix, SY_CORE_TABLES_START);
+    uint32_t t_moby = (uint32_t)ix->len;
+    for (int k = 0; k < 3; k++) {
+        for (uint32_t i = 0; i < ncl[k]; i++) {
+            uint8_t ent[48];
+            memset(ent, 0, sizeof ent);
+            memset(ent + 0x10, 0xFF, 16); /* texture slots, 0xFF = end */
+            put_u32(ent + 0x00, offsets[base_of[k] + i]);
+            put_u32(ent + 0x04, onum[k][i]);
+            uint32_t tcount = counts[k + 1];
+            if (tcount && (i % 2 == 0)) {
+                uint32_t used = 1 + (i % 3);
+                for (uint32_t s = 0; s < used && s < 15; s++)
+                    ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
+            }
+            /* Shrub entries carry 16 bytes of billboard info at 0x20: all zero = none. */
+            sy_buf_put(ix, ent, k == 2 ? 48 : 32);
+        }
+    }
+    uint32_t t_tie = t_moby + 32 * ncl[0], t_shrub = t_tie + 32 * ncl[1];
+    uint32_t t_tex[SY_TEX_TABLES];
+    t_tex[0] = t_shrub + 48 * ncl[2];
+    for (int t = 1; t < SY_TEX_TABLES; t++)
+        t_tex[t] = t_tex[t - 1] + 16 * counts[t - 1];
+    for (uint32_t k = 0; k < ntex; k++) {
+        /* TextureEntry {s32 data_offset, s16 width, s16 height, s16 type, s16 palette,
+         * s16 mipmap, s16 pad}; GS positions in 0x100-byte units, level 3 in the pad slot. */
+        uint8_t ent[16];
+        put_u32(ent + 0x0, slots[k].data_offset);
+        put_u16(ent + 0x4, (uint16_t)slots[k].dim);
+        put_u16(ent + 0x6, (uint16_t)slots[k].dim);
+        put_u16(ent + 0x8, 3);
+        put_u16(ent + 0xA, (uint16_t)(slots[k].palette_gs / 0x100));
+        put_u16(ent + 0xC, (uint16_t)(slots[k].mip2_gs / 0x100));
+        put_u16(ent + 0xE, (uint16_t)(slots[k].mip3_gs / 0x100));
+        sy_buf_put(ix, ent, 16);
+    }
+    uint32_t t_part = (uint32_t)ix->len;
+    sy_buf_put(ix, part_ent.data, part_ent.len);
+    uint32_t t_fx = (uint32_t)ix->len;
+    sy_buf_put(ix, fx_ent.data, fx_ent.len);
+    uint32_t t_gs = (uint32_t)ix->len;
+    sy_buf_put(ix, gs_table.data, gs_table.len);
+    /* Particle defs {particle_count, unknown, indices_offset, indices_size}, s32 offsets[],
+     * then the u8 frame indices. */
+    uint32_t t_partdefs = (uint32_t)ix->len;
+    uint32_t frames_at = t_partdefs + 16 + 4 * x->part_textures;
+    sy_buf_u32(ix, x->part_textures);
+    sy_buf_u32(ix, 0);
+    sy_buf_u32(ix, frames_at);
+    sy_buf_u32(ix, x->part_frames);
+    for (uint32_t i = 0; i < x->part_textures; i++)
+        sy_buf_u32(ix, x->part_textures ? i * x->part_frames / x->part_textures : 0);
+    for (uint32_t i = 0; i < x->part_frames; i++)
+        sy_buf_u8(ix, (uint8_t)(x->part_textures ? i % x->part_textures : 0));
+    sy_buf_align(ix, 16);
+    /* Sound remap {s16 second_part_ofs, s16 second_part_size, s16 third_part_ofs,
+     * s16 third_part_count}, then {s16 offset, s16 size} elements. */
+    uint32_t t_sound = (uint32_t)ix->len;
+    uint32_t half = x->sound_remap_count / 2;
+    sy_buf_u16(ix, (uint16_t)half);
+    sy_buf_u16(ix, (uint16_t)(x->sound_remap_count - half));
+    sy_buf_u16(ix, (uint16_t)x->sound_remap_count);
+    sy_buf_u16(ix, 0);
+    for (uint32_t i = 0; i < x->sound_remap_count; i++) {
+        sy_buf_u16(ix, (uint16_t)(i * 4));
+        sy_buf_u16(ix, (uint16_t)(1 + i % 3));
+    }
+    sy_buf_align(ix, 16);
+    uint32_t t_stash = (uint32_t)ix->len; /* s16 o_class list, ends at the first negative */
+    sy_buf_u16(ix, 0xFFFF);
+    sy_buf_align(ix, 16);
+    uint32_t t_ratchet = (uint32_t)ix->len; /* 256 data offsets, 0 = none */
+    sy_buf_zero(ix, 4 * SY_RATCHET_SEQS);
+    if (ix->failed || ix->len != p->core_index_bytes) {
+        rc = -1;
+        goto done;
+    }
+    uint8_t *h = ix->data;
+    put_u32(h + 0x00, ntex * 3);            /* gs_ram count (no stash entries) */
+    put_u32(h + 0x04, t_gs);                /* gs_ram offset */
+    put_u32(h + 0x08, 0);                   /* tfrags */
+    put_u32(h + 0x0C, ofs_occlusion);       /* occlusion */
+    put_u32(h + 0x10, ofs_sky);             /* sky */
+    put_u32(h + 0x14, ofs_collision);       /* collision */
+    put_u32(h + 0x18, ncl[0]);              /* moby_classes {count, offset} */
+    put_u32(h + 0x1C, t_moby);
+    put_u32(h + 0x20, ncl[1]);              /* tie_classes */
+    put_u32(h + 0x24, t_tie);
+    put_u32(h + 0x28, ncl[2]);              /* shrub_classes */
+    put_u32(h + 0x2C, t_shrub);
+    for (int t = 0; t < SY_TEX_TABLES; t++) { /* tfrag/moby/tie/shrub textures at 0x30..0x48 */
+        put_u32(h + 0x30 + 8 * t, counts[t]);
+        put_u32(h + 0x34 + 8 * t, t_tex[t]);
+    }
+    put_u32(h + 0x50, x->part_textures);    /* part_textures */
+    put_u32(h + 0x54, t_part);
+    put_u32(h + 0x58, x->fx_textures);      /* fx_textures */
+    put_u32(h + 0x5C, t_fx);
+    put_u32(h + 0x60, textures_base);       /* textures_base_offset */
+    put_u32(h + 0x64, part_bank);           /* part_bank_offset */
+    put_u32(h + 0x68, fx_bank);             /* fx_bank_offset */
+    put_u32(h + 0x6C, t_partdefs);          /* part_defs_offset */
+    put_u32(h + 0x70, t_sound);             /* sound_remap_offset */
+    put_u32(h + 0x78, t_ratchet);           /* ratchet_seqs */
+    put_u32(h + 0x84, 0);                   /* moby_gs_stash_count */
+    put_u32(h + 0x88, 0);                   /* assets_compressed_size: patched by the caller */
+    put_u32(h + 0x8C, (uint32_t)p->core_data_bytes); /* assets_decompressed_size */
+    put_u32(h + 0x98, 0x4000);              /* glass_map_texture */
+    put_u32(h + 0x9C, 0x400);               /* glass_map_palette */
+    put_u32(h + 0xAC, t_stash);             /* moby_gs_stash_list */
+    (void)SY_CORE_HEADER_BYTES;
+    rc = 0;
+done:
+    free(slots), free(nogeo), free(offsets);
+    for (int k = 0; k < 3; k++)
+        free(onum[k]);
+    sy_buf_free(&gs_table), sy_buf_free(&part_ent), sy_buf_free(&fx_ent);
+    if (rc != 0)
+        sy_core_free(o);
+    return rc;
+}
+
+void sy_core_free(sy_core_out *o)
+{
+    sy_buf_free(&o->core_index);
+    sy_buf_free(&o->gs_ram);
+    sy_buf_free(&o->core_data);
+}

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/* The smaller regions of core_data: the occlusion grid, the sky (header, textures, shells and
+ * clusters), the collision block, and the bulk filler that gives class data its retail-like
+ * compressibility (docs/formats/core-data.md). */
+#include <math.h>
+#include <string.h>
+
+#include "sy_internal.h"
+
+/* Share (in 1/256) of bulk words that are fresh noise rather than a repeat of recent data:
+ * tuned so level 0's core_data compresses to about the measured 9.7 MB of 16.97 MB. */
+#define SY_BULK_NOISE_256 240u
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+static void put_u16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
+}
+static void put_f32(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    put_u32(p, u);
+}
+
+void sy_fill_bulk(uint8_t *p, size_t n, sy_rng *r)
+{
+    /* 16-byte keyframe records {u16 time, u16 joint, s16 x, y, z, w, u32 flags}: smooth walks
+     * with a noisy low byte, and now and then a run copied from up to 4 KiB back. */
+    size_t i = 0;
+    int32_t a = 0, b = 0, c = 0;
+    uint32_t t = 0;
+    while (i + 16 <= n) {
+        uint32_t roll = sy_rng_below(r, 256);
+        if (roll >= SY_BULK_NOISE_256 && i >= 256) {
+            size_t back = 16 * (1 + sy_rng_below(r, (uint32_t)(i < 4096 ? i / 16 : 256)));
+            size_t len = 16 * (1 + sy_rng_below(r, 6));
+            for (size_t k = 0; k < len && i < n; k++, i++)
+                p[i] = p[i - back];
+            continue;
+        }
+        a += (int32_t)sy_rng_below(r, 33) - 16;
+        b += (int32_t)sy_rng_below(r, 33) - 16;
+        c += (int32_t)sy_rng_below(r, 33) - 16;
+        uint8_t *q = p + i;
+        put_u16(q + 0, (uint16_t)t++);
+        put_u16(q + 2, (uint16_t)(t / 32));
+        put_u16(q + 4, (uint16_t)(int16_t)a);
+        put_u16(q + 6, (uint16_t)(int16_t)b);
+        put_u16(q + 8, (uint16_t)(int16_t)c);
+        put_u16(q + 10, (uint16_t)sy_rng_below(r, 65536));
+        put_u32(q + 12, (uint32_t)sy_rng_below(r, 4) << 24 | (t & 0xFF));
+        i += 16;
+    }
+    for (; i < n; i++)
+        p[i] = 0;
+}
+
+/* Occlusion grid (formats.md §8.5), every node offset in 4-byte units from the block start:
+ * root {s32 masks_offset, u16 z_coord, u16 z_count, u16 z_offsets[]} (0 = empty),
+ * z node {u16 y_coord, u16 y_count, u16 y_offsets[]}, y node {u16 x_coord, u16 x_count,
+ * u16 mask_index[]} (0xFFFF = none), then 128-byte masks at masks_offset*4 + index*128. */
+int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
+{
+    size_t base = out->len;
+    if (target < 0x400)
+        target = 0x400;
+    unsigned zc = 8 + sy_rng_below(r, 16), yc = 6 + sy_rng_below(r, 10), xc = 8 + sy_rng_below(r, 24);
+    /* Nodes take about zc*yc*(4+2*xc) bytes; shrink the grid if that leaves no room for masks. */
+    while ((size_t)zc * yc * (8 + 2 * xc) + 1024 > target / 2 && xc > 2)
+        xc /= 2, yc = yc > 2 ? yc - 1 : yc;
+    size_t root = (8 + 2 * (size_t)zc + 3) / 4 * 4;
+    size_t znode = (4 + 2 * (size_t)yc + 3) / 4 * 4, ynode = (4 + 2 * (size_t)xc + 3) / 4 * 4;
+    size_t nodes = root + (size_t)zc * (znode + (size_t)yc * ynode);
+    size_t masks_at = (nodes + 15) / 16 * 16;
+    size_t mask_count = target > masks_at + 128 ? (target - masks_at) / 128 : 1;
+    if (mask_count > 0xFFFE)
+        mask_count = 0xFFFE;
+    size_t total = masks_at + 128 * mask_count;
+    if (sy_buf_reserve(out, total) != 0)
+        return -1;
+    sy_buf_zero(out, total);
+    uint8_t *g = out->data + base;
+    put_u32(g, (uint32_t)(masks_at / 4));
+    put_u16(g + 4, (uint16_t)(12 + sy_rng_below(r, 8)));
+    put_u16(g + 6, (uint16_t)zc);
+    size_t at = root;
+    for (unsigned z = 0; z < zc; z++) {
+        int empty = z > 0 && sy_rng_below(r, 8) == 0;
+        size_t zat = at;
+        at += znode + (size_t)yc * ynode;
+        if (empty)
+            continue; /* offset stays 0: an empty slab (its node bytes stay unused zeros) */
+        put_u16(g + 8 + 2 * z, (uint16_t)(zat / 4));
+        put_u16(g + zat, (uint16_t)(sy_rng_below(r, 16)));
+        put_u16(g + zat + 2, (uint16_t)yc);
+        for (unsigned y = 0; y < yc; y++) {
+            size_t yat = zat + znode + (size_t)y * ynode;
+            put_u16(g + zat + 4 + 2 * y, (uint16_t)(yat / 4));
+            put_u16(g + yat, (uint16_t)sy_rng_below(r, 16));
+            put_u16(g + yat + 2, (uint16_t)xc);
+            for (unsigned x = 0; x < xc; x++) {
+                uint32_t m = sy_rng_below(r, 10) == 0 ? 0xFFFFu : sy_rng_below(r, (uint32_t)mask_count);
+                put_u16(g + yat + 4 + 2 * x, (uint16_t)m);
+            }
+        }
+    }
+    for (size_t m = 0; m < mask_count; m++) /* visibility bitmasks: sparse set bits */
+        for (int k = 0; k < 6; k++) {
+            uint32_t bit = sy_rng_below(r, 1024);
+            g[masks_at + 128 * m + bit / 8] |= (uint8_t)(1u << (bit % 8));
+        }
+    return 0;
+}
+
+/* Sky (formats.md §8.4; offsets relative to the sky block): header 0x40, texture defs,
+ * textures (CSM1 palette + pixels), shells {s32 cluster_count, s32 flags} with clusters of 0x20
+ * bytes at shell + 0x10, cluster data {s16 x, y, z, alpha} vertices, s16 STs and
+ * {u8 i0, i1, i2, texture} faces. */
+int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
+{
+    size_t base = out->len;
+    unsigned shells = 2 + sy_rng_below(r, 3), clusters = 8, grid = 4; /* 5x5 verts, 32 tris */
+    unsigned verts = (grid + 1) * (grid + 1), tris = grid * grid * 2;
+    size_t cl_data = (size_t)verts * 8 + (size_t)verts * 4 + (size_t)tris * 4;
+    size_t geo = (size_t)shells * (16 + 32u * clusters + (size_t)clusters * cl_data);
+    unsigned dim = target > 0x20000 ? 128 : target > 0x8000 ? 64 : 32;
+    size_t tex_bytes = 1024 + (size_t)dim * dim;
+    size_t fixed = 0x40 + 16 * 8 + geo + 64;
+    unsigned ntex = target > fixed + tex_bytes ? (unsigned)((target - fixed) / tex_bytes) : 1;
+    if (ntex > 64)
+        ntex = 64;
+    sy_buf_zero(out, 0x40);
+    if (out->failed)
+        return -1;
+    size_t defs = out->len - base;
+    sy_buf_zero(out, 16 * (size_t)ntex);
+    sy_buf_align(out, 0x10);
+    size_t tdata = out->len - base;
+    uint8_t pix[128 * 128];
+    for (unsigned t = 0; t < ntex; t++) {
+        uint32_t pal[256];
+        sy_texture_draw(t % 2 ? SY_KIND_ROCK : SY_KIND_GRASS, dim, 0x5C1u + t * 17u +
+                        (uint32_t)sy_rng_below(r, 1000), pix, pal);
+        size_t pofs = out->len - base - tdata;
+        uint8_t clut[1024];
+        for (unsigned j = 0; j < 256; j++)
+            put_u32(clut + 4 * sy_csm1(j), pal[j]);
+        sy_buf_put(out, clut, 1024);
+        size_t tofs = out->len - base - tdata;
+        sy_buf_put(out, pix, (size_t)dim * dim);
+        if (out->failed)
+            return -1;
+        uint8_t *d = out->data + base + defs + 16 * t;
+        put_u32(d + 0, (uint32_t)pofs), put_u32(d + 4, (uint32_t)tofs);
+        put_u32(d + 8, dim), put_u32(d + 12, dim);
+    }
+    sy_buf_align(out, 0x10);
+    size_t shell_ofs[8] = {0};
+    for (unsigned s = 0; s < shells; s++) {
+        shell_ofs[s] = out->len - base;
+        sy_buf_u32(out, clusters);
+        sy_buf_u32(out, s == shells - 1 ? 1u : 0u); /* flags: bit 0 = untextured (outermost) */
+        sy_buf_zero(out, 8);
+        size_t ctab = out->len - base;
+        sy_buf_zero(out, 32u * clusters);
+        for (unsigned k = 0; k < clusters; k++) {
+            size_t data = out->len - base;
+            /* A 4x4 quad patch of a dome: ring k of 8 around the zenith, radius 1000 units. */
+            float cx = 0, cy = 0, cz = 0, pts[25][3];
+            for (unsigned v = 0; v < verts; v++) {
+                float u = (float)(v % (grid + 1)) / (float)grid, w = (float)(v / (grid + 1)) / (float)grid;
+                float x = ((float)(int)(k % 4) - 2.0f + u) * 0.5f, y = ((float)(int)(k / 4) - 1.0f + w) * 0.5f;
+                float z = 1.0f, len = sqrtf(x * x + y * y + z * z);
+                pts[v][0] = x / len * (1000.0f - 100.0f * (float)s);
+                pts[v][1] = y / len * (1000.0f - 100.0f * (float)s);
+                pts[v][2] = z / len * (1000.0f - 100.0f * (float)s);
+                cx += pts[v][0], cy += pts[v][1], cz += pts[v][2];
+            }
+            cx /= (float)verts, cy /= (float)verts, cz /= (float)verts;
+            float rad = 0;
+            for (unsigned v = 0; v < verts; v++) {
+                float dx = pts[v][0] - cx, dy = pts[v][1] - cy, dz = pts[v][2] - cz;
+                float d = sqrtf(dx * dx + dy * dy + dz * dz);
+                rad = d > rad ? d : rad;
+                /* s16 x, y, z (the game divides by 1024; 1000 units would not fit, so the dome
+                 * is stored at 1/32 of its size), s16 alpha */
+                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][0] * 32.0f));
+                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][1] * 32.0f));
+                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][2] * 32.0f));
+                sy_buf_u16(out, (uint16_t)(0x40 + 0x40 * (v % 2)));  /* alpha, 0x80 = opaque */
+            }
+            size_t st = out->len - base - data;
+            for (unsigned v = 0; v < verts; v++) {
+                sy_buf_u16(out, (uint16_t)(v % (grid + 1) * 4096 / grid));
+                sy_buf_u16(out, (uint16_t)(v / (grid + 1) * 4096 / grid));
+            }
+            size_t tri = out->len - base - data;
+            for (unsigned q = 0; q < grid * grid; q++) {
+                unsigned a = q / grid * (grid + 1) + q % grid;
+                uint8_t f[8] = {(uint8_t)a, (uint8_t)(a + 1), (uint8_t)(a + grid + 1),
+                                (uint8_t)(s == shells - 1 ? 0xFF : k % ntex),
+                                (uint8_t)(a + 1), (uint8_t)(a + grid + 2), (uint8_t)(a + grid + 1),
+                                (uint8_t)(s == shells - 1 ? 0xFF : k % ntex)};
+                sy_buf_put(out, f, 8);
+            }
+            if (out->failed)
+                return -1;
+            uint8_t *cl = out->data + base + ctab + 32u * k;
+            put_f32(cl + 0, cx), put_f32(cl + 4, cy), put_f32(cl + 8, cz);
+            put_f32(cl + 12, rad + 1.0f);                  /* bsphere, rounded up */
+            put_u32(cl + 16, (uint32_t)data);              /* data (from the sky block) */
+            put_u16(cl + 20, (uint16_t)verts), put_u16(cl + 22, (uint16_t)tris);
+            put_u16(cl + 24, 0), put_u16(cl + 26, (uint16_t)st), put_u16(cl + 28, (uint16_t)tri);
+            put_u16(cl + 30, (uint16_t)(out->len - base - data)); /* data_size */
+        }
+        sy_buf_align(out, 0x10);
+    }
+    if (out->failed)
+        return -1;
+    uint8_t *h = out->data + base;
+    put_u32(h + 0x00, 0x80402010u);      /* RGBA colour */
+    put_u16(h + 0x04, 1);                /* clear_screen */
+    put_u16(h + 0x06, (uint16_t)shells); /* shell_count */
+    put_u16(h + 0x08, 0);                /* sprite_count */
+    put_u16(h + 0x0A, 0);                /* maximum_sprite_count */
+    put_u16(h + 0x0C, (uint16_t)ntex);   /* texture_count */
+    put_u16(h + 0x0E, 0);                /* fx_count */
+    put_u32(h + 0x10, (uint32_t)defs);   /* texture_defs */
+    put_u32(h + 0x14, (uint32_t)tdata);  /* texture_data */
+    put_u32(h + 0x18, 0);                /* fx_list */
+    put_u32(h + 0x1C, 0);                /* sprites */
+    for (unsigned s = 0; s < shells; s++)
+        put_u32(h + 0x20 + 4 * s, (uint32_t)shell_ofs[s]);
+    return 0;
+}
+
+/* Collision (formats.md §8.8): header {s32 mesh, s32 hero_groups} (offsets from the block), the
+ * mesh as a z/y/x tree shaped like the occlusion grid (node offsets in 4-byte units) whose
+ * x entries point (in 64-byte units from the block) at
+ * triangle lists {u16 vert_count, u16 tri_count, then s16 x, y, z, pad vertices and u8 i0, i1,
+ * i2, type faces}, then 16-byte hero groups {u16 x, y, z, radius, tri_count, vert_count,
+ * u32 data}. */
+int sy_collision_write(sy_buf *out, size_t target, sy_rng *r)
+{
+    size_t base = out->len;
+    if (target < 0x400)
+        target = 0x400;
+    unsigned zc = 4, yc = 4, xc = 4, leaves = zc * yc * xc;
+    size_t tree = 8 + (4 + 2 * zc) + zc * (4 + 2 * yc) + zc * yc * (4 + 2 * xc);
+    tree = (tree + 15) / 16 * 16;
+    size_t groups = 16u * 8;
+    size_t leaf0 = (16 + tree + 63) / 64 * 64;
+    size_t per_leaf = target > leaf0 + groups ? (target - leaf0 - groups) / leaves : 64;
+    per_leaf = per_leaf / 64 * 64; /* leaves are addressed in 64-byte units */
+    if (per_leaf < 64)
+        per_leaf = 64;
+    size_t total = leaf0 + (size_t)leaves * per_leaf + groups;
+    if (sy_buf_reserve(out, total) != 0)
+        return -1;
+    sy_buf_zero(out, total);
+    uint8_t *g = out->data + base;
+    uint8_t *m = g + 16;
+    put_u32(g + 0, 16);                                    /* mesh */
+    put_u32(g + 4, (uint32_t)(leaf0 + leaves * per_leaf)); /* hero_groups */
+    put_u16(m + 0, 0), put_u16(m + 2, (uint16_t)zc);       /* root {z_coord, z_count} */
+    size_t at = (4 + 2 * zc + 3) / 4 * 4;
+    for (unsigned z = 0; z < zc; z++) {
+        put_u16(m + 4 + 2 * z, (uint16_t)((16 + at) / 4));
+        size_t zat = at;
+        put_u16(m + zat, (uint16_t)z), put_u16(m + zat + 2, (uint16_t)yc);
+        at += (4 + 2 * yc + 3) / 4 * 4;
+        for (unsigned y = 0; y < yc; y++) {
+            put_u16(m + zat + 4 + 2 * y, (uint16_t)((16 + at) / 4));
+            size_t yat = at;
+            put_u16(m + yat, (uint16_t)y), put_u16(m + yat + 2, (uint16_t)xc);
+            at += (4 + 2 * xc + 3) / 4 * 4;
+            for (unsigned x = 0; x < xc; x++) {
+                size_t leaf = leaf0 + (size_t)((z * yc + y) * xc + x) * per_leaf;
+                put_u16(m + yat + 4 + 2 * x, (uint16_t)(leaf / 64)); /* leaf, in 64-byte units */
+                unsigned nv = (unsigned)((per_leaf - 4) / 12), nt = nv > 2 ? nv - 2 : 0;
+                if (nv > 255)
+                    nv = 255, nt = 253;
+                uint8_t *l = g + leaf;
+                put_u16(l, (uint16_t)nv), put_u16(l + 2, (uint16_t)nt);
+                int32_t px = (int32_t)x * 256, py = (int32_t)y * 256, pz = (int32_t)z * 256;
+                for (unsigned v = 0; v < nv; v++) {
+                    put_u16(l + 4 + 8 * v, (uint16_t)(int16_t)(px + (int32_t)(v % 16) * 16));
+                    put_u16(l + 6 + 8 * v, (uint16_t)(int16_t)(py + (int32_t)(v / 16) * 16));
+                    put_u16(l + 8 + 8 * v, (uint16_t)(int16_t)(pz + (int32_t)sy_rng_below(r, 32)));
+                }
+                uint8_t *f = l + 4 + 8 * nv;
+                for (unsigned t = 0; t < nt && f + 4 <= g + leaf + per_leaf; t++, f += 4)
+                    f[0] = (uint8_t)t, f[1] = (uint8_t)(t + 1), f[2] = (uint8_t)(t + 2),
+                    f[3] = (uint8_t)sy_rng_below(r, 4);
+            }
+        }
+    }
+    uint8_t *hg = g + leaf0 + leaves * per_leaf;
+    for (unsigned k = 0; k < 8; k++) {
+        put_u16(hg + 16 * k + 0, (uint16_t)(k * 128)), put_u16(hg + 16 * k + 2, 512);
+        put_u16(hg + 16 * k + 4, 512), put_u16(hg + 16 * k + 6, 300);
+        put_u16(hg + 16 * k + 8, 8), put_u16(hg + 16 * k + 10, 10);
+        put_u32(hg + 16 * k + 12, (uint32_t)leaf0);
+    }
+    return 0;
+}
