@@ -71,7 +71,8 @@ Test(raster, shared_edge_square_once)
 {
     gc_rs_target t;
     new_target(&t, 16, 16);
-    gc_rs_svertex a[3] = {sv(8, 8, 1, 0, 0, 10, 10, 10, 0x80), sv(168, 8, 1, 0, 0, 10, 10, 10, 0x80),
+    gc_rs_svertex a[3] = {sv(8, 8, 1, 0, 0, 10, 10, 10, 0x80),
+                          sv(168, 8, 1, 0, 0, 10, 10, 10, 0x80),
                           sv(8, 168, 1, 0, 0, 10, 10, 10, 0x80)};
     gc_rs_svertex b[3] = {sv(168, 8, 1, 0, 0, 20, 20, 20, 0x80),
                           sv(168, 168, 1, 0, 0, 20, 20, 20, 0x80),
@@ -154,12 +155,11 @@ Test(raster, depth_ordering)
         gc_rs_svertex near_tri[3] = {sv(0, 0, 0.5f, 0, 0, 255, 0, 0, 0x80),
                                      sv(160, 0, 0.5f, 0, 0, 255, 0, 0, 0x80),
                                      sv(0, 160, 0.5f, 0, 0, 255, 0, 0, 0x80)};
-        gc_rs_svertex far_quad[2][3] = {{sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
-                                         sv(256, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
-                                         sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)},
-                                        {sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
-                                         sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80),
-                                         sv(0, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)}};
+        gc_rs_svertex far_quad[2][3] = {
+            {sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80), sv(256, 0, 0.25f, 0, 0, 0, 255, 0, 0x80),
+             sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)},
+            {sv(0, 0, 0.25f, 0, 0, 0, 255, 0, 0x80), sv(256, 256, 0.25f, 0, 0, 0, 255, 0, 0x80),
+             sv(0, 256, 0.25f, 0, 0, 0, 255, 0, 0x80)}};
         if (order == 0) {
             gc_rs_draw_screen_triangle(&t, near_tri, NULL);
             gc_rs_draw_screen_triangle(&t, far_quad[0], NULL);
@@ -228,7 +228,7 @@ Test(raster, perspective_correct_checkerboard)
     gc_rs_camera cam = test_camera();
     gc_rs_target t;
     new_target(&t, 64, 64);
-    static const uint8_t texels[16] = {255, 255, 255, 0x80, 0, 0, 0, 0x80,
+    static const uint8_t texels[16] = {255, 255, 255, 0x80, 0,   0,   0,   0x80,
                                        0,   0,   0,   0x80, 255, 255, 255, 0x80};
     gc_rs_texture tex = {2, 2, texels, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
     gc_rs_vertex q[4];
@@ -333,7 +333,8 @@ Test(raster, alpha_discard)
     gc_rs_svertex n2[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
                            sv(256, 128, 1, 1, 1, 0x80, 0x80, 0x80, 0x80),
                            sv(0, 128, 1, 0, 1, 0x80, 0x80, 0x80, 0x80)};
-    gc_rs_svertex f1[3] = {sv(0, 0, 0.5f, 0, 0, 0, 0, 255, 0x80), sv(256, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
+    gc_rs_svertex f1[3] = {sv(0, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
+                           sv(256, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
                            sv(256, 128, 0.5f, 0, 0, 0, 0, 255, 0x80)};
     gc_rs_svertex f2[3] = {sv(0, 0, 0.5f, 0, 0, 0, 0, 255, 0x80),
                            sv(256, 128, 0.5f, 0, 0, 0, 0, 255, 0x80),
@@ -361,7 +362,8 @@ Test(raster, ps2_modulate_and_blend)
     new_target(&t, 4, 4);
     static const uint8_t texel[4] = {200, 100, 50, 0x80};
     gc_rs_texture tex = {1, 1, texel, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
-    gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80), sv(64, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
+    gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
+                          sv(64, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
                           sv(0, 64, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80)};
     gc_rs_draw_screen_triangle(&t, a, &tex);
     const uint8_t *p = px(&t, 0, 0);
@@ -370,7 +372,8 @@ Test(raster, ps2_modulate_and_blend)
     cr_assert_eq(p[2], 99);  /* 50 * 255 >> 7 */
     cr_assert_eq(p[3], 255);
     /* Half alpha over background (1,2,3): Cd + (Cs - Cd) * 0x40 >> 7. */
-    gc_rs_svertex b[3] = {sv(0, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40), sv(64, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40),
+    gc_rs_svertex b[3] = {sv(0, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40),
+                          sv(64, 0, 2, 0, 0, 0x80, 0x80, 0x80, 0x40),
                           sv(0, 64, 2, 0, 0, 0x80, 0x80, 0x80, 0x40)};
     gc_rs_draw_screen_triangle(&t, b, &tex);
     cr_assert_eq(p[0], 150); /* 100 + (200 - 100) * 64 / 128 */

@@ -36,10 +36,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GC_RS_SUBPIXEL_BITS 4                    /* 12.4, as the GS's XYZ registers */
-#define GC_RS_SUBPIXEL (1 << GC_RS_SUBPIXEL_BITS) /* sub-pixel steps per pixel */
-#define GC_RS_GUARD_PX 2048.0f                   /* guard band beyond each screen edge, pixels */
-#define GC_RS_MAX_DIM 8192u                      /* largest framebuffer side */
+#define GC_RS_SUBPIXEL_BITS 4                          /* 12.4, as the GS's XYZ registers */
+#define GC_RS_SUBPIXEL      (1 << GC_RS_SUBPIXEL_BITS) /* sub-pixel steps per pixel */
+#define GC_RS_GUARD_PX      2048.0f /* guard band beyond each screen edge, pixels */
+#define GC_RS_MAX_DIM       8192u   /* largest framebuffer side */
 /* Bumped whenever the rasteriser's output changes on purpose; it is part of
  * every frame manifest, so a golden made by another version reports
  * "manifest differs" rather than "regressed". */
@@ -100,9 +100,8 @@ typedef struct gc_rs_camera {
 /* Camera at `eye` looking at `target`, with `up` giving the roll. Returns 0,
  * or -1 if eye == target, up is parallel to the view direction, focal or
  * near is not positive, or a size is 0. */
-int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3],
-                      const float up[3], float focal, float near, uint32_t width,
-                      uint32_t height);
+int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3], const float up[3],
+                      float focal, float near, uint32_t width, uint32_t height);
 
 /* A texture: width*height*4 bytes RGBA8, rows top to bottom, alpha 0..0x80
  * (PS2 convention). (s, t) = (0, 0) is the top-left corner of texel (0, 0),

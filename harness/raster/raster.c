@@ -85,9 +85,8 @@ static float normalise3(float v[3])
     return len;
 }
 
-int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3],
-                      const float up[3], float focal, float near, uint32_t width,
-                      uint32_t height)
+int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3], const float up[3],
+                      float focal, float near, uint32_t width, uint32_t height)
 {
     memset(c, 0, sizeof *c);
     if (!(focal > 0.0f) || !(near > 0.0f) || width == 0 || height == 0)
@@ -189,8 +188,7 @@ static int is_top_left(int64_t dx, int64_t dy)
     return dy < 0 || (dy == 0 && dx > 0);
 }
 
-void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
-                                const gc_rs_texture *tex)
+void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const gc_rs_texture *tex)
 {
     const gc_rs_svertex *a = &v[0], *b = &v[1], *c = &v[2];
     int64_t area = (int64_t)(b->x - a->x) * (c->y - a->y) - (int64_t)(b->y - a->y) * (c->x - a->x);
@@ -205,21 +203,33 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
     t->stats.setups++;
 
     int64_t minx = a->x, maxx = a->x, miny = a->y, maxy = a->y;
-    if (b->x < minx) minx = b->x;
-    if (c->x < minx) minx = c->x;
-    if (b->x > maxx) maxx = b->x;
-    if (c->x > maxx) maxx = c->x;
-    if (b->y < miny) miny = b->y;
-    if (c->y < miny) miny = c->y;
-    if (b->y > maxy) maxy = b->y;
-    if (c->y > maxy) maxy = c->y;
+    if (b->x < minx)
+        minx = b->x;
+    if (c->x < minx)
+        minx = c->x;
+    if (b->x > maxx)
+        maxx = b->x;
+    if (c->x > maxx)
+        maxx = c->x;
+    if (b->y < miny)
+        miny = b->y;
+    if (c->y < miny)
+        miny = c->y;
+    if (b->y > maxy)
+        maxy = b->y;
+    if (c->y > maxy)
+        maxy = c->y;
     /* Pixel px samples at 16*px + 8: the first px with 16px+8 >= min. */
     int64_t px0 = -floor_div16(-(minx - 8)), px1 = floor_div16(maxx - 8);
     int64_t py0 = -floor_div16(-(miny - 8)), py1 = floor_div16(maxy - 8);
-    if (px0 < 0) px0 = 0;
-    if (py0 < 0) py0 = 0;
-    if (px1 > (int64_t)t->width - 1) px1 = (int64_t)t->width - 1;
-    if (py1 > (int64_t)t->height - 1) py1 = (int64_t)t->height - 1;
+    if (px0 < 0)
+        px0 = 0;
+    if (py0 < 0)
+        py0 = 0;
+    if (px1 > (int64_t)t->width - 1)
+        px1 = (int64_t)t->width - 1;
+    if (py1 > (int64_t)t->height - 1)
+        py1 = (int64_t)t->height - 1;
     if (px0 > px1 || py0 > py1)
         return;
 
@@ -239,9 +249,12 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
     /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
     const float inv = 1.0f / (float)area;
     float base[7], k1[7], k2[7];
-    const float *fa[7] = {&a->q, &a->sq, &a->tq, &a->rgba[0], &a->rgba[1], &a->rgba[2], &a->rgba[3]};
-    const float *fb[7] = {&b->q, &b->sq, &b->tq, &b->rgba[0], &b->rgba[1], &b->rgba[2], &b->rgba[3]};
-    const float *fc[7] = {&c->q, &c->sq, &c->tq, &c->rgba[0], &c->rgba[1], &c->rgba[2], &c->rgba[3]};
+    const float *fa[7] = {&a->q,       &a->sq,      &a->tq,     &a->rgba[0],
+                          &a->rgba[1], &a->rgba[2], &a->rgba[3]};
+    const float *fb[7] = {&b->q,       &b->sq,      &b->tq,     &b->rgba[0],
+                          &b->rgba[1], &b->rgba[2], &b->rgba[3]};
+    const float *fc[7] = {&c->q,       &c->sq,      &c->tq,     &c->rgba[0],
+                          &c->rgba[1], &c->rgba[2], &c->rgba[3]};
     for (int k = 0; k < 7; k++) {
         base[k] = *fa[k];
         k1[k] = (*fb[k] - *fa[k]) * inv;
@@ -253,7 +266,8 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
     for (int64_t py = py0; py <= py1; py++) {
         int64_t w0 = row[0], w1 = row[1], w2 = row[2];
         size_t idx = (size_t)py * W + (size_t)px0;
-        for (int64_t px = px0; px <= px1; px++, idx++, w0 += stepx[0], w1 += stepx[1], w2 += stepx[2]) {
+        for (int64_t px = px0; px <= px1;
+             px++, idx++, w0 += stepx[0], w1 += stepx[1], w2 += stepx[2]) {
             if (((w0 + bias[0]) | (w1 + bias[1]) | (w2 + bias[2])) < 0)
                 continue;
             t->stats.pixels_covered++;
@@ -282,10 +296,14 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],
                 g = (tx[1] * cg) >> 7;
                 bl = (tx[2] * cb) >> 7;
                 al = (tx[3] * ca) >> 7;
-                if (r > 255) r = 255;
-                if (g > 255) g = 255;
-                if (bl > 255) bl = 255;
-                if (al > 255) al = 255;
+                if (r > 255)
+                    r = 255;
+                if (g > 255)
+                    g = 255;
+                if (bl > 255)
+                    bl = 255;
+                if (al > 255)
+                    al = 255;
             } else {
                 r = cr;
                 g = cg;
@@ -323,7 +341,7 @@ typedef struct cvert {
 } cvert;
 
 #define CLIP_PLANES 5
-#define CLIP_MAX 16
+#define CLIP_MAX    16
 
 /* Signed distance-like value of v against clip plane `pl`; >= 0 is inside.
  * Plane 0 is the near plane; 1..4 keep the projected point within hx/hy

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Rendering a decoded level: named views that are deterministic functions
+ * of the level's tables, LOD selection and morphing per patch, textures
+ * decoded once per level, all drawn by the rasteriser of harness/raster/.
+ *
+ * The level is read only through the table descriptors (gc_level_tables(),
+ * a table by name, a column by name, the value at its offset), never through
+ * decoder internals, so a decoder change reaches the picture exactly as it
+ * reaches the invariants. Tables used: tfrag.block (lod_scale), tfrag.patch
+ * (cx, cy, cz, radius), tfrag.vertex (patch_row, index, tier, x, y, z, r, g,
+ * b, a), tfrag.vertex_info (patch_row, index, tier, s, t, vertex, parent0),
+ * tfrag.triangle (patch_row, lod, a, b, c, va, vb, vc, texture) and
+ * tfrag.adgif (patch_row, texture, wrap_s, wrap_t). */
+#ifndef GC_RENDER_H
+#define GC_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_frame.h"
+#include "gc_level.h"
+
+#define GC_RENDER_WIDTH  640
+#define GC_RENDER_HEIGHT 448
+
+/* The view names, in report order: "overview", "ground". Returns the count. */
+int gc_render_view_names(const char *const **names);
+
+/* Render view `view` of a decoded level. Returns 0, or -1 with err filled.
+ * Deterministic: the same tables give the same bytes on any compiler, at
+ * any optimisation level, on any thread. params (may be NULL) receives the
+ * view's parameter line (gc_view_params_text). */
+int gc_render_level(const gc_level *lv, const char *view, uint32_t width, uint32_t height,
+                    gc_frame *out, char *params, size_t params_len, char *err, size_t errlen);
+
+/* A view's camera, as the report lists it. */
+typedef struct gc_view_params {
+    char name[32];
+    float eye[3], target[3], up[3];
+    float focal;           /* focal length / half the frame width (1 = 90 degrees horizontally) */
+    float near;            /* world units */
+    uint32_t patch;        /* ground: the patch it stands over; UINT32_MAX for overview */
+    float union_centre[3]; /* centre and radius of the union of the patch spheres */
+    float union_radius;
+} gc_view_params;
+
+/* "view=ground eye=(…) target=(…) up=(0,0,1) focal=1.000 near=0.050 patch=17
+ * union=(…) r=…", fixed-point decimal with 3 places. 0, or -1 if it does not fit. */
+int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len);
+
+/* A level prepared for rendering several views: geometry gathered from the
+ * tables once, textures decoded on first use and cached. Owned by one job
+ * (not shared between threads). */
+typedef struct gc_render_scene gc_render_scene;
+
+/* NULL with err filled when the level has no usable tfrag tables. */
+gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen);
+void gc_render_scene_free(gc_render_scene *s);
+/* The camera of a view. 0, or -1 for an unknown view or no patches. */
+int gc_render_scene_view(const gc_render_scene *s, const char *view, gc_view_params *vp, char *err,
+                         size_t errlen);
+/* Draw a view into out (out->rgba malloc'd; gc_frame_free releases it). */
+int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, uint32_t height,
+                         gc_frame *out, gc_view_params *vp, char *err, size_t errlen);
+
+/* What the last draw did (for reports and the benchmark; not hashed). */
+typedef struct gc_render_stats {
+    uint64_t patches, patches_by_lod[3];
+    uint64_t triangles_submitted, triangles_untextured, triangles_bad_index;
+    uint64_t pixels_written, pixels_covered;
+    uint32_t textures_decoded, textures_failed;
+    int lod_rule; /* 1: gc_lod_select() was used; 0: LOD 0 everywhere (no LOD module) */
+    int textures; /* 1: gc_texture_rgba() was used; 0: vertex colour only */
+} gc_render_stats;
+const gc_render_stats *gc_render_scene_stats(const gc_render_scene *s);
+
+#endif

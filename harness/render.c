@@ -1,0 +1,818 @@
+/* SPDX-License-Identifier: MIT */
+/* Level -> frame: gathers tfrag geometry from the published tables (through
+ * the descriptors only), places the named cameras, picks each patch's LOD
+ * and morph weights, binds the decoded textures with their ad-gif wrap
+ * modes and draws everything with the deterministic rasteriser. */
+#include "gc_render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_raster.h"
+
+/* The LOD rule and the texture decoder are other engineers' modules; until
+ * their headers exist this file draws LOD 0 everywhere and vertex colour only,
+ * and says so in gc_render_stats (lod_rule, textures). */
+#if defined(__has_include)
+#if __has_include("gc_lod.h")
+#include "gc_lod.h"
+#define GC_RENDER_HAVE_LOD 1
+#endif
+#if __has_include("gc_texture.h")
+#include "gc_texture.h"
+#define GC_RENDER_HAVE_TEXTURE 1
+#endif
+#endif
+
+#define NONE         UINT32_MAX
+#define MAX_INDEX    65536u /* per-patch position / vertex-info indices beyond this are ignored */
+#define MAX_TEXTURES 4096u  /* texture indices beyond this draw untextured */
+#define MAX_TEX_DIM  4096u
+
+/* Background: a dark slate, distinct from any black terrain texel. */
+static const uint8_t background[4] = {0x30, 0x38, 0x48, 0xFF};
+
+static const char *const view_names[] = {"overview", "ground"};
+
+int gc_render_view_names(const char *const **names)
+{
+    *names = view_names;
+    return (int)(sizeof view_names / sizeof view_names[0]);
+}
+
+/* ---- reading rows through the descriptors ------------------------------- */
+
+typedef struct colref {
+    size_t ofs;
+    gc_coltype type;
+    unsigned flags;
+    int ok;
+} colref;
+
+static const gc_table *find_table(const gc_table *ts, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ts[i].desc && strcmp(ts[i].desc->name, name) == 0)
+            return &ts[i];
+    return NULL;
+}
+
+static colref find_col(const gc_table *t, const char *name)
+{
+    colref c = {0, GC_T_U8, 0, 0};
+    if (!t)
+        return c;
+    for (size_t i = 0; i < t->desc->column_count; i++) {
+        const gc_column *col = &t->desc->columns[i];
+        if (strcmp(col->name, name) == 0 && col->type != GC_T_STR &&
+            col->offset + col->size <= t->desc->row_size) {
+            c.ofs = col->offset;
+            c.type = col->type;
+            c.flags = col->flags;
+            c.ok = 1;
+            break;
+        }
+    }
+    return c;
+}
+
+static const uint8_t *row_at(const gc_table *t, size_t i)
+{
+    return (const uint8_t *)t->rows + i * t->desc->row_size;
+}
+
+/* Numeric value of a column as double (0 when the column is absent). */
+static double get_f(const uint8_t *row, colref c)
+{
+    if (!c.ok)
+        return 0.0;
+    const uint8_t *p = row + c.ofs;
+    switch (c.type) {
+    case GC_T_BOOL:
+    case GC_T_U8:
+        return p[0];
+    case GC_T_S8:
+        return (int8_t)p[0];
+    case GC_T_U16: {
+        uint16_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_S16: {
+        int16_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_U32: {
+        uint32_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_S32: {
+        int32_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_U64: {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        return (double)v;
+    }
+    case GC_T_S64: {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return (double)v;
+    }
+    case GC_T_F32: {
+        float v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_F64: {
+        double v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    case GC_T_STR:
+        break;
+    }
+    return 0.0;
+}
+
+/* A column as float, for coordinates. */
+static float get_fl(const uint8_t *row, colref c)
+{
+    return (float)get_f(row, c);
+}
+
+/* An index column: NONE when absent, null (GC_CF_NULL_IF_MAX all-ones),
+ * negative, fractional or too large to be an index. */
+static uint32_t get_index(const uint8_t *row, colref c)
+{
+    if (!c.ok)
+        return NONE;
+    if (c.flags & GC_CF_NULL_IF_MAX) {
+        const uint8_t *p = row + c.ofs;
+        uint64_t v = 0;
+        size_t sz = c.type == GC_T_U8 ? 1 : c.type == GC_T_U16 ? 2 : c.type == GC_T_U32 ? 4 : 8;
+        memcpy(&v, p, sz); /* little-endian host (x86-64, as the build assumes) */
+        if (sz < 8 ? v == (((uint64_t)1 << (8 * sz)) - 1) : v == UINT64_MAX)
+            return NONE;
+    }
+    double d = get_f(row, c);
+    if (!(d >= 0.0) || d >= 4294967295.0 || d != (double)(uint32_t)d)
+        return NONE;
+    return (uint32_t)d;
+}
+
+/* ---- the scene ----------------------------------------------------------- */
+
+typedef struct rpatch {
+    float sphere[4]; /* cx, cy, cz, radius */
+    int usable;      /* finite sphere */
+    uint32_t vert_first, vert_count;
+    uint32_t vi_first, vi_count;
+} rpatch;
+
+typedef struct rvert {
+    float pos[3];
+    uint8_t rgba[4];
+    uint8_t valid;
+} rvert;
+
+typedef struct rvi {
+    float s, t;
+    uint32_t vertex, parent0;
+    uint8_t tier, valid;
+} rvi;
+
+typedef struct rtri {
+    uint32_t patch;
+    uint32_t vi[3], v[3];
+    uint32_t texture;
+    uint8_t lod;
+} rtri;
+
+typedef struct radgif {
+    uint32_t patch, texture, row;
+    uint8_t wrap_s, wrap_t;
+} radgif;
+
+typedef struct rtex {
+    int state; /* 0 not tried, 1 decoded, -1 failed */
+    uint32_t w, h;
+    uint8_t *rgba;
+} rtex;
+
+struct gc_render_scene {
+    const gc_level *lv;
+    float lod_scale;
+    rpatch *patches;
+    size_t npatches;
+    rvert *verts;
+    rvi *vis;
+    rtri *tris;
+    size_t ntris;
+    radgif *adgifs;
+    size_t nadgifs;
+    rtex *tex;
+    gc_render_stats stats;
+};
+
+static void scene_err(char *err, size_t errlen, const char *what, const char *table)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "render: %s %s", what, table);
+}
+
+static int finite_f(float v)
+{
+    return v > -1e30f && v < 1e30f;
+}
+
+static int cmp_adgif(const void *a, const void *b)
+{
+    const radgif *x = a, *y = b;
+    if (x->patch != y->patch)
+        return x->patch < y->patch ? -1 : 1;
+    if (x->texture != y->texture)
+        return x->texture < y->texture ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Bucket rows of a per-patch table by (patch_row, index): counts[p] becomes
+ * the largest index + 1, then first[] the prefix sums. */
+static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *patches,
+                  size_t npatches, int vi, uint32_t *total)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        const uint8_t *r = row_at(t, i);
+        uint32_t p = get_index(r, patch_c), ix = get_index(r, index_c);
+        if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+            continue;
+        uint32_t *cnt = vi ? &patches[p].vi_count : &patches[p].vert_count;
+        if (ix + 1 > *cnt)
+            *cnt = ix + 1;
+    }
+    for (size_t p = 0; p < npatches; p++) {
+        if (vi) {
+            patches[p].vi_first = (uint32_t)sum;
+            sum += patches[p].vi_count;
+        } else {
+            patches[p].vert_first = (uint32_t)sum;
+            sum += patches[p].vert_count;
+        }
+        if (sum > UINT32_MAX / 2)
+            return -1;
+    }
+    *total = (uint32_t)sum;
+    return 0;
+}
+
+gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen)
+{
+    gc_table *ts = calloc(lv->table_count ? lv->table_count : 1, sizeof *ts);
+    gc_render_scene *s = calloc(1, sizeof *s);
+    if (!ts || !s) {
+        free(ts);
+        free(s);
+        scene_err(err, errlen, "out of memory", "");
+        return NULL;
+    }
+    s->lv = lv;
+    gc_level_tables(lv, ts);
+    size_t nt = lv->table_count;
+    const gc_table *tb = find_table(ts, nt, "tfrag.block");
+    const gc_table *tp = find_table(ts, nt, "tfrag.patch");
+    const gc_table *tv = find_table(ts, nt, "tfrag.vertex");
+    const gc_table *ti = find_table(ts, nt, "tfrag.vertex_info");
+    const gc_table *tt = find_table(ts, nt, "tfrag.triangle");
+    const gc_table *ta = find_table(ts, nt, "tfrag.adgif");
+    if (!tp || !tv || !tt) {
+        scene_err(err, errlen,
+                  "no tfrag geometry tables (tfrag.patch, tfrag.vertex, tfrag.triangle)",
+                  "in this build");
+        goto fail;
+    }
+    s->lod_scale = 32.0f; /* formats.md 5.1: the block's LOD float, 32.0 on every retail level */
+    if (tb && tb->count > 0) {
+        colref c = find_col(tb, "lod_scale");
+        float v = get_fl(row_at(tb, 0), c);
+        if (c.ok && v > 0.0f && finite_f(v))
+            s->lod_scale = v;
+    }
+
+    /* patches */
+    colref pcx = find_col(tp, "cx"), pcy = find_col(tp, "cy"), pcz = find_col(tp, "cz"),
+           prad = find_col(tp, "radius");
+    if (!pcx.ok || !pcy.ok || !pcz.ok || !prad.ok) {
+        scene_err(err, errlen, "missing sphere columns (cx, cy, cz, radius) in", "tfrag.patch");
+        goto fail;
+    }
+    s->npatches = tp->count;
+    s->patches = calloc(s->npatches ? s->npatches : 1, sizeof *s->patches);
+    if (!s->patches)
+        goto nomem;
+    for (size_t i = 0; i < tp->count; i++) {
+        const uint8_t *r = row_at(tp, i);
+        rpatch *p = &s->patches[i];
+        p->sphere[0] = get_fl(r, pcx);
+        p->sphere[1] = get_fl(r, pcy);
+        p->sphere[2] = get_fl(r, pcz);
+        p->sphere[3] = get_fl(r, prad);
+        p->usable = finite_f(p->sphere[0]) && finite_f(p->sphere[1]) && finite_f(p->sphere[2]) &&
+                    p->sphere[3] >= 0.0f && p->sphere[3] < 1e7f;
+    }
+
+    /* positions */
+    colref vp = find_col(tv, "patch_row"), vix = find_col(tv, "index"), vx = find_col(tv, "x"),
+           vy = find_col(tv, "y"), vz = find_col(tv, "z"), vr = find_col(tv, "r"),
+           vg = find_col(tv, "g"), vb = find_col(tv, "b"), va = find_col(tv, "a");
+    if (!vp.ok || !vix.ok || !vx.ok || !vy.ok || !vz.ok) {
+        scene_err(err, errlen, "missing patch_row/index/x/y/z in", "tfrag.vertex");
+        goto fail;
+    }
+    uint32_t nverts = 0;
+    if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
+        goto nomem;
+    s->verts = calloc(nverts ? nverts : 1, sizeof *s->verts);
+    if (!s->verts)
+        goto nomem;
+    for (size_t i = 0; i < tv->count; i++) {
+        const uint8_t *r = row_at(tv, i);
+        uint32_t p = get_index(r, vp), ix = get_index(r, vix);
+        if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
+            continue;
+        rvert *v = &s->verts[s->patches[p].vert_first + ix];
+        v->pos[0] = get_fl(r, vx);
+        v->pos[1] = get_fl(r, vy);
+        v->pos[2] = get_fl(r, vz);
+        const colref cc[4] = {vr, vg, vb, va};
+        for (int k = 0; k < 4; k++) {
+            /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
+            double c = cc[k].ok ? get_f(r, cc[k]) : 128.0;
+            v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
+        }
+        v->valid = 1;
+    }
+
+    /* vertex info (optional: without it triangles use their position
+     * indices and draw untextured-looking at s = t = 0) */
+    if (ti) {
+        colref ip = find_col(ti, "patch_row"), iix = find_col(ti, "index"),
+               itier = find_col(ti, "tier"), is = find_col(ti, "s"), it = find_col(ti, "t"),
+               iv = find_col(ti, "vertex"), ipar = find_col(ti, "parent0");
+        if (ip.ok && iix.ok && iv.ok) {
+            uint32_t nvis = 0;
+            if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
+                goto nomem;
+            s->vis = calloc(nvis ? nvis : 1, sizeof *s->vis);
+            if (!s->vis)
+                goto nomem;
+            for (size_t i = 0; i < ti->count; i++) {
+                const uint8_t *r = row_at(ti, i);
+                uint32_t p = get_index(r, ip), ix = get_index(r, iix);
+                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vi_count)
+                    continue;
+                rvi *e = &s->vis[s->patches[p].vi_first + ix];
+                e->s = get_fl(r, is);
+                e->t = get_fl(r, it);
+                e->vertex = get_index(r, iv);
+                e->parent0 = get_index(r, ipar);
+                double tier = get_f(r, itier);
+                e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+                e->valid = 1;
+            }
+        }
+    }
+
+    /* triangles */
+    colref tpr = find_col(tt, "patch_row"), tlod = find_col(tt, "lod"), tcorner[3], tpos[3],
+           ttex = find_col(tt, "texture");
+    static const char *const cn[3] = {"a", "b", "c"}, *const pn[3] = {"va", "vb", "vc"};
+    for (int k = 0; k < 3; k++) {
+        tcorner[k] = find_col(tt, cn[k]);
+        tpos[k] = find_col(tt, pn[k]);
+    }
+    if (!tpr.ok || !((tcorner[0].ok && tcorner[1].ok && tcorner[2].ok) ||
+                     (tpos[0].ok && tpos[1].ok && tpos[2].ok))) {
+        scene_err(err, errlen, "missing patch_row and a/b/c or va/vb/vc in", "tfrag.triangle");
+        goto fail;
+    }
+    s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
+    if (!s->tris)
+        goto nomem;
+    for (size_t i = 0; i < tt->count; i++) {
+        const uint8_t *r = row_at(tt, i);
+        uint32_t p = get_index(r, tpr);
+        if (p == NONE || p >= s->npatches)
+            continue;
+        rtri *tr = &s->tris[s->ntris++];
+        tr->patch = p;
+        double lod = get_f(r, tlod);
+        tr->lod = (uint8_t)(lod >= 1 && lod <= 2 ? lod : 0);
+        for (int k = 0; k < 3; k++) {
+            tr->vi[k] = get_index(r, tcorner[k]);
+            tr->v[k] = get_index(r, tpos[k]);
+        }
+        tr->texture = get_index(r, ttex);
+    }
+
+    /* ad-gif wrap modes, looked up by (patch, texture) */
+    if (ta) {
+        colref ap = find_col(ta, "patch_row"), atex = find_col(ta, "texture"),
+               aws = find_col(ta, "wrap_s"), awt = find_col(ta, "wrap_t");
+        if (ap.ok && atex.ok) {
+            s->adgifs = calloc(ta->count ? ta->count : 1, sizeof *s->adgifs);
+            if (!s->adgifs)
+                goto nomem;
+            for (size_t i = 0; i < ta->count; i++) {
+                const uint8_t *r = row_at(ta, i);
+                radgif *g = &s->adgifs[s->nadgifs];
+                g->patch = get_index(r, ap);
+                g->texture = get_index(r, atex);
+                if (g->patch == NONE || g->texture == NONE)
+                    continue;
+                g->row = (uint32_t)i;
+                g->wrap_s = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, aws));
+                g->wrap_t = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, awt));
+                s->nadgifs++;
+            }
+            qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
+        }
+    }
+    s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
+    if (!s->tex)
+        goto nomem;
+    free(ts);
+    return s;
+nomem:
+    scene_err(err, errlen, "out of memory building the scene", "");
+fail:
+    free(ts);
+    gc_render_scene_free(s);
+    return NULL;
+}
+
+void gc_render_scene_free(gc_render_scene *s)
+{
+    if (!s)
+        return;
+    if (s->tex)
+        for (size_t i = 0; i < MAX_TEXTURES; i++)
+            free(s->tex[i].rgba);
+    free(s->tex);
+    free(s->patches);
+    free(s->verts);
+    free(s->vis);
+    free(s->tris);
+    free(s->adgifs);
+    free(s);
+}
+
+const gc_render_stats *gc_render_scene_stats(const gc_render_scene *s)
+{
+    return &s->stats;
+}
+
+/* ---- views --------------------------------------------------------------- */
+
+static void set3(float o[3], float x, float y, float z)
+{
+    o[0] = x;
+    o[1] = y;
+    o[2] = z;
+}
+
+/* Union of the patch spheres: centre of their bounding box, radius reaching
+ * the farthest sphere surface. mn receives the box's minimum corner. */
+static int sphere_union(const gc_render_scene *s, float c[3], float *r, float mn[3])
+{
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    int any = 0;
+    for (size_t i = 0; i < s->npatches; i++) {
+        const rpatch *p = &s->patches[i];
+        if (!p->usable)
+            continue;
+        for (int k = 0; k < 3; k++) {
+            float a = p->sphere[k] - p->sphere[3], b = p->sphere[k] + p->sphere[3];
+            if (!any || a < lo[k])
+                lo[k] = a;
+            if (!any || b > hi[k])
+                hi[k] = b;
+        }
+        any = 1;
+    }
+    if (!any)
+        return -1;
+    for (int k = 0; k < 3; k++) {
+        c[k] = (lo[k] + hi[k]) * 0.5f;
+        mn[k] = lo[k];
+    }
+    float rr = 0.0f;
+    for (size_t i = 0; i < s->npatches; i++) {
+        const rpatch *p = &s->patches[i];
+        if (!p->usable)
+            continue;
+        float d[3] = {p->sphere[0] - c[0], p->sphere[1] - c[1], p->sphere[2] - c[2]};
+        float e = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + p->sphere[3];
+        if (e > rr)
+            rr = e;
+    }
+    *r = rr > 1.0f ? rr : 1.0f;
+    return 0;
+}
+
+/* Overview: from outside the union, 1.8 radii from its centre along a fixed
+ * direction (south-west, 42 degrees up; world z is up), looking at the
+ * centre. At focal 1 and 640x448 the vertical half-angle is atan(0.7) = 35
+ * degrees and the union subtends asin(1/1.8) = 33.7, so all of it is in
+ * frame; the steep angle keeps mostly flat terrain from becoming a sliver. */
+#define OVERVIEW_DISTANCE 1.8f
+/* Ground: 2 units above the top of the chosen patch's sphere, looking
+ * towards the union centre, pitched down 3 in 10 (about 17 degrees). */
+#define GROUND_CLEARANCE 2.0f
+#define GROUND_PITCH     0.3f
+
+int gc_render_scene_view(const gc_render_scene *s, const char *view, gc_view_params *vp, char *err,
+                         size_t errlen)
+{
+    memset(vp, 0, sizeof *vp);
+    float c[3], r, mn[3];
+    if (sphere_union(s, c, &r, mn) != 0) {
+        scene_err(err, errlen, "level has no usable tfrag patch spheres for view", view);
+        return -1;
+    }
+    memcpy(vp->union_centre, c, sizeof vp->union_centre);
+    vp->union_radius = r;
+    set3(vp->up, 0, 0, 1);
+    vp->focal = 1.0f;
+    vp->patch = NONE;
+    if (strcmp(view, "overview") == 0) {
+        float dir[3] = {-0.5f, -0.6f, 0.7f};
+        float len = sqrtf(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]);
+        for (int k = 0; k < 3; k++)
+            vp->eye[k] = c[k] + dir[k] / len * (r * OVERVIEW_DISTANCE);
+        memcpy(vp->target, c, sizeof vp->target);
+        vp->near = r * 0.01f;
+    } else if (strcmp(view, "ground") == 0) {
+        /* The patch nearest (in x, y) to the point halfway from the centre
+         * to the bounding box's minimum corner: inside the terrain, with
+         * most of it ahead. Ties go to the lower patch index. */
+        float ax = c[0] + (mn[0] - c[0]) * 0.5f, ay = c[1] + (mn[1] - c[1]) * 0.5f;
+        float best = 0.0f;
+        for (size_t i = 0; i < s->npatches; i++) {
+            const rpatch *p = &s->patches[i];
+            if (!p->usable)
+                continue;
+            float dx = p->sphere[0] - ax, dy = p->sphere[1] - ay;
+            float d = dx * dx + dy * dy;
+            if (vp->patch == NONE || d < best) {
+                best = d;
+                vp->patch = (uint32_t)i;
+            }
+        }
+        const rpatch *p = &s->patches[vp->patch];
+        set3(vp->eye, p->sphere[0], p->sphere[1], p->sphere[2] + p->sphere[3] + GROUND_CLEARANCE);
+        float hx = c[0] - vp->eye[0], hy = c[1] - vp->eye[1];
+        float hl = sqrtf(hx * hx + hy * hy);
+        if (hl < 1e-3f) {
+            hx = 1.0f;
+            hy = 0.0f;
+        } else {
+            hx = hx / hl;
+            hy = hy / hl;
+        }
+        set3(vp->target, vp->eye[0] + hx * 10.0f, vp->eye[1] + hy * 10.0f,
+             vp->eye[2] - GROUND_PITCH * 10.0f);
+        vp->near = 0.05f;
+    } else {
+        scene_err(err, errlen, "unknown view (known: overview, ground):", view);
+        return -1;
+    }
+    snprintf(vp->name, sizeof vp->name, "%s", view);
+    return 0;
+}
+
+int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len)
+{
+    char patch[16];
+    if (vp->patch == NONE)
+        snprintf(patch, sizeof patch, "-");
+    else
+        snprintf(patch, sizeof patch, "%u", vp->patch);
+    int n = snprintf(
+        buf, len,
+        "view=%s eye=(%.3f,%.3f,%.3f) target=(%.3f,%.3f,%.3f) up=(%.0f,%.0f,%.0f) "
+        "focal=%.3f near=%.3f patch=%s union=(%.3f,%.3f,%.3f) r=%.3f",
+        vp->name, (double)vp->eye[0], (double)vp->eye[1], (double)vp->eye[2], (double)vp->target[0],
+        (double)vp->target[1], (double)vp->target[2], (double)vp->up[0], (double)vp->up[1],
+        (double)vp->up[2], (double)vp->focal, (double)vp->near, patch, (double)vp->union_centre[0],
+        (double)vp->union_centre[1], (double)vp->union_centre[2], (double)vp->union_radius);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* ---- drawing ------------------------------------------------------------- */
+
+static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_rs_texture *out)
+{
+    if (index == NONE || index >= MAX_TEXTURES)
+        return NULL;
+    rtex *t = &s->tex[index];
+#ifdef GC_RENDER_HAVE_TEXTURE
+    if (t->state == 0) {
+        gc_diag d;
+        gc_diag_init(&d);
+        uint8_t *rgba = NULL;
+        uint32_t w = 0, h = 0;
+        gc_status st = gc_texture_rgba(s->lv, index, 0, 1, &rgba, &w, &h, &d);
+        if (st == GC_OK && rgba && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM) {
+            t->rgba = rgba;
+            t->w = w;
+            t->h = h;
+            t->state = 1;
+            s->stats.textures_decoded++;
+        } else {
+            free(rgba);
+            t->state = -1;
+            s->stats.textures_failed++;
+        }
+    }
+#endif
+    if (t->state != 1)
+        return NULL;
+    out->width = t->w;
+    out->height = t->h;
+    out->rgba = t->rgba;
+    out->wrap_s = GC_RS_WRAP_REPEAT;
+    out->wrap_t = GC_RS_WRAP_REPEAT;
+    return out;
+}
+
+static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t texture)
+{
+    size_t lo = 0, hi = s->nadgifs;
+    while (lo < hi) { /* first entry >= (patch, texture) */
+        size_t mid = lo + (hi - lo) / 2;
+        const radgif *g = &s->adgifs[mid];
+        if (g->patch < patch || (g->patch == patch && g->texture < texture))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->nadgifs && s->adgifs[lo].patch == patch && s->adgifs[lo].texture == texture)
+        return &s->adgifs[lo];
+    return NULL;
+}
+
+typedef struct patch_pick {
+    int strip_lod;
+    float morph01, morph0;
+} patch_pick;
+
+static patch_pick pick_lod(const gc_render_scene *s, const rpatch *p, const float eye[3])
+{
+    patch_pick pk = {0, 1.0f, 1.0f};
+#ifdef GC_RENDER_HAVE_LOD
+    gc_lod_pick g = gc_lod_select(s->lod_scale, p->sphere, eye, s->lv->fault);
+    pk.strip_lod = g.strip_lod >= 0 && g.strip_lod <= 2 ? g.strip_lod : 0;
+    pk.morph01 = g.morph_lod01;
+    pk.morph0 = g.morph_lod0;
+#else
+    (void)s, (void)p, (void)eye;
+#endif
+    return pk;
+}
+
+/* One corner of a triangle: position (morphed toward the first parent by
+ * the tier's weight), colour of its own position, texture coordinates of
+ * its vertex-info entry. 0, or -1 if an index does not resolve. */
+static int corner(const gc_render_scene *s, const rpatch *p, const rtri *tr, int k,
+                  const patch_pick *pk, gc_rs_vertex *out)
+{
+    uint32_t vertex = tr->v[k];
+    const rvi *e = NULL;
+    if (s->vis && tr->vi[k] != NONE && tr->vi[k] < p->vi_count) {
+        e = &s->vis[p->vi_first + tr->vi[k]];
+        if (!e->valid)
+            e = NULL;
+        else if (e->vertex != NONE)
+            vertex = e->vertex;
+    }
+    if (vertex == NONE || vertex >= p->vert_count || !s->verts[p->vert_first + vertex].valid)
+        return -1;
+    const rvert *own = &s->verts[p->vert_first + vertex];
+    memcpy(out->pos, own->pos, sizeof out->pos);
+    memcpy(out->rgba, own->rgba, sizeof out->rgba);
+    out->s = e ? e->s : 0.0f;
+    out->t = e ? e->t : 0.0f;
+    if (e && e->tier != 0 && e->parent0 != NONE && e->parent0 < p->vert_count &&
+        s->verts[p->vert_first + e->parent0].valid) {
+        float w = e->tier == 1 ? pk->morph01 : pk->morph0;
+        if (!(w >= 1.0f)) {
+            const rvert *par = &s->verts[p->vert_first + e->parent0];
+            for (int c = 0; c < 3; c++)
+                out->pos[c] =
+                    w > 0.0f ? par->pos[c] + (own->pos[c] - par->pos[c]) * w : par->pos[c];
+        }
+    }
+    return 0;
+}
+
+int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, uint32_t height,
+                         gc_frame *out, gc_view_params *vp_out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    gc_view_params vp;
+    if (gc_render_scene_view(s, view, &vp, err, errlen) != 0)
+        return -1;
+    if (vp_out)
+        *vp_out = vp;
+    gc_rs_camera cam;
+    if (gc_rs_camera_look(&cam, vp.eye, vp.target, vp.up, vp.focal, vp.near, width, height) != 0) {
+        scene_err(err, errlen, "degenerate camera for view", view);
+        return -1;
+    }
+    gc_rs_target t;
+    if (gc_rs_target_init(&t, width, height, 0) != 0) {
+        scene_err(err, errlen, "bad frame size or out of memory for view", view);
+        return -1;
+    }
+    gc_rs_target_clear(&t, background);
+    uint32_t tex_decoded = s->stats.textures_decoded, tex_failed = s->stats.textures_failed;
+    memset(&s->stats, 0, sizeof s->stats);
+    s->stats.textures_decoded = tex_decoded;
+    s->stats.textures_failed = tex_failed;
+#ifdef GC_RENDER_HAVE_LOD
+    s->stats.lod_rule = 1;
+#endif
+#ifdef GC_RENDER_HAVE_TEXTURE
+    s->stats.textures = 1;
+#endif
+
+    patch_pick *picks = malloc((s->npatches ? s->npatches : 1) * sizeof *picks);
+    if (!picks) {
+        gc_rs_target_free(&t);
+        scene_err(err, errlen, "out of memory for view", view);
+        return -1;
+    }
+    for (size_t i = 0; i < s->npatches; i++) {
+        picks[i] = pick_lod(s, &s->patches[i], vp.eye);
+        s->stats.patches++;
+        s->stats.patches_by_lod[picks[i].strip_lod]++;
+    }
+    for (size_t i = 0; i < s->ntris; i++) {
+        const rtri *tr = &s->tris[i];
+        const patch_pick *pk = &picks[tr->patch];
+        if (tr->lod != pk->strip_lod)
+            continue;
+        const rpatch *p = &s->patches[tr->patch];
+        gc_rs_vertex v[3];
+        if (corner(s, p, tr, 0, pk, &v[0]) || corner(s, p, tr, 1, pk, &v[1]) ||
+            corner(s, p, tr, 2, pk, &v[2])) {
+            s->stats.triangles_bad_index++;
+            continue;
+        }
+        gc_rs_texture texbuf;
+        const gc_rs_texture *tex = get_texture(s, tr->texture, &texbuf);
+        if (tex) {
+            const radgif *g = find_adgif(s, tr->patch, tr->texture);
+            if (g) {
+                texbuf.wrap_s = g->wrap_s;
+                texbuf.wrap_t = g->wrap_t;
+            }
+        } else {
+            s->stats.triangles_untextured++;
+        }
+        s->stats.triangles_submitted++;
+        gc_rs_draw_triangle(&t, &cam, v, tex);
+    }
+    free(picks);
+    s->stats.pixels_written = t.stats.pixels_written;
+    s->stats.pixels_covered = t.stats.pixels_covered;
+    out->width = width;
+    out->height = height;
+    out->rgba = t.rgba;
+    t.rgba = NULL;
+    gc_rs_target_free(&t);
+    snprintf(out->view, sizeof out->view, "%s", view);
+    return 0;
+}
+
+int gc_render_level(const gc_level *lv, const char *view, uint32_t width, uint32_t height,
+                    gc_frame *out, char *params, size_t params_len, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    gc_render_scene *s = gc_render_scene_new(lv, err, errlen);
+    if (!s)
+        return -1;
+    gc_view_params vp;
+    int rc = gc_render_scene_draw(s, view, width, height, out, &vp, err, errlen);
+    if (rc == 0 && params && params_len)
+        gc_view_params_text(&vp, params, params_len);
+    gc_render_scene_free(s);
+    return rc;
+}

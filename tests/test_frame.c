@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/* Frame hashing, golden/frames.yaml and level rendering: the canonical
+ * layout hashed against sha256sum over bytes this test lays out by hand,
+ * golden round trip with stable order and every verdict, malformed golden
+ * files, and rendering a hand-built level (tables built here with their own
+ * descriptors, so no decoder is involved): not empty, deterministic,
+ * sensitive to one vertex, views placed as documented. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gc_frame.h"
+#include "gc_golden_frames.h"
+#include "gc_raster.h"
+#include "gc_render.h"
+
+static void tmp_path(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "/tmp/gc_test_frame_%ld_%s", (long)getpid(), name);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* sha256sum of a file, via the coreutils tool: an independent SHA-256. */
+static void sha256sum_file(const char *path, char out[65])
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "sha256sum '%s'", path);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    cr_assert_eq(fscanf(p, "%64s", out), 1);
+    pclose(p);
+}
+
+Test(frame, canonical_layout_matches_sha256sum)
+{
+    uint8_t px[3 * 2 * 4];
+    for (int i = 0; i < 24; i++)
+        px[i] = (uint8_t)(i * 37 + 5);
+    gc_frame f = {3, 2, px, "tiny"};
+    /* docs/golden.md: tag, raster version, width, height (u32 LE), pixel
+     * format NUL-padded to 8, view NUL-padded to 32, then the rows. */
+    uint8_t bytes[60 + 24];
+    memset(bytes, 0, sizeof bytes);
+    memcpy(bytes, "GCFRAME1", 8);
+    put32(bytes + 8, GC_RS_RASTER_VERSION);
+    put32(bytes + 12, 3);
+    put32(bytes + 16, 2);
+    memcpy(bytes + 20, "RGBA8", 5);
+    memcpy(bytes + 28, "tiny", 4);
+    memcpy(bytes + 60, px, 24);
+    char path[256];
+    tmp_path(path, sizeof path, "tiny.bin");
+    FILE *fp = fopen(path, "wb");
+    cr_assert(fp);
+    cr_assert_eq(fwrite(bytes, 1, sizeof bytes, fp), sizeof bytes);
+    fclose(fp);
+    char want[65], got[65], manifest[128];
+    sha256sum_file(path, want);
+    unlink(path);
+    cr_assert_eq(gc_frame_sha256(&f, got, manifest, sizeof manifest), 0);
+    cr_assert_str_eq(got, want);
+    char expect_manifest[128];
+    snprintf(expect_manifest, sizeof expect_manifest, "GCFRAME1 raster=%d 3x2 RGBA8 view=tiny",
+             GC_RS_RASTER_VERSION);
+    cr_assert_str_eq(manifest, expect_manifest);
+
+    uint8_t hdr[GC_FRAME_HEADER_BYTES];
+    cr_assert_eq(gc_frame_header(&f, hdr), 0);
+    cr_assert_eq(memcmp(hdr, bytes, 60), 0);
+
+    /* One bit of one pixel, or the view name, changes the hash. */
+    char other[65];
+    px[23] ^= 1;
+    cr_assert_eq(gc_frame_sha256(&f, other, NULL, 0), 0);
+    cr_assert_str_neq(other, got);
+    px[23] ^= 1;
+    gc_frame g = {3, 2, px, "tinz"};
+    cr_assert_eq(gc_frame_sha256(&g, other, NULL, 0), 0);
+    cr_assert_str_neq(other, got);
+    /* Same bytes, other shape: 2x3 is not 3x2. */
+    gc_frame h = {2, 3, px, "tiny"};
+    cr_assert_eq(gc_frame_sha256(&h, other, NULL, 0), 0);
+    cr_assert_str_neq(other, got);
+    cr_assert_eq(gc_frame_changed_pixels(&f, &g), 0);
+    cr_assert_eq(gc_frame_changed_pixels(&f, &h), UINT64_MAX);
+}
+
+Test(frame, bad_frames_refused)
+{
+    char hex[65];
+    gc_frame f = {0, 2, NULL, "x"};
+    cr_assert_eq(gc_frame_sha256(&f, hex, NULL, 0), -1);
+    uint8_t px[4] = {0};
+    gc_frame g = {1, 1, px, ""};
+    memset(g.view, 'a', sizeof g.view); /* not NUL-terminated within 32 */
+    cr_assert_eq(gc_frame_sha256(&g, hex, NULL, 0), -1);
+}
+
+static const char *sha_a = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
+static const char *sha_b = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
+
+Test(golden, round_trip_stable_order_and_verdicts)
+{
+    gc_golden_frames g;
+    memset(&g, 0, sizeof g);
+    const char *m = "GCFRAME1 raster=1 640x448 RGBA8 view=overview";
+    cr_assert_eq(gc_golden_frames_set(&g, 12, "overview", sha_a, m), 0);
+    cr_assert_eq(gc_golden_frames_set(&g, 3, "overview", sha_b, m), 0);
+    cr_assert_eq(
+        gc_golden_frames_set(&g, 3, "ground", sha_a, "GCFRAME1 raster=1 640x448 RGBA8 view=ground"),
+        0);
+    cr_assert_eq(gc_golden_frames_set(&g, 12, "overview", sha_b, m), 0); /* replace */
+    cr_assert_eq(g.count, 3);
+    cr_assert_eq(gc_golden_frames_set(&g, 1, "Bad View", sha_a, m), -1);
+    cr_assert_eq(gc_golden_frames_set(&g, 1, "overview", "abc", m), -1);
+
+    char path[256], err[256] = "";
+    tmp_path(path, sizeof path, "frames.yaml");
+    cr_assert_eq(gc_golden_frames_save(path, &g, err, sizeof err), 0, "%s", err);
+    gc_golden_frames back;
+    cr_assert_eq(gc_golden_frames_load(path, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.count, 3);
+    /* Stable order: level, then view name. */
+    cr_assert_eq(back.v[0].level, 3);
+    cr_assert_str_eq(back.v[0].view, "ground");
+    cr_assert_eq(back.v[1].level, 3);
+    cr_assert_str_eq(back.v[1].view, "overview");
+    cr_assert_eq(back.v[2].level, 12);
+    cr_assert_str_eq(back.v[2].sha256, sha_b);
+    cr_assert_str_eq(back.v[2].manifest, m);
+
+    /* Saving what was loaded gives the same bytes. */
+    size_t n1 = 0, n2 = 0;
+    char path2[256];
+    tmp_path(path2, sizeof path2, "frames2.yaml");
+    cr_assert_eq(gc_golden_frames_save(path2, &back, err, sizeof err), 0);
+    FILE *a = fopen(path, "rb"), *b = fopen(path2, "rb");
+    char ba[4096], bb[4096];
+    n1 = fread(ba, 1, sizeof ba, a);
+    n2 = fread(bb, 1, sizeof bb, b);
+    fclose(a);
+    fclose(b);
+    cr_assert_eq(n1, n2);
+    cr_assert_eq(memcmp(ba, bb, n1), 0);
+    unlink(path);
+    unlink(path2);
+
+    const gc_golden_frame *e = NULL;
+    cr_assert_eq(gc_golden_frames_compare(&back, 3, "overview", sha_b, m, &e), GC_FRAME_MATCH);
+    cr_assert(e && e->level == 3);
+    cr_assert_eq(gc_golden_frames_compare(&back, 3, "overview", sha_a, m, &e), GC_FRAME_REGRESSED);
+    cr_assert_eq(gc_golden_frames_compare(&back, 3, "overview", sha_a,
+                                          "GCFRAME1 raster=2 640x448 RGBA8 view=overview", &e),
+                 GC_FRAME_MANIFEST_DIFFERS);
+    /* A different size is a different manifest too, even with the old hash. */
+    cr_assert_eq(gc_golden_frames_compare(&back, 3, "overview", sha_b,
+                                          "GCFRAME1 raster=1 320x224 RGBA8 view=overview", &e),
+                 GC_FRAME_MANIFEST_DIFFERS);
+    cr_assert_eq(gc_golden_frames_compare(&back, 4, "overview", sha_b, m, &e), GC_FRAME_NO_GOLDEN);
+    cr_assert_null(e);
+    cr_assert_str_eq(gc_frame_verdict_name(GC_FRAME_MANIFEST_DIFFERS), "manifest differs");
+    cr_assert_str_eq(gc_frame_verdict_name(GC_FRAME_REGRESSED), "regressed");
+    gc_golden_frames_free(&g);
+    gc_golden_frames_free(&back);
+}
+
+static int load_text(const char *text, char *err, size_t errlen, gc_golden_frames *g)
+{
+    char path[256];
+    tmp_path(path, sizeof path, "bad.yaml");
+    FILE *fp = fopen(path, "wb");
+    fputs(text, fp);
+    fclose(fp);
+    int rc = gc_golden_frames_load(path, g, err, errlen);
+    unlink(path);
+    return rc;
+}
+
+Test(golden, missing_empty_and_malformed)
+{
+    gc_golden_frames g;
+    char err[256] = "";
+    cr_assert_eq(gc_golden_frames_load("/nonexistent/dir/frames.yaml", &g, err, sizeof err), 0);
+    cr_assert_eq(g.count, 0);
+    cr_assert_eq(load_text("frames: []\n", err, sizeof err, &g), 0);
+    cr_assert_eq(g.count, 0);
+    cr_assert_eq(load_text("frames:\n  - level: 1\n    view: ground\n", err, sizeof err, &g), -1);
+    cr_assert(strstr(err, ":2:") != NULL, "line number in '%s'", err);
+    cr_assert_eq(
+        load_text("frames:\n  - level: x\n    view: ground\n    sha256: 00\n    manifest: m\n", err,
+                  sizeof err, &g),
+        -1);
+    cr_assert_eq(load_text("frames: [\n", err, sizeof err, &g), -1);
+    char dup[1024];
+    snprintf(dup, sizeof dup,
+             "frames:\n  - {level: 1, view: ground, sha256: %s, manifest: m}\n"
+             "  - {level: 1, view: ground, sha256: %s, manifest: m}\n",
+             sha_a, sha_b);
+    cr_assert_eq(load_text(dup, err, sizeof err, &g), -1);
+    cr_assert(strstr(err, "duplicate") != NULL, "%s", err);
+    snprintf(dup, sizeof dup, "frames:\n  - {level: 1, view: ground, sha256: %s, colour: red}\n",
+             sha_a);
+    cr_assert_eq(load_text(dup, err, sizeof err, &g), -1);
+    cr_assert(strstr(err, "unknown key 'colour'") != NULL, "%s", err);
+}
+
+/* ---- a hand-built level --------------------------------------------------- */
+
+typedef struct t_block {
+    uint64_t file_ofs;
+    float lod_scale;
+} t_block;
+typedef struct t_patch {
+    uint64_t file_ofs;
+    float cx, cy, cz, radius;
+} t_patch;
+typedef struct t_vertex {
+    uint64_t file_ofs;
+    uint32_t patch_row, index;
+    uint8_t tier;
+    float x, y, z;
+    uint8_t r, g, b, a;
+} t_vertex;
+typedef struct t_vi {
+    uint64_t file_ofs;
+    uint32_t patch_row, index;
+    uint8_t tier;
+    float s, t;
+    uint32_t vertex, parent0, parent1;
+} t_vi;
+typedef struct t_tri {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint8_t lod;
+    uint32_t a, b, c, va, vb, vc, texture;
+} t_tri;
+
+static const gc_column block_cols[] = {GC_COL(t_block, file_ofs, GC_T_U64, 0, "", ""),
+                                       GC_COL(t_block, lod_scale, GC_T_F32, 0, "", "")};
+static const gc_column patch_cols[] = {
+    GC_COL(t_patch, file_ofs, GC_T_U64, 0, "", ""), GC_COL(t_patch, cx, GC_T_F32, 0, "", ""),
+    GC_COL(t_patch, cy, GC_T_F32, 0, "", ""), GC_COL(t_patch, cz, GC_T_F32, 0, "", ""),
+    GC_COL(t_patch, radius, GC_T_F32, 0, "", "")};
+static const gc_column vertex_cols[] = {
+    GC_COL(t_vertex, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(t_vertex, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    GC_COL(t_vertex, index, GC_T_U32, 0, "", ""),
+    GC_COL(t_vertex, tier, GC_T_U8, 0, "", ""),
+    GC_COL(t_vertex, x, GC_T_F32, 0, "", ""),
+    GC_COL(t_vertex, y, GC_T_F32, 0, "", ""),
+    GC_COL(t_vertex, z, GC_T_F32, 0, "", ""),
+    GC_COL(t_vertex, r, GC_T_U8, 0, "", ""),
+    GC_COL(t_vertex, g, GC_T_U8, 0, "", ""),
+    GC_COL(t_vertex, b, GC_T_U8, 0, "", ""),
+    GC_COL(t_vertex, a, GC_T_U8, 0, "", "")};
+static const gc_column vi_cols[] = {GC_COL(t_vi, file_ofs, GC_T_U64, 0, "", ""),
+                                    GC_COL(t_vi, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+                                    GC_COL(t_vi, index, GC_T_U32, 0, "", ""),
+                                    GC_COL(t_vi, tier, GC_T_U8, 0, "", ""),
+                                    GC_COL(t_vi, s, GC_T_F32, 0, "", ""),
+                                    GC_COL(t_vi, t, GC_T_F32, 0, "", ""),
+                                    GC_COL(t_vi, vertex, GC_T_U32, 0, "", ""),
+                                    GC_COL(t_vi, parent0, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+                                    GC_COL(t_vi, parent1, GC_T_U32, GC_CF_NULL_IF_MAX, "", "")};
+static const gc_column tri_cols[] = {GC_COL(t_tri, file_ofs, GC_T_U64, 0, "", ""),
+                                     GC_COL(t_tri, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+                                     GC_COL(t_tri, lod, GC_T_U8, 0, "", ""),
+                                     GC_COL(t_tri, a, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, b, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, c, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, va, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, vb, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, vc, GC_T_U32, 0, "", ""),
+                                     GC_COL(t_tri, texture, GC_T_U32, GC_CF_NULL_IF_MAX, "", "")};
+
+#define DESC(var, nm, T, cols)                                                                     \
+    static const gc_table_desc var = {nm, "", sizeof(T), cols, GC_COUNTOF(cols), NULL, NULL, NULL}
+DESC(d_block, "tfrag.block", t_block, block_cols);
+DESC(d_patch, "tfrag.patch", t_patch, patch_cols);
+DESC(d_vertex, "tfrag.vertex", t_vertex, vertex_cols);
+DESC(d_vi, "tfrag.vertex_info", t_vi, vi_cols);
+DESC(d_tri, "tfrag.triangle", t_tri, tri_cols);
+
+enum { GRID = 6 }; /* vertices per side per patch */
+
+/* Two patches side by side, each a GRID x GRID sheet of vertices 4 units
+ * apart on a gentle slope, coloured by position; every quad two LOD-0
+ * triangles. Vertex-info entry i is position i with s, t across the sheet. */
+static void build_level(gc_level *lv, gc_rowbuf *rb)
+{
+    memset(lv, 0, sizeof *lv);
+    const gc_table_desc *descs[5] = {&d_block, &d_patch, &d_vertex, &d_vi, &d_tri};
+    for (int i = 0; i < 5; i++) {
+        memset(&rb[i], 0, sizeof rb[i]);
+        rb[i].desc = descs[i];
+    }
+    lv->tables = rb;
+    lv->table_count = 5;
+    t_block *blk = gc_rows_push(&rb[0]);
+    blk->lod_scale = 32.0f;
+    for (uint32_t p = 0; p < 2; p++) {
+        t_patch *pt = gc_rows_push(&rb[1]);
+        float x0 = 20.0f * (float)p;
+        pt->cx = x0 + 10.0f;
+        pt->cy = 10.0f;
+        pt->cz = 1.0f;
+        pt->radius = 15.0f;
+        for (uint32_t j = 0; j < GRID; j++)
+            for (uint32_t i = 0; i < GRID; i++) {
+                t_vertex *v = gc_rows_push(&rb[2]);
+                v->patch_row = p;
+                v->index = j * GRID + i;
+                v->x = x0 + 4.0f * (float)i;
+                v->y = 4.0f * (float)j;
+                v->z = 0.1f * (float)(i + j);
+                v->r = (uint8_t)(40 + 30 * i);
+                v->g = (uint8_t)(40 + 30 * j);
+                v->b = (uint8_t)(p ? 200 : 60);
+                v->a = 0x80;
+                t_vi *e = gc_rows_push(&rb[3]);
+                e->patch_row = p;
+                e->index = j * GRID + i;
+                e->s = (float)i / (GRID - 1);
+                e->t = (float)j / (GRID - 1);
+                e->vertex = j * GRID + i;
+                e->parent0 = e->parent1 = UINT32_MAX;
+            }
+        for (uint32_t j = 0; j + 1 < GRID; j++)
+            for (uint32_t i = 0; i + 1 < GRID; i++) {
+                uint32_t q[4] = {j * GRID + i, j * GRID + i + 1, (j + 1) * GRID + i + 1,
+                                 (j + 1) * GRID + i};
+                for (int h = 0; h < 2; h++) {
+                    t_tri *t = gc_rows_push(&rb[4]);
+                    t->patch_row = p;
+                    t->lod = 0;
+                    t->a = t->va = q[0];
+                    t->b = t->vb = q[h ? 2 : 1];
+                    t->c = t->vc = q[h ? 3 : 2];
+                    t->texture = UINT32_MAX;
+                }
+            }
+    }
+    /* The same sheets at LOD 1 and 2 as two big triangles each, so every
+     * LOD the selection might pick draws something. */
+    for (uint32_t p = 0; p < 2; p++)
+        for (uint8_t lod = 1; lod <= 2; lod++)
+            for (int h = 0; h < 2; h++) {
+                uint32_t c0 = 0, c1 = GRID - 1, c2 = GRID * GRID - 1, c3 = GRID * (GRID - 1);
+                t_tri *t = gc_rows_push(&rb[4]);
+                t->patch_row = p;
+                t->lod = lod;
+                t->a = t->va = c0;
+                t->b = t->vb = h ? c2 : c1;
+                t->c = t->vc = h ? c3 : c2;
+                t->texture = UINT32_MAX;
+            }
+}
+
+static void free_level(gc_rowbuf *rb)
+{
+    for (int i = 0; i < 5; i++)
+        free(rb[i].data);
+}
+
+static uint64_t non_background(const gc_frame *f)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < (size_t)f->width * f->height; i++) {
+        const uint8_t *p = f->rgba + 4 * i;
+        n += !(p[0] == 0x30 && p[1] == 0x38 && p[2] == 0x48);
+    }
+    return n;
+}
+
+Test(render, views_draw_terrain_deterministically)
+{
+    gc_level lv;
+    gc_rowbuf rb[5];
+    build_level(&lv, rb);
+    const char *const *names;
+    int nv = gc_render_view_names(&names);
+    cr_assert_eq(nv, 2);
+    cr_assert_str_eq(names[0], "overview");
+    cr_assert_str_eq(names[1], "ground");
+    for (int v = 0; v < nv; v++) {
+        gc_frame f1, f2;
+        char params[512], err[256] = "", h1[65], h2[65];
+        cr_assert_eq(
+            gc_render_level(&lv, names[v], 160, 112, &f1, params, sizeof params, err, sizeof err),
+            0, "%s", err);
+        cr_assert_str_eq(f1.view, names[v]);
+        cr_assert(strncmp(params, "view=", 5) == 0 && strstr(params, names[v]), "%s", params);
+        uint64_t drawn = non_background(&f1);
+        /* The terrain fills a real part of the frame, not a speck, not all. */
+        cr_assert_gt(drawn, 160 * 112 / 20, "%s: %llu pixels drawn", names[v],
+                     (unsigned long long)drawn);
+        cr_assert_eq(gc_render_level(&lv, names[v], 160, 112, &f2, NULL, 0, err, sizeof err), 0);
+        cr_assert_eq(gc_frame_sha256(&f1, h1, NULL, 0), 0);
+        cr_assert_eq(gc_frame_sha256(&f2, h2, NULL, 0), 0);
+        cr_assert_str_eq(h1, h2);
+        gc_frame_free(&f2);
+        /* Lifting one vertex of the middle of patch 0 changes the picture. */
+        t_vertex *vx = (t_vertex *)(void *)rb[2].data;
+        vx[2 * GRID + 2].z += 3.0f;
+        cr_assert_eq(gc_render_level(&lv, names[v], 160, 112, &f2, NULL, 0, err, sizeof err), 0);
+        cr_assert_eq(gc_frame_sha256(&f2, h2, NULL, 0), 0);
+        vx[2 * GRID + 2].z -= 3.0f;
+        gc_frame_free(&f2);
+        gc_frame_free(&f1);
+        if (v ==
+            0) /* the overview sees all of patch 0; LOD may hide a lone vertex, so only there */
+            cr_assert_str_neq(h1, h2, "%s: moving a vertex did not change the frame", names[v]);
+    }
+    free_level(rb);
+}
+
+Test(render, view_placement)
+{
+    gc_level lv;
+    gc_rowbuf rb[5];
+    build_level(&lv, rb);
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    gc_view_params ov, gr;
+    cr_assert_eq(gc_render_scene_view(s, "overview", &ov, err, sizeof err), 0);
+    cr_assert_eq(gc_render_scene_view(s, "ground", &gr, err, sizeof err), 0);
+    /* Union of spheres (10,10,1,15) and (30,10,1,15): box x -5..45, y -5..25,
+     * z -14..16, centre (20,10,1); radius 10 + 15 = 25. */
+    cr_assert_eq(ov.union_centre[0], 20.0f);
+    cr_assert_eq(ov.union_centre[1], 10.0f);
+    cr_assert_eq(ov.union_centre[2], 1.0f);
+    cr_assert_eq(ov.union_radius, 25.0f);
+    float d[3] = {ov.eye[0] - 20.0f, ov.eye[1] - 10.0f, ov.eye[2] - 1.0f};
+    float dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    cr_assert(dist2 > 25.0f * 25.0f, "overview eye inside the union");
+    cr_assert_eq(ov.target[0], 20.0f);
+    /* Ground: the anchor is halfway to the box's min corner, (7.5, 2.5):
+     * patch 0 (centre x 10) is nearer than patch 1 (x 30). Eye 2 above
+     * the sphere top: z = 1 + 15 + 2. */
+    cr_assert_eq(gr.patch, 0);
+    cr_assert_eq(gr.eye[0], 10.0f);
+    cr_assert_eq(gr.eye[2], 18.0f);
+    cr_assert(gr.target[2] < gr.eye[2]);
+    char text[512];
+    cr_assert_eq(gc_view_params_text(&gr, text, sizeof text), 0);
+    cr_assert(strstr(text, "view=ground eye=(10.000,10.000,18.000)") == text, "%s", text);
+    cr_assert(strstr(text, "patch=0 "), "%s", text);
+    cr_assert_eq(gc_render_scene_view(s, "sideways", &gr, err, sizeof err), -1);
+    cr_assert(strstr(err, "sideways"), "%s", err);
+    gc_render_scene_free(s);
+    free_level(rb);
+}
+
+Test(render, missing_tables_is_an_error)
+{
+    gc_level lv;
+    gc_rowbuf rb[5];
+    build_level(&lv, rb);
+    lv.table_count = 2; /* block and patch only */
+    gc_frame f;
+    char err[256] = "";
+    cr_assert_eq(gc_render_level(&lv, "overview", 64, 64, &f, NULL, 0, err, sizeof err), -1);
+    cr_assert(strstr(err, "tfrag"), "%s", err);
+    cr_assert_null(f.rgba);
+    free_level(rb);
+}
+
+/* A triangle whose index points past the patch's positions is skipped and
+ * counted, never read out of bounds. */
+Test(render, bad_indices_are_skipped)
+{
+    gc_level lv;
+    gc_rowbuf rb[5];
+    build_level(&lv, rb);
+    t_tri *t = (t_tri *)(void *)rb[4].data;
+    t[0].a = t[0].va = 9999;
+    t[1].patch_row = 77;
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    gc_frame f;
+    cr_assert_eq(gc_render_scene_draw(s, "ground", 64, 64, &f, NULL, err, sizeof err), 0, "%s",
+                 err);
+    const gc_render_stats *st = gc_render_scene_stats(s);
+    cr_assert_eq(st->patches, 2);
+    if (st->patches_by_lod[0] > 0)
+        cr_assert_eq(st->triangles_bad_index, 1);
+    gc_frame_free(&f);
+    gc_render_scene_free(s);
+    free_level(rb);
+}
