@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* `gcverify render`: decode one level, draw one named view, print its
+ * SHA-256, manifest and camera, and optionally write it as a PNG and compare
+ * it with golden/frames.yaml. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_cli.h"
+#include "gc_corpus.h"
+#include "gc_frame.h"
+#include "gc_golden_frames.h"
+#include "gc_level.h"
+#include "gc_png.h"
+#include "gc_render.h"
+#include "sy_corpus.h"
+
+int gc_cmd_render(int argc, char **argv);
+
+static void render_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gcverify render [--corpus DIR] --level N [--view NAME] [-o FILE.png]\n"
+            "                       [--width W --height H] [--golden FILE]\n"
+            "                       [--golden-images DIR] [--scale small|retail] [--seed N]\n"
+            "\n"
+            "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
+            "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
+            "at W x H (default %dx%d), prints the frame's sha256, its manifest and the\n"
+            "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
+            "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
+            "LEVEL<N>_<view>_actual.png into DIR.\n",
+            GC_RENDER_WIDTH, GC_RENDER_HEIGHT);
+}
+
+int gc_cmd_render(int argc, char **argv)
+{
+    const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
+               *golden_images = NULL;
+    unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
+    int scale = SY_SCALE_RETAIL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            render_usage(stdout);
+            return 0;
+        }
+        int takes = strcmp(a, "--corpus") == 0 || strcmp(a, "--level") == 0 ||
+                    strcmp(a, "--view") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--width") == 0 ||
+                    strcmp(a, "--height") == 0 || strcmp(a, "--golden") == 0 ||
+                    strcmp(a, "--golden-images") == 0 || strcmp(a, "--scale") == 0 ||
+                    strcmp(a, "--seed") == 0;
+        if (!takes) {
+            fprintf(stderr, "gcverify render: unknown option '%s'\n", a);
+            render_usage(stderr);
+            return 2;
+        }
+        if (!v) {
+            fprintf(stderr, "gcverify render: %s needs a value\n", a);
+            return 2;
+        }
+        i++;
+        int bad = 0;
+        if (strcmp(a, "--corpus") == 0)
+            corpus = v;
+        else if (strcmp(a, "--level") == 0)
+            bad = gc_cli_uint(v, GC_LEVEL_COUNT - 1, &level) != 0;
+        else if (strcmp(a, "--view") == 0)
+            view = v;
+        else if (strcmp(a, "-o") == 0)
+            out_png = v;
+        else if (strcmp(a, "--width") == 0)
+            bad = gc_cli_uint(v, 8192, &width) != 0 || width == 0;
+        else if (strcmp(a, "--height") == 0)
+            bad = gc_cli_uint(v, 8192, &height) != 0 || height == 0;
+        else if (strcmp(a, "--golden") == 0)
+            golden = v;
+        else if (strcmp(a, "--golden-images") == 0)
+            golden_images = v;
+        else if (strcmp(a, "--seed") == 0)
+            bad = gc_cli_uint(v, UINT32_MAX, &seed) != 0;
+        else if (strcmp(a, "--scale") == 0) {
+            if (strcmp(v, "small") == 0)
+                scale = SY_SCALE_SMALL;
+            else if (strcmp(v, "retail") == 0)
+                scale = SY_SCALE_RETAIL;
+            else
+                bad = 1;
+        }
+        if (bad) {
+            fprintf(stderr, "gcverify render: bad value '%s' for %s\n", v, a);
+            return 2;
+        }
+    }
+    if (level == ~0ull) {
+        fprintf(stderr, "gcverify render: --level N is required\n");
+        render_usage(stderr);
+        return 2;
+    }
+    const char *const *names;
+    int nv = gc_render_view_names(&names), known = 0;
+    for (int k = 0; k < nv; k++)
+        known |= strcmp(names[k], view) == 0;
+    if (!known) {
+        fprintf(stderr, "gcverify render: unknown view '%s' (views:", view);
+        for (int k = 0; k < nv; k++)
+            fprintf(stderr, " %s", names[k]);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+
+    char err[512] = "";
+    gc_corpus c;
+    if (gc_corpus_open_any(&c, corpus, scale, (uint32_t)seed, 2, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify render: %s\n", err);
+        return 3;
+    }
+    const gc_corpus_file *file = &c.files[level];
+    if (!file->ok) {
+        fprintf(stderr, "gcverify render: %s: %s\n", file->name, file->error);
+        gc_corpus_close(&c);
+        return 3;
+    }
+    gc_level lv;
+    if (gc_level_init(&lv, (int)level, file->name, file->data, file->size) != GC_OK) {
+        fprintf(stderr, "gcverify render: out of memory\n");
+        gc_corpus_close(&c);
+        return 3;
+    }
+    gc_level_decode(&lv);
+
+    int rc = 0;
+    gc_frame f;
+    gc_view_params vp;
+    gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
+    if (!scene || gc_render_scene_draw(scene, view, (uint32_t)width, (uint32_t)height, &f, &vp, err,
+                                       sizeof err) != 0) {
+        fprintf(stderr, "gcverify render: %s: %s\n", file->name, err);
+        if (lv.first_error.status != GC_OK)
+            fprintf(stderr, "  first decoder error: %s at 0x%llx (%s): %s\n",
+                    gc_status_name(lv.first_error.status),
+                    (unsigned long long)lv.first_error.file_ofs, lv.first_error.where,
+                    lv.first_error.msg);
+        gc_render_scene_free(scene);
+        gc_level_free(&lv);
+        gc_corpus_close(&c);
+        return 1;
+    }
+    char hex[65], manifest[GC_FRAME_MANIFEST_MAX], params[512];
+    if (gc_frame_sha256(&f, hex, manifest, sizeof manifest) != 0) {
+        fprintf(stderr, "gcverify render: hashing failed\n");
+        rc = 1;
+        goto done;
+    }
+    gc_view_params_text(&vp, params, sizeof params);
+    const gc_render_stats *st = gc_render_scene_stats(scene);
+    printf("level     %llu (%s)\n", level, file->name);
+    printf("sha256    %s\n", hex);
+    printf("manifest  %s\n", manifest);
+    printf("camera    %s\n", params);
+    printf("drawn     %llu patches (lod0 %llu, lod1 %llu, lod2 %llu; %s), %llu triangles "
+           "(%llu untextured, %llu bad index), %llu pixels written\n",
+           (unsigned long long)st->patches, (unsigned long long)st->patches_by_lod[0],
+           (unsigned long long)st->patches_by_lod[1], (unsigned long long)st->patches_by_lod[2],
+           st->lod_rule ? "LOD rule" : "no LOD module: LOD 0",
+           (unsigned long long)st->triangles_submitted,
+           (unsigned long long)st->triangles_untextured,
+           (unsigned long long)st->triangles_bad_index, (unsigned long long)st->pixels_written);
+    printf("textures  %u decoded, %u failed%s\n", st->textures_decoded, st->textures_failed,
+           st->textures ? "" : " (no texture module: vertex colour only)");
+    if (golden) {
+        gc_golden_frames g;
+        if (gc_golden_frames_load(golden, &g, err, sizeof err) != 0) {
+            fprintf(stderr, "gcverify render: %s\n", err);
+            rc = 2;
+            goto done;
+        }
+        const gc_golden_frame *e = NULL;
+        gc_frame_verdict verdict =
+            gc_golden_frames_compare(&g, (int)level, view, hex, manifest, &e);
+        printf("golden    %s%s%s\n", gc_frame_verdict_name(verdict), e ? " " : "",
+               e ? e->sha256 : "");
+        if (verdict == GC_FRAME_REGRESSED)
+            rc = 1;
+        gc_golden_frames_free(&g);
+    }
+    if (golden_images && gc_golden_images_write(golden_images, (int)level, view, &f, NULL, NULL,
+                                                err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify render: %s\n", err);
+        rc = rc ? rc : 1;
+    }
+    if (out_png) {
+        if (gc_png_write_rgba(out_png, f.rgba, f.width, f.height, err, sizeof err) != 0) {
+            fprintf(stderr, "gcverify render: %s\n", err);
+            rc = rc ? rc : 1;
+        } else {
+            printf("wrote     %s\n", out_png);
+        }
+    }
+done:
+    gc_frame_free(&f);
+    gc_render_scene_free(scene);
+    gc_level_free(&lv);
+    gc_corpus_close(&c);
+    return rc;
+}
