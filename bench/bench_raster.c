@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* Rasteriser benchmark: milliseconds per 640x448 frame on one core.
+ *
+ *  1. A retail-shaped procedural terrain drawn straight through the
+ *     rasteriser: a 400 x 400 unit heightfield of 174 x 174 quads (60,552
+ *     triangles, the middle of the 30k-80k a retail view draws after LOD
+ *     selection), 16 textures of 64 x 64 with a few transparent texels,
+ *     PS2-range vertex colours, camera placed as the overview view places it.
+ *  2. If a corpus is given (argv[1] = directory) or the synthetic retail
+ *     corpus can be opened, the overview and ground views of its levels
+ *     through gc_render (geometry gathered once per level, as the sweep does;
+ *     only the draw is timed).
+ * Usage: bench_raster [CORPUS_DIR] [--png FILE] (FILE: the procedural frame).
+ * Figures only; nothing here is asserted. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gc_corpus.h"
+#include "gc_frame.h"
+#include "gc_level.h"
+#include "gc_png.h"
+#include "gc_raster.h"
+#include "gc_render.h"
+#include "sy_corpus.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static uint32_t rng(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+enum { QUADS = 174, TEXTURES = 16, TEXDIM = 64 };
+
+static float height_at(int i, int j)
+{
+    /* Integer "noise" summed over three octaves: hills without libm. */
+    uint32_t h = 0;
+    for (int o = 0; o < 3; o++) {
+        int step = 32 >> (2 * o);
+        int ci = i / step, cj = j / step;
+        uint32_t s =
+            (uint32_t)(ci * 73856093) ^ (uint32_t)(cj * 19349663) ^ (uint32_t)(o * 83492791);
+        s = s * 2654435761u;
+        h += (s >> 24) >> o;
+    }
+    return (float)h * 0.12f;
+}
+
+static void bench_procedural(const char *png)
+{
+    const int nv = (QUADS + 1) * (QUADS + 1);
+    gc_rs_vertex *v = malloc((size_t)nv * sizeof *v);
+    uint8_t *tex = malloc((size_t)TEXTURES * TEXDIM * TEXDIM * 4);
+    if (!v || !tex)
+        exit(1);
+    uint32_t seed = 0x9e3779b9u;
+    for (int t = 0; t < TEXTURES; t++)
+        for (int y = 0; y < TEXDIM; y++)
+            for (int x = 0; x < TEXDIM; x++) {
+                uint8_t *p = tex + (((size_t)t * TEXDIM + y) * TEXDIM + x) * 4;
+                uint32_t r = rng(&seed);
+                int check = ((x >> 3) ^ (y >> 3)) & 1;
+                p[0] = (uint8_t)(60 + 12 * t + (check ? 60 : 0) + (r & 31));
+                p[1] = (uint8_t)(90 + (check ? 40 : 0) + ((r >> 8) & 31));
+                p[2] = (uint8_t)(50 + 5 * t + ((r >> 16) & 31));
+                p[3] = (r >> 24) < 8 ? 0 : 0x80; /* 3% grille holes */
+            }
+    for (int j = 0; j <= QUADS; j++)
+        for (int i = 0; i <= QUADS; i++) {
+            gc_rs_vertex *e = &v[j * (QUADS + 1) + i];
+            e->pos[0] = (float)i * (400.0f / QUADS) - 200.0f;
+            e->pos[1] = (float)j * (400.0f / QUADS) - 200.0f;
+            e->pos[2] = height_at(i, j);
+            e->s = (float)(i % 8) / 8.0f * 2.0f;
+            e->t = (float)(j % 8) / 8.0f * 2.0f;
+            uint32_t r = rng(&seed);
+            e->rgba[0] = (uint8_t)(0x60 + (r & 0x3f));
+            e->rgba[1] = (uint8_t)(0x60 + ((r >> 8) & 0x3f));
+            e->rgba[2] = (uint8_t)(0x60 + ((r >> 16) & 0x3f));
+            e->rgba[3] = 0x80;
+        }
+    /* Overview placement: union radius ~ 283 (the square's half-diagonal)
+     * plus relief; eye 1.8 radii out towards (-0.5, -0.6, 0.7). */
+    const float r = 300.0f, len = 1.0488089f; /* |(-0.5, -0.6, 0.7)| */
+    float eye[3] = {-0.5f / len * r * 1.8f, -0.6f / len * r * 1.8f, 15.0f + 0.7f / len * r * 1.8f};
+    float target[3] = {0, 0, 15}, up[3] = {0, 0, 1};
+    gc_rs_camera cam;
+    gc_rs_target t;
+    if (gc_rs_camera_look(&cam, eye, target, up, 1.0f, 3.0f, 640, 448) != 0 ||
+        gc_rs_target_init(&t, 640, 448, 0) != 0)
+        exit(1);
+    const uint8_t bg[4] = {0x30, 0x38, 0x48, 0xFF};
+    const int frames = 20;
+    double best = 1e30, total = 0;
+    for (int f = 0; f < frames; f++) {
+        double t0 = now_ms();
+        gc_rs_target_clear(&t, bg);
+        for (int j = 0; j < QUADS; j++)
+            for (int i = 0; i < QUADS; i++) {
+                int a = j * (QUADS + 1) + i;
+                gc_rs_texture tx = {TEXDIM, TEXDIM,
+                                    tex +
+                                        (size_t)((i / 8 + j / 8) % TEXTURES) * TEXDIM * TEXDIM * 4,
+                                    GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+                gc_rs_vertex t1[3] = {v[a], v[a + 1], v[a + QUADS + 2]};
+                gc_rs_vertex t2[3] = {v[a], v[a + QUADS + 2], v[a + QUADS + 1]};
+                gc_rs_draw_triangle(&t, &cam, t1, &tx);
+                gc_rs_draw_triangle(&t, &cam, t2, &tx);
+            }
+        double ms = now_ms() - t0;
+        total += ms;
+        if (ms < best)
+            best = ms;
+    }
+    gc_frame fr = {640, 448, t.rgba, "bench"};
+    char hex[65];
+    double h0 = now_ms();
+    gc_frame_sha256(&fr, hex, NULL, 0);
+    double hash_ms = now_ms() - h0;
+    printf("procedural terrain: %d triangles, %llu screen triangles, %llu pixels written "
+           "(%.1f%% of the frame)\n",
+           2 * QUADS * QUADS, (unsigned long long)t.stats.setups,
+           (unsigned long long)t.stats.pixels_written,
+           100.0 * (double)t.stats.pixels_written / (640.0 * 448.0));
+    printf("  draw: best %.2f ms, mean %.2f ms per 640x448 frame (%d frames); sha256 %.2f ms\n",
+           best, total / frames, frames, hash_ms);
+    printf("  frame sha256 %s\n", hex);
+    char err[256];
+    if (png && gc_png_write_rgba(png, t.rgba, 640, 448, err, sizeof err) != 0)
+        printf("  %s\n", err);
+    gc_rs_target_free(&t);
+    free(v);
+    free(tex);
+}
+
+static void bench_corpus(const char *dir)
+{
+    char err[512] = "";
+    gc_corpus c;
+    if (gc_corpus_open_any(&c, dir, SY_SCALE_RETAIL, 1, 2, 0, err, sizeof err) != 0) {
+        printf("corpus: not available (%s)\n", err);
+        return;
+    }
+    printf("corpus: %s\n", c.label);
+    double sum[2] = {0, 0}, worst[2] = {0, 0};
+    int n = 0;
+    uint64_t tris[2] = {0, 0};
+    const char *const *names;
+    gc_render_view_names(&names);
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        if (!c.files[i].ok)
+            continue;
+        gc_level lv;
+        if (gc_level_init(&lv, i, c.files[i].name, c.files[i].data, c.files[i].size) != GC_OK)
+            continue;
+        gc_level_decode(&lv);
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        if (!s) {
+            if (n == 0 && i == 0)
+                printf("  LEVEL%d: %s\n", i, err);
+            gc_level_free(&lv);
+            continue;
+        }
+        for (int v = 0; v < 2; v++) {
+            gc_frame f;
+            double t0 = now_ms();
+            int rc = gc_render_scene_draw(s, names[v], 640, 448, &f, NULL, err, sizeof err);
+            double ms = now_ms() - t0;
+            if (rc == 0) {
+                sum[v] += ms;
+                if (ms > worst[v])
+                    worst[v] = ms;
+                tris[v] += gc_render_scene_stats(s)->triangles_submitted;
+                gc_frame_free(&f);
+            }
+        }
+        n++;
+        gc_render_scene_free(s);
+        gc_level_free(&lv);
+    }
+    gc_corpus_close(&c);
+    if (n == 0) {
+        printf("  no level had tfrag tables to render\n");
+        return;
+    }
+    for (int v = 0; v < 2; v++)
+        printf("  %-8s mean %.2f ms, worst %.2f ms per 640x448 frame over %d levels "
+               "(mean %.0f triangles submitted)\n",
+               names[v], sum[v] / n, worst[v], n, (double)tris[v] / n);
+}
+
+int main(int argc, char **argv)
+{
+    /* bench_raster [CORPUS_DIR] [--png FILE]: FILE gets the procedural frame. */
+    const char *dir = NULL, *png = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--png") == 0 && i + 1 < argc)
+            png = argv[++i];
+        else
+            dir = argv[i];
+    }
+    bench_procedural(png);
+    bench_corpus(dir);
+    return 0;
+}
