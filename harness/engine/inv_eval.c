@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/* The evaluator: a small stack VM over the compiled bytecode, the aggregate loops (hoisted
+ * ones computed once per call), and the drivers behind gc_inv_eval_level/_corpus/_metric.
+ * All mutable state lives in the call's own context, so one set serves many threads. */
+#define _POSIX_C_SOURCE 200809L /* strnlen under -std=c11 */
+
+#include "inv_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gc_val {
+    union {
+        int64_t i;
+        double f;
+        const char *s;
+    } u;
+    uint32_t slen;
+    uint8_t null;
+} gc_val;
+
+typedef struct rowref {
+    size_t k;  /* level slot */
+    int64_t r; /* row; < 0: no row */
+} rowref;
+
+typedef struct ev {
+    const gc_inv_set *s;
+    const gc_unit *u;
+    const gc_table *const *levels;
+    size_t nlevels;
+    gc_val *cache;
+    uint8_t *done;
+    rowref outer;
+} ev;
+
+static inline size_t tcount(const ev *e, size_t k, uint32_t t)
+{
+    const gc_table *tb = &e->levels[k][t];
+    return tb->rows ? tb->count : 0;
+}
+
+static inline const uint8_t *rowp(const ev *e, size_t k, uint32_t t, int64_t r)
+{
+    return (const uint8_t *)e->levels[k][t].rows + (size_t)r * e->s->descs[t]->row_size;
+}
+
+/* Read an integer column of any width; *is_null for the all-ones pattern when flagged. */
+static inline int64_t load_int(const uint8_t *p, unsigned ctype, unsigned flags, int *is_null)
+{
+    int nim = (flags & GC_CF_NULL_IF_MAX) != 0;
+    switch (ctype) {
+    case GC_T_BOOL:
+    case GC_T_U8: {
+        uint8_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == UINT8_MAX;
+        return x;
+    }
+    case GC_T_S8: {
+        int8_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == -1;
+        return x;
+    }
+    case GC_T_U16: {
+        uint16_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == UINT16_MAX;
+        return x;
+    }
+    case GC_T_S16: {
+        int16_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == -1;
+        return x;
+    }
+    case GC_T_U32: {
+        uint32_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == UINT32_MAX;
+        return x;
+    }
+    case GC_T_S32: {
+        int32_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == -1;
+        return x;
+    }
+    case GC_T_U64: {
+        uint64_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == UINT64_MAX;
+        return (int64_t)x;
+    }
+    default: { /* GC_T_S64 */
+        int64_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == -1;
+        return x;
+    }
+    }
+}
+
+static inline gc_val load(const uint8_t *p, const gc_ins *in)
+{
+    gc_val v;
+    v.slen = 0;
+    v.null = 0;
+    switch (in->ctype) {
+    case GC_T_F32: {
+        float f;
+        memcpy(&f, p, sizeof f);
+        v.u.f = f;
+        break;
+    }
+    case GC_T_F64:
+        memcpy(&v.u.f, p, sizeof v.u.f);
+        break;
+    case GC_T_STR:
+        v.u.s = (const char *)p;
+        v.slen = (uint32_t)strnlen((const char *)p, in->b);
+        break;
+    default: {
+        int nul;
+        v.u.i = load_int(p, in->ctype, in->flags, &nul);
+        v.null = (uint8_t)nul;
+        break;
+    }
+    }
+    return v;
+}
+
+static inline int64_t wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t wrap_sub(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+static inline int64_t wrap_mul(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+static int cmp_i(gc_binop op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case GC_OP_EQ:
+        return a == b;
+    case GC_OP_NE:
+        return a != b;
+    case GC_OP_LT:
+        return a < b;
+    case GC_OP_LE:
+        return a <= b;
+    case GC_OP_GT:
+        return a > b;
+    default:
+        return a >= b;
+    }
+}
+
+static int cmp_f(gc_binop op, double a, double b)
+{
+    switch (op) {
+    case GC_OP_EQ:
+        return a == b;
+    case GC_OP_NE:
+        return a != b;
+    case GC_OP_LT:
+        return a < b;
+    case GC_OP_LE:
+        return a <= b;
+    case GC_OP_GT:
+        return a > b;
+    default:
+        return a >= b;
+    }
+}
+
+static gc_val agg_value(ev *e, uint32_t ai);
+
+#define NULLV(x) ((x).null = 1, (x).slen = 0)
+
+/* The top of the stack; only used by instructions that have an operand. */
+#define TOP (&st[sp - 1])
+
+static gc_val run(ev *e, const gc_prog *p, rowref cur)
+{
+    gc_val st[GC_INV_STACK];
+    int sp = 0;
+    rowref reg = {0, -1};
+    const gc_ins *code = p->code;
+    for (uint32_t pc = 0;; pc++) {
+        const gc_ins *in = &code[pc];
+        switch ((gc_opcode)in->op) {
+        case GC_I_END:
+            return st[sp - 1];
+        case GC_I_PUSH_I:
+            st[sp].u.i = in->k.i;
+            st[sp].null = 0;
+            st[sp++].slen = 0;
+            break;
+        case GC_I_PUSH_F:
+            st[sp].u.f = in->k.f;
+            st[sp].null = 0;
+            st[sp++].slen = 0;
+            break;
+        case GC_I_PUSH_S:
+            st[sp].u.s = in->k.s;
+            st[sp].null = 0;
+            st[sp++].slen = in->b;
+            break;
+        case GC_I_PUSH_NULL:
+            st[sp].u.i = 0;
+            NULLV(st[sp]);
+            sp++;
+            break;
+        case GC_I_LOAD_CUR:
+            if (cur.r < 0) {
+                st[sp].u.i = 0;
+                NULLV(st[sp]);
+            } else
+                st[sp] = load(rowp(e, cur.k, in->a, cur.r) + in->k.u, in);
+            sp++;
+            break;
+        case GC_I_LOAD_REG:
+            if (reg.r < 0) {
+                st[sp].u.i = 0;
+                NULLV(st[sp]);
+            } else
+                st[sp] = load(rowp(e, reg.k, in->a, reg.r) + in->k.u, in);
+            sp++;
+            break;
+        case GC_I_ROW_CUR:
+            reg = cur;
+            break;
+        case GC_I_ROW_OUTER:
+            reg = e->outer;
+            break;
+        case GC_I_ROW_PREV:
+            if (reg.r >= 0)
+                reg.r--;
+            break;
+        case GC_I_ROW_NEXT:
+            if (reg.r >= 0 && (size_t)++reg.r >= tcount(e, reg.k, in->a))
+                reg.r = -1;
+            break;
+        case GC_I_ROW_PARENT:
+            if (reg.r >= 0) {
+                int nul;
+                int64_t v = load_int(rowp(e, reg.k, in->a, reg.r) + in->k.u, in->ctype, in->flags,
+                                     &nul);
+                if (nul || v < 0 || (uint64_t)v >= tcount(e, reg.k, in->b))
+                    reg.r = -1;
+                else
+                    reg.r = v;
+            }
+            break;
+        case GC_I_REG_INDEX:
+            st[sp].u.i = reg.r;
+            st[sp].null = reg.r < 0;
+            st[sp++].slen = 0;
+            break;
+        case GC_I_I2F: {
+            gc_val *x = &st[sp - 1 - (int)in->a];
+            if (!x->null)
+                x->u.f = (double)x->u.i;
+            break;
+        }
+        case GC_I_ADD_I:
+        case GC_I_SUB_I:
+        case GC_I_MUL_I:
+        case GC_I_ADD_F:
+        case GC_I_SUB_F:
+        case GC_I_MUL_F:
+        case GC_I_DIV_F:
+        case GC_I_IDIV_I:
+        case GC_I_IDIV_F:
+        case GC_I_MOD_I:
+        case GC_I_MOD_F:
+        case GC_I_SHL:
+        case GC_I_SHR:
+        case GC_I_BAND:
+        case GC_I_BOR: {
+            gc_val *a = &st[sp - 2], *b = TOP;
+            sp--;
+            if (a->null || b->null) {
+                NULLV(*a);
+                break;
+            }
+            int64_t x = a->u.i, y = b->u.i;
+            double fx = a->u.f, fy = b->u.f;
+            switch ((gc_opcode)in->op) {
+            case GC_I_ADD_I:
+                a->u.i = wrap_add(x, y);
+                break;
+            case GC_I_SUB_I:
+                a->u.i = wrap_sub(x, y);
+                break;
+            case GC_I_MUL_I:
+                a->u.i = wrap_mul(x, y);
+                break;
+            case GC_I_ADD_F:
+                a->u.f = fx + fy;
+                break;
+            case GC_I_SUB_F:
+                a->u.f = fx - fy;
+                break;
+            case GC_I_MUL_F:
+                a->u.f = fx * fy;
+                break;
+            case GC_I_DIV_F:
+                if (fy == 0.0)
+                    NULLV(*a);
+                else
+                    a->u.f = fx / fy;
+                break;
+            case GC_I_IDIV_I:
+                if (y == 0)
+                    NULLV(*a);
+                else if (x == INT64_MIN && y == -1)
+                    a->u.i = INT64_MIN;
+                else
+                    a->u.i = x / y;
+                break;
+            case GC_I_IDIV_F:
+                if (fy == 0.0)
+                    NULLV(*a);
+                else
+                    a->u.f = trunc(fx / fy);
+                break;
+            case GC_I_MOD_I:
+                if (y == 0)
+                    NULLV(*a);
+                else if (y == -1)
+                    a->u.i = 0;
+                else
+                    a->u.i = x % y;
+                break;
+            case GC_I_MOD_F:
+                if (fy == 0.0)
+                    NULLV(*a);
+                else
+                    a->u.f = fmod(fx, fy);
+                break;
+            case GC_I_SHL:
+                if (y < 0 || y > 63)
+                    NULLV(*a);
+                else
+                    a->u.i = (int64_t)((uint64_t)x << y);
+                break;
+            case GC_I_SHR:
+                if (y < 0 || y > 63)
+                    NULLV(*a);
+                else
+                    a->u.i = x < 0 ? ~(~x >> y) : x >> y; /* arithmetic, portably */
+                break;
+            case GC_I_BAND:
+                a->u.i = x & y;
+                break;
+            default:
+                a->u.i = x | y;
+                break;
+            }
+            break;
+        }
+        case GC_I_CMP_I:
+        case GC_I_CMP_F:
+        case GC_I_CMP_S: {
+            gc_val *a = &st[sp - 2], *b = TOP;
+            sp--;
+            if (a->null || b->null) {
+                NULLV(*a);
+                break;
+            }
+            int r;
+            if (in->op == GC_I_CMP_I)
+                r = cmp_i((gc_binop)in->a, a->u.i, b->u.i);
+            else if (in->op == GC_I_CMP_F)
+                r = cmp_f((gc_binop)in->a, a->u.f, b->u.f);
+            else {
+                int eq = a->slen == b->slen && memcmp(a->u.s, b->u.s, a->slen) == 0;
+                r = in->a == GC_OP_EQ ? eq : !eq;
+            }
+            a->u.i = r;
+            a->slen = 0;
+            break;
+        }
+        case GC_I_ISNULL:
+            TOP->u.i = TOP->null;
+            TOP->null = 0;
+            TOP->slen = 0;
+            break;
+        case GC_I_NOTNULL:
+            TOP->u.i = !TOP->null;
+            TOP->null = 0;
+            TOP->slen = 0;
+            break;
+        case GC_I_TRUTH_I:
+            if (!TOP->null)
+                TOP->u.i = TOP->u.i != 0;
+            break;
+        case GC_I_TRUTH_F:
+            if (!TOP->null) {
+                if (isnan(TOP->u.f))
+                    TOP->null = 1;
+                else
+                    TOP->u.i = TOP->u.f != 0.0;
+            }
+            break;
+        case GC_I_NOT:
+            if (!TOP->null)
+                TOP->u.i = !TOP->u.i;
+            break;
+        case GC_I_AND_SC:
+            if (!TOP->null && TOP->u.i == 0)
+                pc = in->a - 1;
+            break;
+        case GC_I_OR_SC:
+            if (!TOP->null && TOP->u.i != 0)
+                pc = in->a - 1;
+            break;
+        case GC_I_AND:
+        case GC_I_OR: {
+            gc_val *a = &st[sp - 2], *b = TOP;
+            sp--;
+            int decide = in->op == GC_I_AND ? 0 : 1; /* the value that decides */
+            if ((!a->null && a->u.i == decide) || (!b->null && b->u.i == decide)) {
+                a->u.i = decide;
+                a->null = 0;
+            } else if (a->null || b->null) {
+                NULLV(*a);
+            } else {
+                a->u.i = !decide;
+            }
+            break;
+        }
+        case GC_I_NEG_I:
+            if (!TOP->null)
+                TOP->u.i = wrap_sub(0, TOP->u.i);
+            break;
+        case GC_I_NEG_F:
+            if (!TOP->null)
+                TOP->u.f = -TOP->u.f;
+            break;
+        case GC_I_ABS_I:
+            if (!TOP->null && TOP->u.i < 0)
+                TOP->u.i = wrap_sub(0, TOP->u.i);
+            break;
+        case GC_I_ABS_F:
+            if (!TOP->null)
+                TOP->u.f = fabs(TOP->u.f);
+            break;
+        case GC_I_MIN_I:
+        case GC_I_MAX_I:
+        case GC_I_MIN_F:
+        case GC_I_MAX_F: {
+            int n = (int)in->a;
+            gc_val *a = &st[sp - n];
+            int anynull = 0;
+            for (int i = 0; i < n; i++)
+                anynull |= a[i].null;
+            if (anynull) {
+                NULLV(a[0]);
+            } else if (in->op == GC_I_MIN_I || in->op == GC_I_MAX_I) {
+                int64_t r = a[0].u.i;
+                for (int i = 1; i < n; i++)
+                    if (in->op == GC_I_MIN_I ? a[i].u.i < r : a[i].u.i > r)
+                        r = a[i].u.i;
+                a[0].u.i = r;
+            } else {
+                double r = a[0].u.f;
+                for (int i = 1; i < n; i++)
+                    if (in->op == GC_I_MIN_F ? a[i].u.f < r : a[i].u.f > r)
+                        r = a[i].u.f;
+                a[0].u.f = r;
+            }
+            sp -= n - 1;
+            break;
+        }
+        case GC_I_SQRT:
+            if (!TOP->null) {
+                if (TOP->u.f < 0.0)
+                    TOP->null = 1;
+                else
+                    TOP->u.f = sqrt(TOP->u.f);
+            }
+            break;
+        case GC_I_DIST: {
+            gc_val *a = &st[sp - 6];
+            int anynull = 0;
+            for (int i = 0; i < 6; i++)
+                anynull |= a[i].null;
+            if (anynull)
+                NULLV(a[0]);
+            else {
+                double dx = a[0].u.f - a[3].u.f;
+                double dy = a[1].u.f - a[4].u.f;
+                double dz = a[2].u.f - a[5].u.f;
+                a[0].u.f = sqrt(dx * dx + dy * dy + dz * dz);
+            }
+            sp -= 5;
+            break;
+        }
+        case GC_I_BETWEEN_I:
+        case GC_I_BETWEEN_F: {
+            gc_val *a = &st[sp - 3];
+            if (a[0].null || a[1].null || a[2].null)
+                NULLV(a[0]);
+            else if (in->op == GC_I_BETWEEN_I)
+                a[0].u.i = a[1].u.i <= a[0].u.i && a[0].u.i <= a[2].u.i;
+            else
+                a[0].u.i = a[1].u.f <= a[0].u.f && a[0].u.f <= a[2].u.f;
+            sp -= 2;
+            break;
+        }
+        case GC_I_COALESCE: {
+            int n = (int)in->a;
+            gc_val *a = &st[sp - n];
+            for (int i = 0; i < n; i++)
+                if (!a[i].null) {
+                    a[0] = a[i];
+                    break;
+                }
+            sp -= n - 1;
+            break;
+        }
+        case GC_I_AGG:
+            st[sp++] = agg_value(e, in->a);
+            break;
+        }
+    }
+}
+
+static inline int f_isnull(const gc_val *v, gc_ty ty)
+{
+    return v->null || (ty == GC_TY_FLT && isnan(v->u.f));
+}
+
+static gc_val agg_value(ev *e, uint32_t ai)
+{
+    const gc_agg *ag = &e->u->aggs[ai];
+    if (!ag->uses_outer && e->done[ai])
+        return e->cache[ai];
+    gc_val res;
+    res.null = 0;
+    res.slen = 0;
+    res.u.i = 0;
+    int64_t n = 0, isum = 0;
+    double fsum = 0.0;
+    int have = 0;
+    int done = 0;
+    for (size_t k = 0; k < e->nlevels && !done; k++) {
+        size_t cnt = tcount(e, k, (uint32_t)ag->table);
+        if ((ag->kind == GC_AGG_COUNT) && !ag->cond.code) {
+            n += (int64_t)cnt;
+            continue;
+        }
+        for (size_t r = 0; r < cnt; r++) {
+            rowref rr = {k, (int64_t)r};
+            if (ag->kind == GC_AGG_ALL || ag->kind == GC_AGG_ANY) {
+                gc_val c = run(e, &ag->cond, rr);
+                if (c.null)
+                    continue;
+                if (ag->kind == GC_AGG_ALL && !c.u.i) {
+                    res.u.i = 0;
+                    have = 1;
+                    done = 1;
+                    break;
+                }
+                if (ag->kind == GC_AGG_ANY && c.u.i) {
+                    res.u.i = 1;
+                    have = 1;
+                    done = 1;
+                    break;
+                }
+                continue;
+            }
+            if (ag->cond.code) {
+                gc_val c = run(e, &ag->cond, rr);
+                if (c.null || !c.u.i)
+                    continue;
+            }
+            if (ag->kind == GC_AGG_COUNT) {
+                n++;
+                continue;
+            }
+            gc_val v = run(e, &ag->value, rr);
+            if (f_isnull(&v, ag->vty))
+                continue;
+            switch (ag->kind) {
+            case GC_AGG_COUNT_VAL:
+                n++;
+                break;
+            case GC_AGG_SUM:
+            case GC_AGG_MEAN:
+                n++;
+                if (ag->vty == GC_TY_FLT)
+                    fsum += v.u.f;
+                else
+                    isum = wrap_add(isum, v.u.i);
+                break;
+            case GC_AGG_MIN:
+            case GC_AGG_MAX: {
+                int better;
+                if (!have)
+                    better = 1;
+                else if (ag->vty == GC_TY_FLT)
+                    better = ag->kind == GC_AGG_MIN ? v.u.f < res.u.f : v.u.f > res.u.f;
+                else
+                    better = ag->kind == GC_AGG_MIN ? v.u.i < res.u.i : v.u.i > res.u.i;
+                if (better)
+                    res.u = v.u;
+                have = 1;
+                break;
+            }
+            default:
+                break;
+            }
+        }
+    }
+    switch (ag->kind) {
+    case GC_AGG_COUNT:
+    case GC_AGG_COUNT_VAL:
+        res.u.i = n;
+        break;
+    case GC_AGG_SUM:
+        if (ag->vty == GC_TY_FLT)
+            res.u.f = fsum;
+        else
+            res.u.i = isum;
+        break;
+    case GC_AGG_MEAN:
+        if (!n)
+            res.null = 1;
+        else
+            res.u.f = (ag->vty == GC_TY_FLT ? fsum : (double)isum) / (double)n;
+        break;
+    case GC_AGG_MIN:
+    case GC_AGG_MAX:
+        res.null = !have;
+        break;
+    case GC_AGG_ALL:
+        if (!have)
+            res.u.i = 1;
+        break;
+    case GC_AGG_ANY:
+        if (!have)
+            res.u.i = 0;
+        break;
+    }
+    if (!ag->uses_outer) {
+        e->cache[ai] = res;
+        e->done[ai] = 1;
+    }
+    return res;
+}
+
+static void fmt_val(char *buf, size_t len, const gc_val *v, gc_ty ty, int hex)
+{
+    if (v->null) {
+        snprintf(buf, len, "null");
+        return;
+    }
+    switch (ty) {
+    case GC_TY_FLT:
+        snprintf(buf, len, "%.9g", v->u.f);
+        break;
+    case GC_TY_STR:
+        snprintf(buf, len, "\"%.*s\"", (int)(v->slen > 64 ? 64 : v->slen), v->u.s);
+        break;
+    default:
+        if (hex)
+            snprintf(buf, len, "0x%llx", (unsigned long long)v->u.i);
+        else
+            snprintf(buf, len, "%lld", (long long)v->u.i);
+        break;
+    }
+}
+
+static void make_values(ev *e, rowref cur, int result_null, char *out, size_t len)
+{
+    const gc_unit *u = e->u;
+    size_t o = 0;
+    out[0] = '\0';
+    for (uint32_t i = 0; i < u->nref && o + 1 < len; i++) {
+        gc_val v = run(e, &u->refs[i].prog, cur);
+        char vb[96];
+        fmt_val(vb, sizeof vb, &v, u->refs[i].ty, u->refs[i].hex);
+        int w = snprintf(out + o, len - o, "%s%s=%s", o ? " " : "", u->refs[i].label, vb);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+    if (result_null && o + 1 < len) {
+        int w = snprintf(out + o, len - o, "%s=> null", o ? " " : "");
+        if (w > 0)
+            o += (size_t)w;
+    }
+    if (o >= len && len > 4)
+        memcpy(out + len - 4, "...", 4); /* truncated: say so */
+}
+
+typedef struct acc {
+    gc_inv_result *out;
+    size_t max_samples, cap;
+    int oom;
+} acc;
+
+static void add_sample(ev *e, acc *a, int level, rowref cur, int result_null)
+{
+    gc_inv_result *out = a->out;
+    if (out->sample_count >= a->max_samples)
+        return;
+    if (out->sample_count == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 8;
+        if (cap > a->max_samples)
+            cap = a->max_samples;
+        gc_inv_sample *v = realloc(out->samples, cap * sizeof *v);
+        if (!v) {
+            a->oom = 1;
+            return;
+        }
+        out->samples = v;
+        a->cap = cap;
+    }
+    gc_inv_sample *sm = &out->samples[out->sample_count++];
+    memset(sm, 0, sizeof *sm);
+    sm->level = level;
+    sm->row = cur.r;
+    if (cur.r >= 0 && e->u->has_file_ofs) {
+        int nul;
+        int64_t v = load_int(rowp(e, cur.k, (uint32_t)e->u->table, cur.r) + e->u->file_ofs_offset,
+                             e->u->file_ofs_ctype, 0, &nul);
+        sm->file_ofs = (uint64_t)v;
+    }
+    make_values(e, cur, result_null, sm->values, sizeof sm->values);
+}
+
+static int ev_init(ev *e, const gc_inv_set *s, const gc_unit *u, const gc_table *const *levels,
+                   size_t nlevels)
+{
+    memset(e, 0, sizeof *e);
+    e->s = s;
+    e->u = u;
+    e->levels = levels;
+    e->nlevels = nlevels;
+    e->outer.r = -1;
+    if (u->nagg) {
+        e->cache = malloc(u->nagg * sizeof *e->cache);
+        e->done = calloc(u->nagg, 1);
+        if (!e->cache || !e->done) {
+            free(e->cache);
+            free(e->done);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void ev_fini(ev *e)
+{
+    free(e->cache);
+    free(e->done);
+}
+
+static inline int fast_cmp(const gc_unit *u, const uint8_t *row)
+{
+    int nul;
+    int64_t a = load_int(row + u->fast_ofs[0], u->fast_ctype[0], 0, &nul);
+    int64_t b = u->fast_lit ? u->fast_k : load_int(row + u->fast_ofs[1], u->fast_ctype[1], 0, &nul);
+    return cmp_i(u->fast_op, a, b);
+}
+
+/* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
+ * (then `level` is reported). Results are added to *out. */
+static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *const *levels,
+                     const int *level_ids, int level, size_t nlevels, acc *a)
+{
+    ev e;
+    if (ev_init(&e, s, u, levels, nlevels) != 0)
+        return -1;
+    gc_inv_result *out = a->out;
+    if (u->once || u->table < 0) {
+        rowref cur = {0, -1};
+        int pass = 1;
+        if (u->where.code) {
+            gc_val w = run(&e, &u->where, cur);
+            pass = !w.null && w.u.i;
+        }
+        if (pass) {
+            out->checked++;
+            gc_val v = run(&e, &u->expect, cur);
+            if (v.null || !v.u.i) {
+                out->failed++;
+                int lv = nlevels == 1 ? (level_ids ? level_ids[0] : level) : -1;
+                add_sample(&e, a, lv, cur, v.null);
+            }
+        }
+        ev_fini(&e);
+        return a->oom ? -1 : 0;
+    }
+    const size_t row_size = s->descs[u->table]->row_size;
+    for (size_t k = 0; k < nlevels; k++) {
+        size_t cnt = tcount(&e, k, (uint32_t)u->table);
+        int lv = level_ids ? level_ids[k] : level;
+        if (u->fast && !u->where.code) {
+            const uint8_t *row = levels[k][u->table].rows;
+            for (size_t r = 0; r < cnt; r++, row += row_size) {
+                if (fast_cmp(u, row))
+                    continue;
+                out->failed++;
+                rowref cur = {k, (int64_t)r};
+                e.outer = cur;
+                add_sample(&e, a, lv, cur, 0);
+            }
+            out->checked += cnt;
+            continue;
+        }
+        for (size_t r = 0; r < cnt; r++) {
+            rowref cur = {k, (int64_t)r};
+            e.outer = cur;
+            if (u->where.code) {
+                gc_val w = run(&e, &u->where, cur);
+                if (w.null || !w.u.i)
+                    continue;
+            }
+            out->checked++;
+            gc_val v = run(&e, &u->expect, cur);
+            if (v.null || !v.u.i) {
+                out->failed++;
+                add_sample(&e, a, lv, cur, v.null);
+            }
+        }
+    }
+    ev_fini(&e);
+    return a->oom ? -1 : 0;
+}
+
+void gc_inv_detect_fast(gc_unit *u)
+{
+    u->fast = 0;
+    const gc_ins *c = u->expect.code;
+    if (!c || u->expect.n != 4 || u->table < 0 || u->once)
+        return;
+    if (c[0].op != GC_I_LOAD_CUR || c[2].op != GC_I_CMP_I || c[3].op != GC_I_END)
+        return;
+    if (c[1].op != GC_I_LOAD_CUR && c[1].op != GC_I_PUSH_I)
+        return;
+    for (int i = 0; i < 2; i++) {
+        if (c[i].op != GC_I_LOAD_CUR)
+            continue;
+        if (c[i].ctype == GC_T_F32 || c[i].ctype == GC_T_F64 || c[i].ctype == GC_T_STR ||
+            (c[i].flags & GC_CF_NULL_IF_MAX))
+            return;
+        u->fast_ofs[i] = c[i].k.u;
+        u->fast_ctype[i] = c[i].ctype;
+    }
+    u->fast_lit = c[1].op == GC_I_PUSH_I;
+    u->fast_k = c[1].k.i;
+    u->fast_op = (gc_binop)c[2].a;
+    u->fast = 1;
+}
+
+static void result_zero(gc_inv_result *out)
+{
+    memset(out, 0, sizeof *out);
+}
+
+int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int level,
+                      size_t max_samples, gc_inv_result *out)
+{
+    if (!out)
+        return -1;
+    result_zero(out);
+    if (!s || i >= s->ninv || !tables)
+        return -1;
+    acc a = {out, max_samples, 0, 0};
+    const gc_table *const lv[1] = {tables};
+    if (eval_unit(s, &s->invs[i], lv, NULL, level, 1, &a) != 0) {
+        gc_inv_result_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *levels,
+                       const int *level_ids, size_t nlevels, size_t max_samples,
+                       gc_inv_result *out)
+{
+    if (!out)
+        return -1;
+    result_zero(out);
+    if (!s || i >= s->ninv || (nlevels && (!levels || !level_ids)))
+        return -1;
+    const gc_unit *u = &s->invs[i];
+    acc a = {out, max_samples, 0, 0};
+    int rc = 0;
+    if (u->info.scope == GC_SCOPE_LEVEL) {
+        for (size_t k = 0; k < nlevels && rc == 0; k++)
+            rc = eval_unit(s, u, &levels[k], &level_ids[k], level_ids[k], 1, &a);
+    } else {
+        rc = eval_unit(s, u, levels, level_ids, -1, nlevels, &a);
+    }
+    if (rc != 0) {
+        gc_inv_result_free(out);
+        return -1;
+    }
+    return 0;
+}
+
+int gc_inv_eval_metric(const gc_inv_set *s, size_t m, const gc_table *tables, double *value,
+                       int *is_null)
+{
+    if (!s || m >= s->nmet || !tables || !value || !is_null)
+        return -1;
+    const gc_unit *u = &s->mets[m];
+    const gc_table *const lv[1] = {tables};
+    ev e;
+    if (ev_init(&e, s, u, lv, 1) != 0)
+        return -1;
+    rowref cur = {0, -1};
+    gc_val v = run(&e, &u->expect, cur);
+    ev_fini(&e);
+    *is_null = v.null || (u->expect_ty == GC_TY_FLT && isnan(v.u.f));
+    if (*is_null)
+        *value = 0.0;
+    else
+        *value = u->expect_ty == GC_TY_FLT ? v.u.f : (double)v.u.i;
+    return 0;
+}
+
+void gc_inv_result_free(gc_inv_result *r)
+{
+    if (!r)
+        return;
+    free(r->samples);
+    r->samples = NULL;
+    r->sample_count = 0;
+}

@@ -1,1 +1,0 @@
-typedef int gc_engine_placeholder;
