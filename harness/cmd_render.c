@@ -9,6 +9,7 @@
 #include "gc_cli.h"
 #include "gc_corpus.h"
 #include "gc_frame.h"
+#include "gc_fsutil.h"
 #include "gc_golden_frames.h"
 #include "gc_level.h"
 #include "gc_png.h"
@@ -20,7 +21,7 @@ int gc_cmd_render(int argc, char **argv);
 static void render_usage(FILE *f)
 {
     fprintf(f,
-            "usage: gcverify render [--corpus DIR] --level N [--view NAME] [-o FILE.png]\n"
+            "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
             "                       [--width W --height H] [--golden FILE]\n"
             "                       [--golden-images DIR] [--scale small|retail] [--seed N]\n"
             "\n"
@@ -29,8 +30,72 @@ static void render_usage(FILE *f)
             "at W x H (default %dx%d), prints the frame's sha256, its manifest and the\n"
             "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
             "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
-            "LEVEL<N>_<view>_actual.png into DIR.\n",
+            "LEVEL<N>_<view>_actual.png into DIR.\n"
+            "\n"
+            "--level all renders every view of every level and prints one line each,\n"
+            "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
+            "then view order; -o DIR then writes DIR/LEVEL<N>_<view>.png. Exit 1 if any\n"
+            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines).\n",
             GC_RENDER_WIDTH, GC_RENDER_HEIGHT);
+}
+
+/* Every view of every level, one line each; PNGs into dir when given. */
+static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const char *dir)
+{
+    const char *const *names;
+    int nv = gc_render_view_names(&names), rc = 0;
+    char err[512];
+    if (dir && gc_mkdir_p(dir, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify render: %s\n", err);
+        return 1;
+    }
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        const gc_corpus_file *file = &c->files[i];
+        if (!file->ok) {
+            for (int v = 0; v < nv; v++)
+                printf("%d %s error %s\n", i, names[v], file->error);
+            rc = 1;
+            continue;
+        }
+        gc_level lv;
+        if (gc_level_init(&lv, i, file->name, file->data, file->size) != GC_OK) {
+            printf("%d - error out of memory\n", i);
+            rc = 1;
+            continue;
+        }
+        gc_level_decode(&lv);
+        err[0] = '\0';
+        gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
+        for (int v = 0; v < nv; v++) {
+            gc_frame f;
+            char hex[65];
+            if (!scene || gc_render_scene_draw(scene, names[v], width, height, &f, NULL, err,
+                                               sizeof err) != 0) {
+                printf("%d %s error %s\n", i, names[v], err);
+                rc = 1;
+                continue;
+            }
+            if (gc_frame_sha256(&f, hex, NULL, 0) != 0) {
+                printf("%d %s error hashing failed\n", i, names[v]);
+                rc = 1;
+            } else {
+                printf("%d %s %s\n", i, names[v], hex);
+            }
+            if (dir) {
+                char path[4096];
+                snprintf(path, sizeof path, "%s/LEVEL%d_%s.png", dir, i, names[v]);
+                if (gc_png_write_rgba(path, f.rgba, f.width, f.height, err, sizeof err) != 0) {
+                    fprintf(stderr, "gcverify render: %s\n", err);
+                    rc = 1;
+                }
+            }
+            gc_frame_free(&f);
+        }
+        gc_render_scene_free(scene);
+        gc_level_free(&lv);
+    }
+    fflush(stdout);
+    return rc;
 }
 
 int gc_cmd_render(int argc, char **argv)
@@ -38,7 +103,7 @@ int gc_cmd_render(int argc, char **argv)
     const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
                *golden_images = NULL;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
-    int scale = SY_SCALE_RETAIL;
+    int scale = SY_SCALE_RETAIL, all = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -64,6 +129,8 @@ int gc_cmd_render(int argc, char **argv)
         int bad = 0;
         if (strcmp(a, "--corpus") == 0)
             corpus = v;
+        else if (strcmp(a, "--level") == 0 && strcmp(v, "all") == 0)
+            all = 1;
         else if (strcmp(a, "--level") == 0)
             bad = gc_cli_uint(v, GC_LEVEL_COUNT - 1, &level) != 0;
         else if (strcmp(a, "--view") == 0)
@@ -92,6 +159,17 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: bad value '%s' for %s\n", v, a);
             return 2;
         }
+    }
+    if (all) {
+        char err[512] = "";
+        gc_corpus c;
+        if (gc_corpus_open_any(&c, corpus, scale, (uint32_t)seed, 2, 1, err, sizeof err) != 0) {
+            fprintf(stderr, "gcverify render: %s\n", err);
+            return 3;
+        }
+        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png);
+        gc_corpus_close(&c);
+        return rc;
     }
     if (level == ~0ull) {
         fprintf(stderr, "gcverify render: --level N is required\n");
