@@ -1,0 +1,1180 @@
+/* SPDX-License-Identifier: MIT */
+/* The tfrag decoder: the static world mesh of a level (core_data's tfrag
+ * block), published as tfrag.block, tfrag.patch, tfrag.vertex,
+ * tfrag.vertex_info, tfrag.triangle, tfrag.adgif and tfrag.light.
+ *
+ * Sources: docs/formats/tfrag.md, reference formats.md §5 and level-assets.md
+ * "tfrag terrain" .. "The origin". Outline:
+ *  1. block header at core.tfrags: table_offset, count, LOD float;
+ *  2. count patch headers of 0x40 bytes at block + table_offset, each with a
+ *     `data` offset relative to the TABLE (not the block);
+ *  3. per patch, five VIF1 lists walked in transfer order (common, LOD 2,
+ *     LOD 1, LOD 01, LOD 0) with the code-word walker of gc_vif.h; every
+ *     UNPACK is classified by its format AND its VU destination using the VU
+ *     header at the head of the common list;
+ *  4. geometry is built only from a walk that completed: a patch whose walk
+ *     desynchronises gets walk_ok = 0 with the offset, and no geometry rows.
+ * The decoder fails as a whole only when the block header or the patch table
+ * cannot be read. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_level.h"
+#include "gc_reader.h"
+#include "gc_vif.h"
+
+/* ---- on-disk constants (formats.md §5) ---------------------------------- */
+
+#define TFRAG_BLOCK_HEADER_BYTES 0x10u /* {s32 table_offset, s32 count, f32 lod, u32} */
+#define TFRAG_PATCH_BYTES 0x40u        /* one patch header */
+#define TFRAG_ADGIF_QWORDS 5u          /* TEX0, TEX1, CLAMP, MIPTBP1, MIPTBP2 */
+#define TFRAG_ADGIF_BYTES 0x50u
+#define TFRAG_LIGHT_HEADER_BYTES 0x10u /* copy of the origin STROW row before the records */
+#define TFRAG_LIGHT_RECORD_BYTES 8u
+#define TFRAG_RGBA_BYTES 4u
+#define TFRAG_VU_HEADER_QWORDS 5u /* 20 x u16 unpacked V4_16 unsigned to address 0 */
+#define TFRAG_STRIP_BYTES 4u      /* {s8 count/flag, s8 y, s8 z, s8 pad} */
+#define TFRAG_STRIP_BIAS 128      /* a negative count is biased by -128 */
+
+/* VU1 data memory is 1024 quadwords: every array the VIF can place there is
+ * bounded by it, which bounds the per-patch scratch without trusting counts. */
+#define VU1_QWORDS 1024u
+#define POS_MAX (VU1_QWORDS / 2u) /* positions take 2 qw (STCYCL 1/2 interleaves colour) */
+#define VI_MAX VU1_QWORDS         /* vertex info takes 1 qw */
+#define BYTES_MAX (VU1_QWORDS * 16u)
+
+/* The three LOD banks and the five lists. */
+enum { LOD_COUNT = 3 };
+enum { LIST_COMMON, LIST_LOD2, LIST_LOD1, LIST_LOD01, LIST_LOD0, LIST_COUNT };
+static const char *const list_names[LIST_COUNT] = {"common", "lod2", "lod1", "lod01", "lod0"};
+/* The LOD whose strips/indices a list carries (-1: none). */
+static const int list_lod[LIST_COUNT] = {-1, 2, 1, -1, 0};
+/* The position / vertex-info tier a list carries (-1: none). */
+static const int list_tier[LIST_COUNT] = {0, -1, -1, 1, 2};
+
+/* Walk errors of one patch (tfrag.patch.walk_error). */
+enum {
+    WALK_OK = 0,
+    WALK_LIST_BOUNDS, /* a list's range is inverted or leaves the patch data / region */
+    WALK_VIF_CUT,     /* a code word or payload runs past its list */
+    WALK_VIF_UNKNOWN, /* an undefined VIF command: the walk lost sync */
+    WALK_NO_VU_HEADER,/* the common list does not open with the VU header unpack */
+    WALK_VU_RANGE,    /* an unpack lands outside VU1 memory or the array it belongs to */
+    WALK_ERROR_COUNT
+};
+static const char *const walk_error_names[WALK_ERROR_COUNT] = {
+    "ok", "list_bounds", "vif_cut", "vif_unknown", "no_vu_header", "vu_range"};
+
+/* ---- rows --------------------------------------------------------------- */
+
+typedef struct tfrag_block_row {
+    uint64_t file_ofs;     /* offset of the block header in core_data */
+    int32_t table_offset;  /* +0x00: patch table, relative to the block (0x40) */
+    int32_t count;         /* +0x04: patches */
+    float lod_scale;       /* +0x08: LOD distance unit L (32.0) */
+    uint32_t unknown_0c;   /* +0x0c */
+    uint64_t region_start; /* core.tfrags */
+    uint64_t region_end;   /* core.occlusion: the tfrag region ends where occlusion starts */
+} tfrag_block_row;
+
+typedef struct tfrag_patch_row {
+    uint64_t file_ofs; /* offset of the 0x40-byte header in core_data */
+    uint32_t patch;    /* index in the table */
+    float cx, cy, cz, radius;  /* +0x00 bsphere */
+    int32_t data;              /* +0x10 raw, relative to the table */
+    uint64_t data_ofs;         /* absolute in core_data */
+    uint16_t lod_2_ofs;        /* +0x14 */
+    uint16_t shared_ofs;       /* +0x16 */
+    uint16_t lod_1_ofs;        /* +0x18 */
+    uint16_t lod_0_ofs;        /* +0x1a */
+    uint16_t tex_ofs;          /* +0x1c */
+    uint16_t rgba_ofs;         /* +0x1e */
+    uint8_t common_size;       /* +0x20 qw */
+    uint8_t lod_2_size;        /* +0x21 qw */
+    uint8_t lod_1_size;        /* +0x22 qw */
+    uint8_t lod_0_size;        /* +0x23 qw */
+    uint8_t texture_count;     /* +0x28 */
+    uint8_t rgba_size;         /* +0x29 qw */
+    uint8_t msphere_count;     /* +0x2c */
+    uint8_t flags;             /* +0x2d */
+    uint16_t msphere_ofs;      /* +0x2e */
+    uint16_t light_ofs;        /* +0x30 */
+    uint16_t light_end_ofs;    /* +0x32 */
+    uint8_t dir_lights_one;    /* +0x34 */
+    uint8_t dir_lights_upd;    /* +0x35 */
+    uint16_t point_lights;     /* +0x36 */
+    uint16_t cube_ofs;         /* +0x38 */
+    uint16_t occl_index;       /* +0x3a */
+    uint8_t vert_count;        /* +0x3c */
+    uint8_t tri_count;         /* +0x3d */
+    uint16_t mip_dist;         /* +0x3e */
+    /* VU header (first unpack of the common list) */
+    uint16_t vu_positions_common, vu_vi_common, vu_positions_lod01, vu_vi_lod01,
+        vu_positions_lod0, vu_vi_lod0;
+    /* decoded */
+    uint32_t positions_common, positions_lod01, positions_lod0, positions_decoded;
+    uint32_t vi_common, vi_lod01, vi_lod0;
+    uint32_t indices_lod0, indices_lod1, indices_lod2;
+    uint32_t parents_lod01, parents_lod0;
+    uint32_t strips_lod0, strips_lod1, strips_lod2;
+    uint32_t tris_lod0, tris_lod1, tris_lod2;
+    uint32_t adgif_count;
+    uint32_t adgif_payload_ofs; /* offset of the ad-gif UNPACK payload relative to data (null if none) */
+    uint32_t rgba_count;
+    uint32_t light_count;
+    uint32_t unclassified_unpacks;
+    int32_t origin_x, origin_y, origin_z, origin_w;
+    uint8_t origin_source; /* 0 none, 1 STROW before the first common V3_16, 2 light_ofs qword */
+    uint8_t walk_ok;
+    uint8_t walk_error;
+    uint8_t walk_error_list;
+    uint64_t walk_error_ofs;
+    char walk_error_name[16];
+    char walk_where[48];
+} tfrag_patch_row;
+
+typedef struct tfrag_vertex_row {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint16_t index;
+    uint8_t tier;
+    uint8_t has_rgba;
+    float x, y, z;
+    uint8_t r, g, b, a;
+} tfrag_vertex_row;
+
+typedef struct tfrag_vi_row {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint16_t index;
+    uint8_t tier;
+    uint8_t claims_parent;
+    float s, t;
+    int16_t raw_parent;
+    int16_t raw_vertex;
+    uint32_t vertex;
+    uint8_t parents_resolved;
+    uint32_t parent_vi;
+    uint32_t parent0;
+    uint32_t parent1;
+} tfrag_vi_row;
+
+typedef struct tfrag_triangle_row {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint8_t lod;
+    uint16_t strip;
+    uint16_t a, b, c;
+    uint32_t va, vb, vc;
+    uint32_t adgif;
+    uint32_t texture;
+    uint32_t vi_lo, vi_hi;
+} tfrag_triangle_row;
+
+typedef struct tfrag_adgif_row {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint16_t index;
+    int32_t texture;
+    int16_t k;
+    int32_t mmin;
+    int32_t wrap_s;
+    int32_t wrap_t;
+    int32_t tex1_lo;
+} tfrag_adgif_row;
+
+typedef struct tfrag_light_row {
+    uint64_t file_ofs;
+    uint32_t patch_row;
+    uint16_t index;
+    uint8_t unknown_0;
+    uint8_t intensity;
+    uint8_t azimuth;
+    uint8_t elevation;
+    uint16_t color;
+    uint16_t select;
+} tfrag_light_row;
+
+/* ---- descriptors -------------------------------------------------------- */
+
+#define CD "bytes in core_data"
+#define NUL GC_CF_NULL_IF_MAX
+
+static const gc_column block_cols[] = {
+    GC_COL(tfrag_block_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the tfrag block header (core.tfrags)"),
+    GC_COL(tfrag_block_row, table_offset, GC_T_S32, GC_CF_HEX, "bytes", "+0x00 patch table offset, relative to the block"),
+    GC_COL(tfrag_block_row, count, GC_T_S32, 0, "count", "+0x04 patches in the table"),
+    GC_COL(tfrag_block_row, lod_scale, GC_T_F32, 0, "world units", "+0x08 LOD unit L; switch distances are 6L, 4L, 2L"),
+    GC_COL(tfrag_block_row, unknown_0c, GC_T_U32, GC_CF_HEX, "", "+0x0c not understood"),
+    GC_COL(tfrag_block_row, region_start, GC_T_U64, GC_CF_HEX, CD, "start of the tfrag region (core.tfrags)"),
+    GC_COL(tfrag_block_row, region_end, GC_T_U64, GC_CF_HEX, CD, "end of the tfrag region (core.occlusion)"),
+};
+
+static const gc_column patch_cols[] = {
+    GC_COL(tfrag_patch_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 0x40-byte patch header"),
+    GC_COL(tfrag_patch_row, patch, GC_T_U32, 0, "", "index in the patch table"),
+    GC_COL(tfrag_patch_row, cx, GC_T_F32, 0, "world units", "+0x00 bounding sphere centre x"),
+    GC_COL(tfrag_patch_row, cy, GC_T_F32, 0, "world units", "+0x04 bounding sphere centre y"),
+    GC_COL(tfrag_patch_row, cz, GC_T_F32, 0, "world units", "+0x08 bounding sphere centre z"),
+    GC_COL(tfrag_patch_row, radius, GC_T_F32, 0, "world units", "+0x0c bounding sphere radius"),
+    GC_COL(tfrag_patch_row, data, GC_T_S32, GC_CF_HEX, "bytes", "+0x10 patch data, relative to the patch TABLE"),
+    GC_COL(tfrag_patch_row, data_ofs, GC_T_U64, GC_CF_HEX, CD, "patch data, absolute (table + data)"),
+    GC_COL(tfrag_patch_row, lod_2_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x14 LOD-2 list, relative to data"),
+    GC_COL(tfrag_patch_row, shared_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x16 common list, relative to data"),
+    GC_COL(tfrag_patch_row, lod_1_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x18 LOD-1 list, relative to data"),
+    GC_COL(tfrag_patch_row, lod_0_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1a LOD-01 list, relative to data"),
+    GC_COL(tfrag_patch_row, tex_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1c ad-gif UNPACK payload, relative to data"),
+    GC_COL(tfrag_patch_row, rgba_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1e RGBA array (end of the LOD-0 list), relative to data"),
+    GC_COL(tfrag_patch_row, common_size, GC_T_U8, 0, "qwords", "+0x20 common list length"),
+    GC_COL(tfrag_patch_row, lod_2_size, GC_T_U8, 0, "qwords", "+0x21 LOD-2 + common"),
+    GC_COL(tfrag_patch_row, lod_1_size, GC_T_U8, 0, "qwords", "+0x22 common + LOD-1 + LOD-01; the LOD-0 list starts at shared_ofs + 16*lod_1_size"),
+    GC_COL(tfrag_patch_row, lod_0_size, GC_T_U8, 0, "qwords", "+0x23 LOD-01 + LOD-0"),
+    GC_COL(tfrag_patch_row, texture_count, GC_T_U8, 0, "count", "+0x28 ad-gif records declared"),
+    GC_COL(tfrag_patch_row, rgba_size, GC_T_U8, 0, "qwords", "+0x29 RGBA array size (4 colours per qw)"),
+    GC_COL(tfrag_patch_row, msphere_count, GC_T_U8, 0, "count", "+0x2c"),
+    GC_COL(tfrag_patch_row, flags, GC_T_U8, GC_CF_HEX, "", "+0x2d"),
+    GC_COL(tfrag_patch_row, msphere_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x2e relative to data"),
+    GC_COL(tfrag_patch_row, light_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x30 light block (origin qword, then records), relative to data"),
+    GC_COL(tfrag_patch_row, light_end_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x32 end of the light records (== msphere_ofs on RAC/GC/UYA)"),
+    GC_COL(tfrag_patch_row, dir_lights_one, GC_T_U8, GC_CF_HEX, "", "+0x34 0xff on every retail patch"),
+    GC_COL(tfrag_patch_row, dir_lights_upd, GC_T_U8, GC_CF_HEX, "", "+0x35"),
+    GC_COL(tfrag_patch_row, point_lights, GC_T_U16, GC_CF_HEX, "", "+0x36 0xffff (none) on every retail patch"),
+    GC_COL(tfrag_patch_row, cube_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x38 relative to data"),
+    GC_COL(tfrag_patch_row, occl_index, GC_T_U16, 0, "", "+0x3a index in the occlusion mappings"),
+    GC_COL(tfrag_patch_row, vert_count, GC_T_U8, 0, "count", "+0x3c positions over all three tiers (declared)"),
+    GC_COL(tfrag_patch_row, tri_count, GC_T_U8, 0, "count", "+0x3d LOD-0 triangles (declared)"),
+    GC_COL(tfrag_patch_row, mip_dist, GC_T_U16, 0, "", "+0x3e"),
+    GC_COL(tfrag_patch_row, vu_positions_common, GC_T_U16, 0, "count", "VU header word 0: common positions"),
+    GC_COL(tfrag_patch_row, vu_vi_common, GC_T_U16, 0, "count", "VU header word 1: common vertex info"),
+    GC_COL(tfrag_patch_row, vu_positions_lod01, GC_T_U16, 0, "count", "VU header word 2: LOD-01 positions"),
+    GC_COL(tfrag_patch_row, vu_vi_lod01, GC_T_U16, 0, "count", "VU header word 3 (unk_06): LOD-01 vertex info; 0 = empty tier"),
+    GC_COL(tfrag_patch_row, vu_positions_lod0, GC_T_U16, 0, "count", "VU header word 4: LOD-0 positions"),
+    GC_COL(tfrag_patch_row, vu_vi_lod0, GC_T_U16, 0, "count", "VU header word 5 (unk_0a): LOD-0 vertex info; 0 = empty tier"),
+    GC_COL(tfrag_patch_row, positions_common, GC_T_U32, 0, "count", "positions decoded from the common list"),
+    GC_COL(tfrag_patch_row, positions_lod01, GC_T_U32, 0, "count", "positions decoded from the LOD-01 list"),
+    GC_COL(tfrag_patch_row, positions_lod0, GC_T_U32, 0, "count", "positions decoded from the LOD-0 list"),
+    GC_COL(tfrag_patch_row, positions_decoded, GC_T_U32, 0, "count", "sum of the three tiers (0 if the walk failed)"),
+    GC_COL(tfrag_patch_row, vi_common, GC_T_U32, 0, "count", "vertex-info entries, common tier"),
+    GC_COL(tfrag_patch_row, vi_lod01, GC_T_U32, 0, "count", "vertex-info entries, LOD-01 tier"),
+    GC_COL(tfrag_patch_row, vi_lod0, GC_T_U32, 0, "count", "vertex-info entries, LOD-0 tier"),
+    GC_COL(tfrag_patch_row, indices_lod0, GC_T_U32, 0, "count", "index bytes banked to LOD 0"),
+    GC_COL(tfrag_patch_row, indices_lod1, GC_T_U32, 0, "count", "index bytes banked to LOD 1"),
+    GC_COL(tfrag_patch_row, indices_lod2, GC_T_U32, 0, "count", "index bytes banked to LOD 2"),
+    GC_COL(tfrag_patch_row, parents_lod01, GC_T_U32, 0, "count", "parent indices of the LOD-01 tier (4 per V4_8 element)"),
+    GC_COL(tfrag_patch_row, parents_lod0, GC_T_U32, 0, "count", "parent indices of the LOD-0 tier (4 per V4_8 element)"),
+    GC_COL(tfrag_patch_row, strips_lod0, GC_T_U32, 0, "count", "strips of LOD 0"),
+    GC_COL(tfrag_patch_row, strips_lod1, GC_T_U32, 0, "count", "strips of LOD 1"),
+    GC_COL(tfrag_patch_row, strips_lod2, GC_T_U32, 0, "count", "strips of LOD 2"),
+    GC_COL(tfrag_patch_row, tris_lod0, GC_T_U32, 0, "count", "triangles decoded for LOD 0"),
+    GC_COL(tfrag_patch_row, tris_lod1, GC_T_U32, 0, "count", "triangles decoded for LOD 1"),
+    GC_COL(tfrag_patch_row, tris_lod2, GC_T_U32, 0, "count", "triangles decoded for LOD 2"),
+    GC_COL(tfrag_patch_row, adgif_count, GC_T_U32, 0, "count", "ad-gif records decoded"),
+    GC_COL(tfrag_patch_row, adgif_payload_ofs, GC_T_U32, GC_CF_HEX | NUL, "bytes", "where the ad-gif UNPACK payload was found, relative to data (tex_ofs should equal it)"),
+    GC_COL(tfrag_patch_row, rgba_count, GC_T_U32, 0, "count", "colours between rgba_ofs and light_ofs"),
+    GC_COL(tfrag_patch_row, light_count, GC_T_U32, 0, "count", "8-byte light records between light_ofs + 0x10 and light_end_ofs"),
+    GC_COL(tfrag_patch_row, unclassified_unpacks, GC_T_U32, 0, "count", "unpacks matching no VU header destination"),
+    GC_COL(tfrag_patch_row, origin_x, GC_T_S32, 0, "1/1024 world units", "origin row r0"),
+    GC_COL(tfrag_patch_row, origin_y, GC_T_S32, 0, "1/1024 world units", "origin row r1"),
+    GC_COL(tfrag_patch_row, origin_z, GC_T_S32, 0, "1/1024 world units", "origin row r2"),
+    GC_COL(tfrag_patch_row, origin_w, GC_T_S32, 0, "", "origin row r3"),
+    GC_COL(tfrag_patch_row, origin_source, GC_T_U8, 0, "", "0 none, 1 STROW before the first common V3_16, 2 the qword at light_ofs"),
+    GC_COL(tfrag_patch_row, walk_ok, GC_T_BOOL, 0, "", "every list walked to its end in sync"),
+    GC_COL(tfrag_patch_row, walk_error, GC_T_U8, 0, "", "0 ok, 1 list_bounds, 2 vif_cut, 3 vif_unknown, 4 no_vu_header, 5 vu_range"),
+    GC_COL(tfrag_patch_row, walk_error_list, GC_T_U8, 0, "", "list of the error: 0 common, 1 lod2, 2 lod1, 3 lod01, 4 lod0"),
+    GC_COL(tfrag_patch_row, walk_error_ofs, GC_T_U64, GC_CF_HEX | NUL, CD, "where the walk went wrong (null if it did not)"),
+    GC_COL(tfrag_patch_row, walk_error_name, GC_T_STR, 0, "", "walk error name"),
+    GC_COL(tfrag_patch_row, walk_where, GC_T_STR, 0, "", "breadcrumb of the walk error: tfrag[17]/lod0/vif@0x1a4"),
+};
+
+static const gc_column vertex_cols[] = {
+    GC_COL(tfrag_vertex_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the V3_16 element"),
+    GC_COL(tfrag_vertex_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
+    GC_COL(tfrag_vertex_row, index, GC_T_U16, 0, "", "position index in the patch"),
+    GC_COL(tfrag_vertex_row, tier, GC_T_U8, 0, "", "0 common, 1 LOD-01, 2 LOD-0"),
+    GC_COL(tfrag_vertex_row, has_rgba, GC_T_BOOL, 0, "", "the RGBA array holds a colour for this index"),
+    GC_COL(tfrag_vertex_row, x, GC_T_F32, 0, "world units", "(origin_x + s16) / 1024"),
+    GC_COL(tfrag_vertex_row, y, GC_T_F32, 0, "world units", "(origin_y + s16) / 1024"),
+    GC_COL(tfrag_vertex_row, z, GC_T_F32, 0, "world units", "(origin_z + s16) / 1024"),
+    GC_COL(tfrag_vertex_row, r, GC_T_U8, 0, "", "RGBA array +0"),
+    GC_COL(tfrag_vertex_row, g, GC_T_U8, 0, "", "RGBA array +1"),
+    GC_COL(tfrag_vertex_row, b, GC_T_U8, 0, "", "RGBA array +2"),
+    GC_COL(tfrag_vertex_row, a, GC_T_U8, 0, "", "RGBA array +3, 0..0x80 (0x80 opaque)"),
+};
+
+static const gc_column vi_cols[] = {
+    GC_COL(tfrag_vi_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 8-byte V4_16 element"),
+    GC_COL(tfrag_vi_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
+    GC_COL(tfrag_vi_row, index, GC_T_U16, 0, "", "index in common ++ LOD-01 ++ LOD-0"),
+    GC_COL(tfrag_vi_row, tier, GC_T_U8, 0, "", "0 common, 1 LOD-01, 2 LOD-0"),
+    GC_COL(tfrag_vi_row, claims_parent, GC_T_BOOL, 0, "", "a LOD entry, or a common entry with a non-zero parent field"),
+    GC_COL(tfrag_vi_row, s, GC_T_F32, 0, "", "+0 s16 / 4096"),
+    GC_COL(tfrag_vi_row, t, GC_T_F32, 0, "", "+2 s16 / 4096"),
+    GC_COL(tfrag_vi_row, raw_parent, GC_T_S16, 0, "", "+4 parent field as stored (2 x position index)"),
+    GC_COL(tfrag_vi_row, raw_vertex, GC_T_S16, 0, "", "+6 vertex field as stored (2 x position index)"),
+    GC_COL(tfrag_vi_row, vertex, GC_T_U32, NUL, "", "position index (raw_vertex / 2); null if it is not a decoded position"),
+    GC_COL(tfrag_vi_row, parents_resolved, GC_T_BOOL, 0, "", "both parents are decoded positions of the patch"),
+    GC_COL(tfrag_vi_row, parent_vi, GC_T_U32, NUL, "", "vertex-info index named by the tier's parent-index array"),
+    GC_COL(tfrag_vi_row, parent0, GC_T_U32, NUL, "", "first parent: position of vertex_info[parent_vi]"),
+    GC_COL(tfrag_vi_row, parent1, GC_T_U32, NUL, "", "second parent: raw_parent / 2"),
+};
+
+static const gc_column tri_cols[] = {
+    GC_COL(tfrag_triangle_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the strip record"),
+    GC_COL(tfrag_triangle_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
+    GC_COL(tfrag_triangle_row, lod, GC_T_U8, 0, "", "0, 1 or 2"),
+    GC_COL(tfrag_triangle_row, strip, GC_T_U16, 0, "", "strip number within the LOD"),
+    GC_COL(tfrag_triangle_row, a, GC_T_U16, 0, "", "vertex-info index"),
+    GC_COL(tfrag_triangle_row, b, GC_T_U16, 0, "", "vertex-info index"),
+    GC_COL(tfrag_triangle_row, c, GC_T_U16, 0, "", "vertex-info index"),
+    GC_COL(tfrag_triangle_row, va, GC_T_U32, NUL, "", "position index of a (null if unresolved)"),
+    GC_COL(tfrag_triangle_row, vb, GC_T_U32, NUL, "", "position index of b"),
+    GC_COL(tfrag_triangle_row, vc, GC_T_U32, NUL, "", "position index of c"),
+    GC_COL(tfrag_triangle_row, adgif, GC_T_U32, NUL, "", "ad-gif record the strip selected"),
+    GC_COL(tfrag_triangle_row, texture, GC_T_U32, NUL, "", "tfrag texture-table index (TEX0 data_lo of that ad-gif)"),
+    GC_COL(tfrag_triangle_row, vi_lo, GC_T_U32, 0, "", "first legal vertex-info index of the LOD"),
+    GC_COL(tfrag_triangle_row, vi_hi, GC_T_U32, 0, "", "one past the last legal vertex-info index of the LOD"),
+};
+
+static const gc_column adgif_cols[] = {
+    GC_COL(tfrag_adgif_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 0x50-byte record"),
+    GC_COL(tfrag_adgif_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
+    GC_COL(tfrag_adgif_row, index, GC_T_U16, 0, "", "record in the patch"),
+    GC_COL(tfrag_adgif_row, texture, GC_T_S32, 0, "", "+0x00 TEX0 data_lo: tfrag texture-table index"),
+    GC_COL(tfrag_adgif_row, k, GC_T_S16, 0, "1/16 mip level", "+0x10 TEX1 data_lo: LOD bias K, signed 12-bit"),
+    GC_COL(tfrag_adgif_row, mmin, GC_T_S32, 0, "", "+0x14 TEX1 data_hi: MMIN (4 = LinearMipmapNearest)"),
+    GC_COL(tfrag_adgif_row, wrap_s, GC_T_S32, 0, "", "+0x20 CLAMP data_lo: s wrap mode"),
+    GC_COL(tfrag_adgif_row, wrap_t, GC_T_S32, 0, "", "+0x24 CLAMP data_hi: t wrap mode"),
+    GC_COL(tfrag_adgif_row, tex1_lo, GC_T_S32, GC_CF_HEX, "", "+0x10 TEX1 data_lo as stored"),
+};
+
+static const gc_column light_cols[] = {
+    GC_COL(tfrag_light_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 8-byte record"),
+    GC_COL(tfrag_light_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
+    GC_COL(tfrag_light_row, index, GC_T_U16, 0, "", "position index"),
+    GC_COL(tfrag_light_row, unknown_0, GC_T_U8, GC_CF_HEX, "", "+0"),
+    GC_COL(tfrag_light_row, intensity, GC_T_U8, 0, "", "+1"),
+    GC_COL(tfrag_light_row, azimuth, GC_T_U8, 0, "1/256 turn", "+2 index into the normal table"),
+    GC_COL(tfrag_light_row, elevation, GC_T_U8, 0, "1/256 turn", "+3 index into the normal table"),
+    GC_COL(tfrag_light_row, color, GC_T_U16, GC_CF_HEX, "", "+4 base colour 5:5:5:1"),
+    GC_COL(tfrag_light_row, select, GC_T_U16, GC_CF_HEX, "", "+6 light set, or blend bits 8..15 / 256"),
+};
+
+#define TABLE(var, nm, doc_, T, cols, parent)                                                      \
+    const gc_table_desc var = {                                                                    \
+        .name = nm,                                                                                \
+        .doc = doc_,                                                                               \
+        .row_size = sizeof(T),                                                                     \
+        .columns = cols,                                                                           \
+        .column_count = GC_COUNTOF(cols),                                                          \
+        .parent_table = (parent) ? "tfrag.patch" : NULL,                                           \
+        .parent_link = (parent) ? "patch" : NULL,                                                  \
+        .parent_column = (parent) ? "patch_row" : NULL,                                            \
+    }
+
+/* Exported only so tests and the LOD decoder can find the tables by pointer;
+ * the engine finds them through the registry by name. */
+extern const gc_table_desc gc_table_tfrag_block, gc_table_tfrag_patch, gc_table_tfrag_vertex,
+    gc_table_tfrag_vertex_info, gc_table_tfrag_triangle, gc_table_tfrag_adgif,
+    gc_table_tfrag_light;
+
+TABLE(gc_table_tfrag_block, "tfrag.block", "The tfrag block header (one row per level).",
+      tfrag_block_row, block_cols, 0);
+TABLE(gc_table_tfrag_patch, "tfrag.patch",
+      "One tfrag patch: header fields, VU header, decoded counts per tier and LOD, walk outcome.",
+      tfrag_patch_row, patch_cols, 0);
+TABLE(gc_table_tfrag_vertex, "tfrag.vertex", "One decoded position of a patch (all three tiers).",
+      tfrag_vertex_row, vertex_cols, 1);
+TABLE(gc_table_tfrag_vertex_info, "tfrag.vertex_info",
+      "One vertex-info entry (UV, own position, LOD parents) of common ++ LOD-01 ++ LOD-0.",
+      tfrag_vi_row, vi_cols, 1);
+TABLE(gc_table_tfrag_triangle, "tfrag.triangle", "One strip triangle of LOD 0, 1 or 2.",
+      tfrag_triangle_row, tri_cols, 1);
+TABLE(gc_table_tfrag_adgif, "tfrag.adgif", "One ad-gif record (texture binding) of a patch.",
+      tfrag_adgif_row, adgif_cols, 1);
+TABLE(gc_table_tfrag_light, "tfrag.light", "One per-vertex light record of a patch.",
+      tfrag_light_row, light_cols, 1);
+
+static const gc_table_desc *const tfrag_tables[] = {
+    &gc_table_tfrag_block,      &gc_table_tfrag_patch,    &gc_table_tfrag_vertex,
+    &gc_table_tfrag_vertex_info, &gc_table_tfrag_triangle, &gc_table_tfrag_adgif,
+    &gc_table_tfrag_light,
+};
+
+/* ---- per-patch scratch -------------------------------------------------- */
+
+typedef struct vu_header {
+    uint16_t w[20]; /* formats.md §5.4, in order */
+} vu_header;
+enum {
+    VU_POS_COMMON_COUNT = 0,
+    VU_VI_COMMON_COUNT = 1,
+    VU_POS_LOD01_COUNT = 2,
+    VU_VI_LOD01_COUNT = 3, /* unk_06 */
+    VU_POS_LOD0_COUNT = 4,
+    VU_VI_LOD0_COUNT = 5, /* unk_0a */
+    VU_POS_COMMON_ADDR = 6,
+    VU_VI_COMMON_ADDR = 7,
+    VU_VI_LOD01_ADDR = 9,
+    VU_VI_LOD0_ADDR = 11,
+    VU_INDICES_ADDR = 13,
+    VU_PARENT_LOD01_ADDR = 14,
+    VU_UNK2_LOD01_ADDR = 15,
+    VU_PARENT_LOD0_ADDR = 16,
+    VU_UNK2_LOD0_ADDR = 17,
+    VU_STRIPS_ADDR = 18,
+    VU_ADGIFS_ADDR = 19,
+};
+
+typedef struct byte_array {
+    uint8_t b[BYTES_MAX];
+    uint64_t file_ofs[BYTES_MAX / 4]; /* offset of each 4-byte element (strips) */
+    uint32_t n;
+} byte_array;
+
+typedef struct scratch {
+    /* positions by index */
+    int16_t pos[POS_MAX][3];
+    uint64_t pos_ofs[POS_MAX];
+    uint8_t pos_tier[POS_MAX];
+    uint8_t pos_present[POS_MAX];
+    /* vertex info by index */
+    int16_t vi[VI_MAX][4];
+    uint64_t vi_ofs[VI_MAX];
+    uint8_t vi_tier[VI_MAX];
+    uint8_t vi_present[VI_MAX];
+    /* arrays banked by LOD */
+    byte_array strips[LOD_COUNT];
+    byte_array indices[LOD_COUNT];
+    byte_array parents[2]; /* 0: LOD-01, 1: LOD-0 */
+    /* ad-gifs */
+    const uint8_t *adgif;  /* payload */
+    uint64_t adgif_file_ofs;
+    uint32_t adgif_n;
+} scratch;
+
+typedef struct walk_state {
+    const gc_level *lv;
+    scratch *s;
+    tfrag_patch_row *row;
+    vu_header vu;
+    bool have_vu;
+    uint32_t strip_arrivals, index_arrivals; /* for the strips_by_arrival fault */
+    /* origin: STROW immediately before the first common V3_16 */
+    bool have_row, have_origin;
+    int32_t last_row[4];
+    int32_t origin[4];
+    int32_t last_common_row[4];
+    bool have_last_common_row;
+    /* error */
+    int err;
+    int err_list;
+    uint64_t err_ofs;
+} walk_state;
+
+static int walk_fail(walk_state *w, int err, int list, uint64_t ofs)
+{
+    if (w->err == WALK_OK) {
+        w->err = err;
+        w->err_list = list;
+        w->err_ofs = ofs;
+    }
+    return -1;
+}
+
+static void append_bytes(byte_array *a, const uint8_t *p, size_t n, uint64_t file_ofs, bool *over)
+{
+    if (n > BYTES_MAX - a->n) {
+        *over = true;
+        return;
+    }
+    for (size_t i = 0; i + 4 <= n && (a->n + i) / 4 < BYTES_MAX / 4; i += 4)
+        a->file_ofs[(a->n + i) / 4] = file_ofs + i;
+    memcpy(a->b + a->n, p, n);
+    a->n += (uint32_t)n;
+}
+
+/* One UNPACK of list `list`. Returns -1 on a fatal walk error. */
+static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
+{
+    scratch *s = w->s;
+    const uint16_t *h = w->vu.w;
+    unsigned addr = c->addr_qwords;
+    bool over = false;
+
+    if (!w->have_vu) {
+        /* The first unpack of the common list must be the VU header:
+         * V4_16 unsigned, 5 elements, to address 0 (formats.md §5.4). */
+        if (list != LIST_COMMON || c->vnvl != GC_VIF_V4_16 || !c->usn || addr != 0 ||
+            c->count < TFRAG_VU_HEADER_QWORDS)
+            return walk_fail(w, WALK_NO_VU_HEADER, list, c->file_ofs);
+        gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
+        for (int i = 0; i < 20; i++)
+            w->vu.w[i] = gc_u16le(&r);
+        w->have_vu = true;
+        return 0;
+    }
+
+    switch (c->vnvl) {
+    case GC_VIF_V3_16: { /* positions */
+        if (GC_FAULT(w->lv, common_only) && list != LIST_COMMON)
+            return 0;
+        if (list == LIST_COMMON && !w->have_origin) {
+            w->have_origin = true;
+            if (w->have_row) {
+                memcpy(w->origin, w->last_row, sizeof w->origin);
+                w->row->origin_source = 1;
+            }
+        }
+        int tier = list_tier[list];
+        if (tier < 0 || addr < h[VU_POS_COMMON_ADDR] || ((addr - h[VU_POS_COMMON_ADDR]) & 1)) {
+            w->row->unclassified_unpacks++;
+            return 0;
+        }
+        unsigned first = (addr - h[VU_POS_COMMON_ADDR]) / 2;
+        if (first + c->count > POS_MAX)
+            return walk_fail(w, WALK_VU_RANGE, list, c->file_ofs);
+        gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
+        for (unsigned i = 0; i < c->count; i++) {
+            unsigned k = first + i;
+            s->pos_ofs[k] = gc_tell_file(&r);
+            s->pos[k][0] = gc_s16le(&r);
+            s->pos[k][1] = gc_s16le(&r);
+            s->pos[k][2] = gc_s16le(&r);
+            s->pos_tier[k] = (uint8_t)tier;
+            s->pos_present[k] = 1;
+        }
+        return 0;
+    }
+    case GC_VIF_V4_16: { /* vertex info (signed) */
+        int tier = list_tier[list];
+        static const int tier_addr[3] = {VU_VI_COMMON_ADDR, VU_VI_LOD01_ADDR, VU_VI_LOD0_ADDR};
+        if (c->usn || tier < 0 || addr != h[tier_addr[tier]] || addr < h[VU_VI_COMMON_ADDR]) {
+            w->row->unclassified_unpacks++;
+            return 0;
+        }
+        unsigned first = addr - h[VU_VI_COMMON_ADDR];
+        if (first + c->count > VI_MAX)
+            return walk_fail(w, WALK_VU_RANGE, list, c->file_ofs);
+        gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
+        for (unsigned i = 0; i < c->count; i++) {
+            unsigned k = first + i;
+            s->vi_ofs[k] = gc_tell_file(&r);
+            for (int j = 0; j < 4; j++)
+                s->vi[k][j] = gc_s16le(&r);
+            s->vi_tier[k] = (uint8_t)tier;
+            s->vi_present[k] = 1;
+        }
+        return 0;
+    }
+    case GC_VIF_V4_32: /* ad-gifs */
+        if (list != LIST_COMMON || addr != h[VU_ADGIFS_ADDR] || s->adgif) {
+            w->row->unclassified_unpacks++;
+            return 0;
+        }
+        s->adgif = c->payload;
+        s->adgif_file_ofs = c->file_ofs + 4;
+        s->adgif_n = c->count / TFRAG_ADGIF_QWORDS;
+        w->row->adgif_payload_ofs = (uint32_t)(c->file_ofs + 4 - w->row->data_ofs);
+        return 0;
+    case GC_VIF_V4_8:
+        break;
+    default:
+        w->row->unclassified_unpacks++;
+        return 0;
+    }
+
+    /* V4_8: strips (signed), indices and parent arrays (unsigned). They are
+     * told apart only by destination address, and addresses collide when an
+     * array is empty, so the parent arrays are guarded by their tier being
+     * non-empty (unk_06 / unk_0a) and looked for only in the list that
+     * carries that tier. */
+    size_t bytes = c->payload_bytes;
+    int lod = list_lod[list];
+    if (!c->usn) {
+        if (addr != h[VU_STRIPS_ADDR] || lod < 0) {
+            w->row->unclassified_unpacks++;
+            return 0;
+        }
+        int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->strip_arrivals % LOD_COUNT) : lod;
+        w->strip_arrivals++;
+        append_bytes(&s->strips[bank], c->payload, bytes, c->file_ofs + 4, &over);
+    } else if (GC_FAULT(w->lv, parent_addr_only)) {
+        /* historical: address alone, no list, no empty-tier guard */
+        int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->index_arrivals % LOD_COUNT) : lod;
+        if (addr == h[VU_INDICES_ADDR] && lod >= 0) {
+            w->index_arrivals++;
+            append_bytes(&s->indices[bank], c->payload, bytes, c->file_ofs + 4, &over);
+        } else if (addr == h[VU_PARENT_LOD01_ADDR]) {
+            append_bytes(&s->parents[0], c->payload, bytes, c->file_ofs + 4, &over);
+        } else if (addr == h[VU_PARENT_LOD0_ADDR]) {
+            append_bytes(&s->parents[1], c->payload, bytes, c->file_ofs + 4, &over);
+        } else if (addr != h[VU_UNK2_LOD01_ADDR] && addr != h[VU_UNK2_LOD0_ADDR]) {
+            w->row->unclassified_unpacks++;
+        }
+    } else if (addr == h[VU_INDICES_ADDR] && lod >= 0) {
+        int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->index_arrivals % LOD_COUNT) : lod;
+        w->index_arrivals++;
+        append_bytes(&s->indices[bank], c->payload, bytes, c->file_ofs + 4, &over);
+    } else if (list == LIST_LOD01 && h[VU_VI_LOD01_COUNT] != 0 && addr == h[VU_PARENT_LOD01_ADDR]) {
+        append_bytes(&s->parents[0], c->payload, bytes, c->file_ofs + 4, &over);
+    } else if (list == LIST_LOD01 && h[VU_VI_LOD01_COUNT] != 0 && addr == h[VU_UNK2_LOD01_ADDR]) {
+        /* "unknown indices 2": not understood, framed only */
+    } else if (list == LIST_LOD0 && h[VU_VI_LOD0_COUNT] != 0 && addr == h[VU_PARENT_LOD0_ADDR]) {
+        append_bytes(&s->parents[1], c->payload, bytes, c->file_ofs + 4, &over);
+    } else if (list == LIST_LOD0 && h[VU_VI_LOD0_COUNT] != 0 && addr == h[VU_UNK2_LOD0_ADDR]) {
+        /* framed only */
+    } else {
+        w->row->unclassified_unpacks++;
+    }
+    if (over)
+        return walk_fail(w, WALK_VU_RANGE, list, c->file_ofs);
+    return 0;
+}
+
+static unsigned vif_framing(const gc_level *lv)
+{
+    unsigned f = 0;
+    if (GC_FAULT(lv, vif_imm_nibble))
+        f |= GC_VIF_FRAMING_IMM_NIBBLE;
+    if (GC_FAULT(lv, pad2))
+        f |= GC_VIF_FRAMING_PAD2;
+    if (GC_FAULT(lv, inline_payloads))
+        f |= GC_VIF_FRAMING_NO_INLINE;
+    (void)lv;
+    return f;
+}
+
+static int walk_list(walk_state *w, int list, gc_reader win)
+{
+    gc_vif_walker vw;
+    gc_vif_begin(&vw, win, vif_framing(w->lv));
+    gc_vif_code c;
+    int rc;
+    while ((rc = gc_vif_next(&vw, &c)) > 0) {
+        if (c.cmd == GC_VIF_STROW && c.payload) {
+            gc_reader r = gc_reader_make(c.payload, c.payload_bytes, c.file_ofs + 4);
+            for (int i = 0; i < 4; i++)
+                w->last_row[i] = gc_s32le(&r);
+            w->have_row = true;
+            if (list == LIST_COMMON) {
+                memcpy(w->last_common_row, w->last_row, sizeof w->last_row);
+                w->have_last_common_row = true;
+            }
+        } else if (c.is_unpack) {
+            if (classify_unpack(w, list, &c) < 0)
+                return -1;
+        }
+    }
+    if (rc < 0)
+        return walk_fail(w, vw.error == GC_VIF_E_UNKNOWN ? WALK_VIF_UNKNOWN : WALK_VIF_CUT, list,
+                         vw.error_file_ofs);
+    if (list == LIST_COMMON && !w->have_vu)
+        return walk_fail(w, WALK_NO_VU_HEADER, list, win.file_ofs);
+    return 0;
+}
+
+/* ---- geometry ------------------------------------------------------------ */
+
+static float pos_world(int32_t origin, int16_t v)
+{
+    /* (origin + s16) / 1024: exact in double, one rounding to float */
+    return (float)((double)((int64_t)origin + v) / 1024.0);
+}
+
+/* Position index named by a stored 2 x index field, or UINT32_MAX. */
+static uint32_t pos_of_field(const scratch *s, int16_t field)
+{
+    if (field < 0 || (field & 1) || (unsigned)(field / 2) >= POS_MAX || !s->pos_present[field / 2])
+        return UINT32_MAX;
+    return (uint32_t)(field / 2);
+}
+
+typedef struct tfrag_ctx {
+    gc_level *lv;
+    gc_rowbuf *rb_patch, *rb_vertex, *rb_vi, *rb_tri, *rb_adgif, *rb_light;
+    scratch *s;
+} tfrag_ctx;
+
+#define PUSH(rb, T, var)                                                                           \
+    T *var = gc_rows_push(rb);                                                                     \
+    if (!var)                                                                                      \
+        return GC_E_NOMEM;
+
+/* Triangles of one LOD: strip records walk consecutive index entries. */
+static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t vi_hi,
+                                uint32_t *strips_out, uint32_t *tris_out)
+{
+    const scratch *s = x->s;
+    const byte_array *st = &s->strips[lod];
+    const byte_array *ix = &s->indices[lod];
+    uint32_t cur = 0, strips = 0, tris = 0;
+    uint32_t adgif = UINT32_MAX;
+    for (uint32_t e = 0; e + TFRAG_STRIP_BYTES <= st->n; e += TFRAG_STRIP_BYTES) {
+        int8_t cnt = (int8_t)st->b[e];
+        int8_t y = (int8_t)st->b[e + 1];
+        uint8_t z = st->b[e + 2]; /* qword offset of the ad-gif: 5 x its number */
+        if (cnt == 0)
+            break; /* zero count ends the list */
+        int n = cnt;
+        if (cnt < 0) {
+            /* biased record: carries a command; y == 0 loads the ad-gif at
+             * quadword offset z (docs/formats/tfrag.md §7). The first
+             * record of every list is of this kind. */
+            n = cnt + TFRAG_STRIP_BIAS;
+            if (y == 0)
+                adgif = (uint32_t)z / TFRAG_ADGIF_QWORDS;
+        }
+        if ((uint32_t)n > ix->n - cur)
+            break; /* the strip runs past its index array: no partial strip */
+        uint32_t texture = UINT32_MAX;
+        if (adgif < s->adgif_n) {
+            int32_t t = (int32_t)gc_load_u32le(s->adgif + (size_t)adgif * TFRAG_ADGIF_BYTES);
+            texture = t >= 0 ? (uint32_t)t : UINT32_MAX;
+        }
+        for (int j = 0; j + 2 < n; j++) {
+            uint16_t ia = ix->b[cur + j], ib = ix->b[cur + j + 1], ic = ix->b[cur + j + 2];
+            if (j & 1) { /* alternating winding */
+                uint16_t t = ia;
+                ia = ib;
+                ib = t;
+            }
+            PUSH(x->rb_tri, tfrag_triangle_row, t);
+            t->file_ofs = st->file_ofs[e / 4];
+            t->patch_row = prow;
+            t->lod = (uint8_t)lod;
+            t->strip = (uint16_t)strips;
+            t->a = ia;
+            t->b = ib;
+            t->c = ic;
+            t->va = ia < VI_MAX && s->vi_present[ia] ? pos_of_field(s, s->vi[ia][3]) : UINT32_MAX;
+            t->vb = ib < VI_MAX && s->vi_present[ib] ? pos_of_field(s, s->vi[ib][3]) : UINT32_MAX;
+            t->vc = ic < VI_MAX && s->vi_present[ic] ? pos_of_field(s, s->vi[ic][3]) : UINT32_MAX;
+            t->adgif = adgif;
+            t->texture = texture;
+            t->vi_lo = 0;
+            t->vi_hi = vi_hi;
+            tris++;
+        }
+        cur += (uint32_t)n;
+        strips++;
+    }
+    *strips_out = strips;
+    *tris_out = tris;
+    return GC_OK;
+}
+
+static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, walk_state *w,
+                               gc_reader *data)
+{
+    scratch *s = x->s;
+
+    /* positions */
+    uint32_t tier_pos[3] = {0, 0, 0};
+    for (unsigned i = 0; i < POS_MAX; i++)
+        if (s->pos_present[i])
+            tier_pos[s->pos_tier[i]]++;
+    p->positions_common = tier_pos[0];
+    p->positions_lod01 = tier_pos[1];
+    p->positions_lod0 = tier_pos[2];
+    p->positions_decoded = tier_pos[0] + tier_pos[1] + tier_pos[2];
+
+    /* vertex info */
+    uint32_t tier_vi[3] = {0, 0, 0};
+    for (unsigned i = 0; i < VI_MAX; i++)
+        if (s->vi_present[i])
+            tier_vi[s->vi_tier[i]]++;
+    p->vi_common = tier_vi[0];
+    p->vi_lod01 = tier_vi[1];
+    p->vi_lod0 = tier_vi[2];
+    p->indices_lod0 = s->indices[0].n;
+    p->indices_lod1 = s->indices[1].n;
+    p->indices_lod2 = s->indices[2].n;
+    uint32_t per = GC_FAULT(x->lv, v4_8_one_index) ? 4 : 1;
+    p->parents_lod01 = s->parents[0].n / per;
+    p->parents_lod0 = s->parents[1].n / per;
+    p->adgif_count = s->adgif_n;
+
+    /* RGBA array: rgba_ofs up to the light block */
+    size_t rgba_n = 0;
+    const uint8_t *rgba = NULL;
+    if (p->light_ofs > p->rgba_ofs && p->light_ofs <= data->size) {
+        rgba_n = (size_t)(p->light_ofs - p->rgba_ofs) / TFRAG_RGBA_BYTES;
+        rgba = data->data + p->rgba_ofs;
+    }
+    p->rgba_count = (uint32_t)rgba_n;
+
+    for (unsigned i = 0; i < POS_MAX; i++) {
+        if (!s->pos_present[i])
+            continue;
+        PUSH(x->rb_vertex, tfrag_vertex_row, v);
+        v->file_ofs = s->pos_ofs[i];
+        v->patch_row = prow;
+        v->index = (uint16_t)i;
+        v->tier = s->pos_tier[i];
+        v->x = pos_world(w->origin[0], s->pos[i][0]);
+        v->y = pos_world(w->origin[1], s->pos[i][1]);
+        v->z = pos_world(w->origin[2], s->pos[i][2]);
+        if (i < rgba_n) {
+            v->has_rgba = 1;
+            v->r = rgba[i * 4 + 0];
+            v->g = rgba[i * 4 + 1];
+            v->b = rgba[i * 4 + 2];
+            v->a = rgba[i * 4 + 3];
+        }
+    }
+
+    uint32_t tier_start[3] = {0, tier_vi[0], tier_vi[0] + tier_vi[1]};
+    for (unsigned i = 0; i < VI_MAX; i++) {
+        if (!s->vi_present[i])
+            continue;
+        PUSH(x->rb_vi, tfrag_vi_row, r);
+        const int16_t *e = s->vi[i];
+        unsigned tier = s->vi_tier[i];
+        r->file_ofs = s->vi_ofs[i];
+        r->patch_row = prow;
+        r->index = (uint16_t)i;
+        r->tier = (uint8_t)tier;
+        r->s = (float)e[0] / 4096.0f;
+        r->t = (float)e[1] / 4096.0f;
+        r->raw_parent = e[2];
+        r->raw_vertex = e[3];
+        r->vertex = pos_of_field(s, e[3]);
+        r->parent_vi = r->parent0 = r->parent1 = UINT32_MAX;
+        r->claims_parent = tier != 0 || e[2] != 0;
+        if (tier != 0) {
+            const byte_array *pa = &s->parents[tier - 1];
+            uint32_t j = i - tier_start[tier];
+            uint32_t per_elem = GC_FAULT(x->lv, v4_8_one_index) ? 4 : 1;
+            if (j < pa->n / per_elem) {
+                uint32_t pv = pa->b[j * per_elem];
+                r->parent_vi = pv;
+                if (pv < VI_MAX && s->vi_present[pv])
+                    r->parent0 = pos_of_field(s, s->vi[pv][3]);
+            }
+            r->parent1 = pos_of_field(s, e[2]);
+            r->parents_resolved = r->parent0 != UINT32_MAX && r->parent1 != UINT32_MAX;
+        }
+    }
+
+    /* triangles, banked by LOD: LOD 0 sees every tier, LOD 1 common ++ LOD-01, LOD 2 common */
+    uint32_t vi_hi[LOD_COUNT] = {tier_vi[0] + tier_vi[1] + tier_vi[2], tier_vi[0] + tier_vi[1],
+                                 tier_vi[0]};
+    uint32_t strips[LOD_COUNT], tris[LOD_COUNT];
+    for (int lod = 0; lod < LOD_COUNT; lod++) {
+        gc_status st = emit_triangles(x, prow, lod, vi_hi[lod], &strips[lod], &tris[lod]);
+        if (st != GC_OK)
+            return st;
+    }
+    p->strips_lod0 = strips[0];
+    p->strips_lod1 = strips[1];
+    p->strips_lod2 = strips[2];
+    p->tris_lod0 = tris[0];
+    p->tris_lod1 = tris[1];
+    p->tris_lod2 = tris[2];
+
+    /* ad-gifs: five A+D quadwords {s32 data_lo, s32 data_hi, u8 reg, u8, u16, u32} */
+    for (uint32_t i = 0; i < s->adgif_n; i++) {
+        gc_reader r = gc_reader_make(s->adgif + (size_t)i * TFRAG_ADGIF_BYTES, TFRAG_ADGIF_BYTES,
+                                     s->adgif_file_ofs + (uint64_t)i * TFRAG_ADGIF_BYTES);
+        PUSH(x->rb_adgif, tfrag_adgif_row, a);
+        a->file_ofs = r.file_ofs;
+        a->patch_row = prow;
+        a->index = (uint16_t)i;
+        a->texture = gc_s32le(&r); /* 0x00 TEX0 data_lo */
+        gc_skip(&r, 12);
+        a->tex1_lo = gc_s32le(&r); /* 0x10 TEX1 data_lo: K */
+        a->mmin = gc_s32le(&r);    /* 0x14 TEX1 data_hi */
+        gc_skip(&r, 8);
+        a->wrap_s = gc_s32le(&r); /* 0x20 CLAMP data_lo */
+        a->wrap_t = gc_s32le(&r); /* 0x24 CLAMP data_hi */
+        uint16_t k12 = (uint16_t)((uint32_t)a->tex1_lo & 0x0fffu);
+        if (GC_FAULT(x->lv, k_unsigned))
+            a->k = (int16_t)k12;
+        else
+            a->k = (int16_t)((int16_t)(k12 << 4) >> 4); /* sign-extend 12 bits */
+    }
+
+    /* light records: light_ofs + 0x10, 8 bytes each, up to light_end_ofs */
+    uint32_t light_end = p->light_end_ofs ? p->light_end_ofs : p->msphere_ofs;
+    uint32_t first = (uint32_t)p->light_ofs + TFRAG_LIGHT_HEADER_BYTES;
+    uint32_t nl = 0;
+    if (light_end > first && light_end <= data->size)
+        nl = (light_end - first) / TFRAG_LIGHT_RECORD_BYTES;
+    p->light_count = nl;
+    uint32_t emit = nl < p->positions_decoded ? nl : p->positions_decoded;
+    for (uint32_t i = 0; i < emit; i++) {
+        gc_reader r = gc_window(data, first + (size_t)i * TFRAG_LIGHT_RECORD_BYTES,
+                                TFRAG_LIGHT_RECORD_BYTES);
+        PUSH(x->rb_light, tfrag_light_row, l);
+        l->file_ofs = r.file_ofs;
+        l->patch_row = prow;
+        l->index = (uint16_t)i;
+        l->unknown_0 = gc_u8(&r);
+        l->intensity = gc_u8(&r);
+        l->azimuth = gc_u8(&r);
+        l->elevation = gc_u8(&r);
+        l->color = gc_u16le(&r);
+        l->select = gc_u16le(&r);
+    }
+    return GC_OK;
+}
+
+static void clear_scratch(scratch *s)
+{
+    memset(s->pos_present, 0, sizeof s->pos_present);
+    memset(s->vi_present, 0, sizeof s->vi_present);
+    for (int i = 0; i < LOD_COUNT; i++) {
+        s->strips[i].n = 0;
+        s->indices[i].n = 0;
+    }
+    s->parents[0].n = s->parents[1].n = 0;
+    s->adgif = NULL;
+    s->adgif_n = 0;
+    s->adgif_file_ofs = 0;
+}
+
+/* Reads one patch header and walks its lists. Only an allocation failure is
+ * returned as an error; everything the bytes can do wrong lands in the row. */
+static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
+                              size_t block_pos, uint32_t index)
+{
+    gc_level *lv = x->lv;
+    uint32_t prow = (uint32_t)x->rb_patch->count;
+    PUSH(x->rb_patch, tfrag_patch_row, p);
+    gc_reader h = gc_window(region, table_pos + (size_t)index * TFRAG_PATCH_BYTES, TFRAG_PATCH_BYTES);
+    p->file_ofs = h.file_ofs;
+    p->patch = index;
+    p->cx = gc_f32le(&h);          /* 0x00 */
+    p->cy = gc_f32le(&h);          /* 0x04 */
+    p->cz = gc_f32le(&h);          /* 0x08 */
+    p->radius = gc_f32le(&h);      /* 0x0c */
+    p->data = gc_s32le(&h);        /* 0x10 */
+    p->lod_2_ofs = gc_u16le(&h);   /* 0x14 */
+    p->shared_ofs = gc_u16le(&h);  /* 0x16 */
+    p->lod_1_ofs = gc_u16le(&h);   /* 0x18 */
+    p->lod_0_ofs = gc_u16le(&h);   /* 0x1a */
+    p->tex_ofs = gc_u16le(&h);     /* 0x1c */
+    p->rgba_ofs = gc_u16le(&h);    /* 0x1e */
+    p->common_size = gc_u8(&h);    /* 0x20 */
+    p->lod_2_size = gc_u8(&h);     /* 0x21 */
+    p->lod_1_size = gc_u8(&h);     /* 0x22 */
+    p->lod_0_size = gc_u8(&h);     /* 0x23 */
+    gc_skip(&h, 4);                /* 0x24..0x27 rgba counts, base_only */
+    p->texture_count = gc_u8(&h);  /* 0x28 */
+    p->rgba_size = gc_u8(&h);      /* 0x29 */
+    gc_skip(&h, 2);                /* 0x2a rgba_verts_loc, 0x2b occl_index_stash */
+    p->msphere_count = gc_u8(&h);  /* 0x2c */
+    p->flags = gc_u8(&h);          /* 0x2d */
+    p->msphere_ofs = gc_u16le(&h); /* 0x2e */
+    p->light_ofs = gc_u16le(&h);   /* 0x30 */
+    p->light_end_ofs = gc_u16le(&h); /* 0x32 */
+    p->dir_lights_one = gc_u8(&h); /* 0x34 */
+    p->dir_lights_upd = gc_u8(&h); /* 0x35 */
+    p->point_lights = gc_u16le(&h); /* 0x36 */
+    p->cube_ofs = gc_u16le(&h);    /* 0x38 */
+    p->occl_index = gc_u16le(&h);  /* 0x3a */
+    p->vert_count = gc_u8(&h);     /* 0x3c */
+    p->tri_count = gc_u8(&h);      /* 0x3d */
+    p->mip_dist = gc_u16le(&h);    /* 0x3e */
+    p->adgif_payload_ofs = UINT32_MAX;
+    p->walk_error_ofs = UINT64_MAX;
+
+    walk_state w;
+    memset(&w, 0, sizeof w);
+    w.lv = lv;
+    w.s = x->s;
+    w.row = p;
+    clear_scratch(x->s);
+
+    /* data is relative to the table; the historical bug took it from the block */
+    size_t base = GC_FAULT(lv, patch_data_block) ? block_pos : table_pos;
+    int64_t data_pos = (int64_t)base + p->data;
+    gc_reader data = {0};
+    if (h.overrun) {
+        walk_fail(&w, WALK_LIST_BOUNDS, LIST_COMMON, p->file_ofs);
+    } else if (p->data < 0 || data_pos > (int64_t)region->size) {
+        walk_fail(&w, WALK_LIST_BOUNDS, LIST_COMMON, p->file_ofs + 0x10);
+    } else {
+        p->data_ofs = region->file_ofs + (uint64_t)data_pos;
+        data = gc_window(region, (size_t)data_pos, region->size - (size_t)data_pos);
+    }
+
+    /* list ranges relative to data, in transfer order */
+    uint32_t lo[LIST_COUNT], hi[LIST_COUNT];
+    uint32_t lod0_start = (uint32_t)p->shared_ofs + (uint32_t)p->lod_1_size * 16u;
+    lo[LIST_COMMON] = p->shared_ofs, hi[LIST_COMMON] = p->lod_1_ofs;
+    lo[LIST_LOD2] = p->lod_2_ofs, hi[LIST_LOD2] = p->shared_ofs;
+    lo[LIST_LOD1] = p->lod_1_ofs, hi[LIST_LOD1] = p->lod_0_ofs;
+    lo[LIST_LOD01] = p->lod_0_ofs, hi[LIST_LOD01] = lod0_start;
+    lo[LIST_LOD0] = lod0_start, hi[LIST_LOD0] = p->rgba_ofs;
+
+    for (int l = 0; l < LIST_COUNT && w.err == WALK_OK; l++) {
+        if (lo[l] > hi[l] || hi[l] > data.size) {
+            walk_fail(&w, WALK_LIST_BOUNDS, l, data.file_ofs + (lo[l] <= data.size ? lo[l] : 0));
+            break;
+        }
+        gc_reader win = gc_window(&data, lo[l], hi[l] - lo[l]);
+        walk_list(&w, l, win);
+    }
+
+    if (w.err == WALK_OK && !w.have_origin) {
+        /* no common positions: the origin is the quadword at light_ofs */
+        gc_reader o = gc_window(&data, p->light_ofs, 16);
+        for (int i = 0; i < 4; i++)
+            w.origin[i] = gc_s32le(&o);
+        p->origin_source = o.overrun ? 0 : 2;
+        if (o.overrun)
+            memset(w.origin, 0, sizeof w.origin);
+    }
+    if (GC_FAULT(lv, origin_last_strow) && w.have_last_common_row) {
+        memcpy(w.origin, w.last_common_row, sizeof w.origin);
+        p->origin_source = 1;
+    }
+
+    p->vu_positions_common = w.vu.w[VU_POS_COMMON_COUNT];
+    p->vu_vi_common = w.vu.w[VU_VI_COMMON_COUNT];
+    p->vu_positions_lod01 = w.vu.w[VU_POS_LOD01_COUNT];
+    p->vu_vi_lod01 = w.vu.w[VU_VI_LOD01_COUNT];
+    p->vu_positions_lod0 = w.vu.w[VU_POS_LOD0_COUNT];
+    p->vu_vi_lod0 = w.vu.w[VU_VI_LOD0_COUNT];
+
+    if (w.err != WALK_OK) {
+        /* no partial geometry: counts stay zero, no rows */
+        p->walk_ok = 0;
+        p->walk_error = (uint8_t)w.err;
+        p->walk_error_list = (uint8_t)w.err_list;
+        p->walk_error_ofs = w.err_ofs;
+        snprintf(p->walk_error_name, sizeof p->walk_error_name, "%s", walk_error_names[w.err]);
+        snprintf(p->walk_where, sizeof p->walk_where, "tfrag[%u]/%s/vif@0x%llx", index,
+                 list_names[w.err_list], (unsigned long long)w.err_ofs);
+        p->unclassified_unpacks = 0;
+        p->adgif_payload_ofs = UINT32_MAX;
+        return GC_OK;
+    }
+    p->walk_ok = 1;
+    snprintf(p->walk_error_name, sizeof p->walk_error_name, "%s", walk_error_names[0]);
+    p->origin_x = w.origin[0];
+    p->origin_y = w.origin[1];
+    p->origin_z = w.origin[2];
+    p->origin_w = w.origin[3];
+    return emit_geometry(x, prow, p, &w, &data);
+}
+
+static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
+{
+    if (!lv->core_ok)
+        return GC_NEEDS(diag, "core header");
+    gc_diag_push(diag, "core_data");
+    gc_diag_push(diag, "tfrag");
+    gc_status st = GC_OK;
+    scratch *s = NULL;
+
+    int64_t start = lv->core.tfrags, end = lv->core.occlusion;
+    if (!lv->core_data) {
+        st = gc_diag_set(diag, GC_E_TRUNCATED, 0, "no decompressed core_data");
+        goto out;
+    }
+    if (start < 0 || end < start) {
+        st = gc_diag_set(diag, GC_E_RANGE, start < 0 ? 0 : (uint64_t)start,
+                         "tfrag region [0x%llx, 0x%llx) is inverted or negative",
+                         (long long)start, (long long)end);
+        goto out;
+    }
+    if ((uint64_t)end > lv->core_data_size) {
+        st = gc_diag_set(diag, GC_E_TRUNCATED, lv->core_data_size,
+                         "tfrag region ends at 0x%llx but core_data holds 0x%zx bytes",
+                         (long long)end, lv->core_data_size);
+        goto out;
+    }
+    gc_reader region = gc_reader_make(lv->core_data + start, (size_t)(end - start), (uint64_t)start);
+
+    gc_diag_push(diag, "block");
+    int32_t table_offset = gc_s32le(&region); /* 0x00 */
+    int32_t count = gc_s32le(&region);        /* 0x04 */
+    float lod = gc_f32le(&region);            /* 0x08 */
+    uint32_t unk = gc_u32le(&region);         /* 0x0c */
+    if (region.overrun) {
+        st = gc_diag_set(diag, GC_E_TRUNCATED, (uint64_t)start,
+                         "tfrag block header needs %u bytes, region holds %zu",
+                         TFRAG_BLOCK_HEADER_BYTES, region.size);
+        goto out;
+    }
+    gc_diag_pop(diag);
+    gc_rowbuf *rb_block = gc_level_rows(lv, &gc_table_tfrag_block);
+    tfrag_block_row *b = gc_rows_push(rb_block);
+    if (!b) {
+        st = gc_diag_set(diag, GC_E_NOMEM, (uint64_t)start, "tfrag.block row");
+        goto out;
+    }
+    b->file_ofs = (uint64_t)start;
+    b->table_offset = table_offset;
+    b->count = count;
+    b->lod_scale = lod;
+    b->unknown_0c = unk;
+    b->region_start = (uint64_t)start;
+    b->region_end = (uint64_t)end;
+
+    gc_diag_push(diag, "table");
+    if (table_offset < (int32_t)TFRAG_BLOCK_HEADER_BYTES || (size_t)table_offset > region.size) {
+        st = gc_diag_set(diag, GC_E_RANGE, (uint64_t)start,
+                         "patch table offset 0x%x outside the tfrag region (0x%zx bytes)",
+                         (unsigned)table_offset, region.size);
+        goto out;
+    }
+    if (count < 0) {
+        st = gc_diag_set(diag, GC_E_RANGE, (uint64_t)start + 4, "negative patch count %d", count);
+        goto out;
+    }
+    size_t table_end;
+    if (!gc_size_mad((size_t)count, TFRAG_PATCH_BYTES, (size_t)table_offset, &table_end) ||
+        table_end > region.size) {
+        st = gc_diag_set(diag, GC_E_RANGE, (uint64_t)start + 4,
+                         "%d patches of 0x40 bytes at 0x%x run past the region end (0x%zx bytes)",
+                         count, (unsigned)table_offset, region.size);
+        goto out;
+    }
+    gc_diag_pop(diag);
+
+    s = malloc(sizeof *s);
+    if (!s) {
+        st = gc_diag_set(diag, GC_E_NOMEM, (uint64_t)start, "tfrag scratch");
+        goto out;
+    }
+    tfrag_ctx x = {
+        .lv = lv,
+        .rb_patch = gc_level_rows(lv, &gc_table_tfrag_patch),
+        .rb_vertex = gc_level_rows(lv, &gc_table_tfrag_vertex),
+        .rb_vi = gc_level_rows(lv, &gc_table_tfrag_vertex_info),
+        .rb_tri = gc_level_rows(lv, &gc_table_tfrag_triangle),
+        .rb_adgif = gc_level_rows(lv, &gc_table_tfrag_adgif),
+        .rb_light = gc_level_rows(lv, &gc_table_tfrag_light),
+        .s = s,
+    };
+    if (!x.rb_patch || !x.rb_vertex || !x.rb_vi || !x.rb_tri || !x.rb_adgif || !x.rb_light) {
+        st = gc_diag_set(diag, GC_E_INTERNAL, 0, "tfrag tables are not registered");
+        goto out;
+    }
+    for (int32_t i = 0; i < count; i++) {
+        gc_diag_push(diag, "tfrag[%d]", i);
+        st = decode_patch(&x, &region, (size_t)table_offset, 0, (uint32_t)i);
+        if (st != GC_OK) {
+            gc_diag_set(diag, st, (uint64_t)start + (uint64_t)table_offset + (uint64_t)i * 0x40,
+                        "out of memory storing patch rows");
+            goto out;
+        }
+        gc_diag_pop(diag);
+    }
+out:
+    free(s);
+    return st;
+}
+
+const gc_decoder gc_dec_tfrag = {
+    .name = "tfrag",
+    .doc = "tfrag terrain: block, patch table, VIF lists, positions, vertex info, strips, ad-gifs, lights",
+    .tables = tfrag_tables,
+    .table_count = GC_COUNTOF(tfrag_tables),
+    .run = tfrag_run,
+    .release = NULL,
+};
