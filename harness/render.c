@@ -192,11 +192,15 @@ typedef struct rtri {
     uint32_t patch;
     uint32_t vi[3], v[3];
     uint32_t texture;
+    uint32_t adgif_key; /* ad-gif record index, or the texture when records are not indexed */
     uint8_t lod;
 } rtri;
 
+/* Ad-gif wrap modes, keyed by (patch, key): key is the record index within
+ * the patch when both tables carry it (tfrag.triangle.adgif and
+ * tfrag.adgif.index), else the texture index. */
 typedef struct radgif {
-    uint32_t patch, texture, row;
+    uint32_t patch, key, row;
     uint8_t wrap_s, wrap_t;
 } radgif;
 
@@ -237,8 +241,8 @@ static int cmp_adgif(const void *a, const void *b)
     const radgif *x = a, *y = b;
     if (x->patch != y->patch)
         return x->patch < y->patch ? -1 : 1;
-    if (x->texture != y->texture)
-        return x->texture < y->texture ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
 }
 
@@ -391,7 +395,9 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
 
     /* triangles */
     colref tpr = find_col(tt, "patch_row"), tlod = find_col(tt, "lod"), tcorner[3], tpos[3],
-           ttex = find_col(tt, "texture");
+           ttex = find_col(tt, "texture"), tadg = find_col(tt, "adgif");
+    colref aidx = find_col(ta, "index");
+    const int adgif_by_index = tadg.ok && aidx.ok;
     static const char *const cn[3] = {"a", "b", "c"}, *const pn[3] = {"va", "vb", "vc"};
     for (int k = 0; k < 3; k++) {
         tcorner[k] = find_col(tt, cn[k]);
@@ -419,6 +425,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             tr->v[k] = get_index(r, tpos[k]);
         }
         tr->texture = get_index(r, ttex);
+        tr->adgif_key = adgif_by_index ? get_index(r, tadg) : tr->texture;
     }
 
     /* ad-gif wrap modes, looked up by (patch, texture) */
@@ -433,8 +440,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                 const uint8_t *r = row_at(ta, i);
                 radgif *g = &s->adgifs[s->nadgifs];
                 g->patch = get_index(r, ap);
-                g->texture = get_index(r, atex);
-                if (g->patch == NONE || g->texture == NONE)
+                g->key = get_index(r, adgif_by_index ? aidx : atex);
+                if (g->patch == NONE || g->key == NONE)
                     continue;
                 g->row = (uint32_t)i;
                 g->wrap_s = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, aws));
@@ -652,18 +659,18 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
     return out;
 }
 
-static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t texture)
+static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t key)
 {
     size_t lo = 0, hi = s->nadgifs;
-    while (lo < hi) { /* first entry >= (patch, texture) */
+    while (lo < hi) { /* first entry >= (patch, key) */
         size_t mid = lo + (hi - lo) / 2;
         const radgif *g = &s->adgifs[mid];
-        if (g->patch < patch || (g->patch == patch && g->texture < texture))
+        if (g->patch < patch || (g->patch == patch && g->key < key))
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < s->nadgifs && s->adgifs[lo].patch == patch && s->adgifs[lo].texture == texture)
+    if (lo < s->nadgifs && s->adgifs[lo].patch == patch && s->adgifs[lo].key == key)
         return &s->adgifs[lo];
     return NULL;
 }
@@ -779,7 +786,8 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         gc_rs_texture texbuf;
         const gc_rs_texture *tex = get_texture(s, tr->texture, &texbuf);
         if (tex) {
-            const radgif *g = find_adgif(s, tr->patch, tr->texture);
+            const radgif *g =
+                tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
             if (g) {
                 texbuf.wrap_s = g->wrap_s;
                 texbuf.wrap_t = g->wrap_t;
