@@ -488,8 +488,7 @@ static gc_node *p_primary(parser *p)
         if (!e)
             return NULL;
         if (p->t.kind != TK_RP) {
-            perr(p, p->t.pos, "expected ')' to close the '(' at offset %u, found %s", t.pos,
-                 tk_text(&p->t));
+            perr(p, p->t.pos, "expected ')', found %s", tk_text(&p->t));
             return NULL;
         }
         next(p);

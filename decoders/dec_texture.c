@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/* The texture decoder: the tfrag texture table of core_index (16-byte
+ * TextureEntry, formats.md §4.4) and, per texture, its 8-bit indices in
+ * decompressed core_data and its 256-entry CLUT in GS RAM (§6,
+ * level-assets.md "Texels"). Publishes texture.tfrag with the figures an
+ * invariant needs to tell a right decode from a merely well-formed one:
+ * opacity, distinct colours, and the total variation of the image with the
+ * CSM1 remap against without it (a right remap is smoother on palettes
+ * ordered for smoothness). gc_texture_rgba() is the pixel API. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_level.h"
+#include "gc_reader.h"
+#include "gc_texture.h"
+
+#define TEX_ENTRY_BYTES      16u
+#define TEX_GS_UNIT          0x100u /* palette/mipmap/pad are GS RAM positions in 0x100-byte units */
+#define TEX_CLUT_ENTRIES     256u   /* PSMT8: 256 colours */
+#define TEX_CLUT_BYTES       (TEX_CLUT_ENTRIES * 4u)
+#define TEX_ALPHA_OPAQUE     0x80u /* PS2: 0x80 = 1.0; above clamps */
+#define TEX_ALPHA_OPAQUE_255 0xFFu /* what the alpha_255 fault takes for 1.0 */
+
+/* One TextureEntry as stored. */
+typedef struct tex_entry {
+    int32_t data_offset; /* +0x0 */
+    int16_t width;       /* +0x4 */
+    int16_t height;      /* +0x6 */
+    int16_t type;        /* +0x8 */
+    int16_t palette;     /* +0xa */
+    int16_t mipmap;      /* +0xc */
+    int16_t pad;         /* +0xe */
+} tex_entry;
+
+static const gc_column texture_cols[] = {
+    GC_COL(gc_texture_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the 16-byte TextureEntry in core_index"),
+    GC_COL(gc_texture_row, index, GC_T_U32, 0, "", "entry index in the tfrag texture table"),
+    GC_COL(gc_texture_row, data_offset, GC_T_S32, GC_CF_HEX, "bytes in core_data",
+           "entry +0x0: indices offset from textures_base"),
+    GC_COL(gc_texture_row, width, GC_T_S16, 0, "texels", "entry +0x4"),
+    GC_COL(gc_texture_row, height, GC_T_S16, 0, "texels", "entry +0x6"),
+    GC_COL(gc_texture_row, type, GC_T_S16, 0, "", "entry +0x8 (Wrench writes 3; 0 = stashed)"),
+    GC_COL(gc_texture_row, palette, GC_T_S16, 0, "0x100 bytes in gs_ram",
+           "entry +0xa: CLUT position"),
+    GC_COL(gc_texture_row, mipmap, GC_T_S16, 0, "0x100 bytes in gs_ram",
+           "entry +0xc: mip level 2 position (-1 = none)"),
+    GC_COL(gc_texture_row, pad, GC_T_S16, 0, "0x100 bytes in gs_ram",
+           "entry +0xe: mip level 3 position (-1 = none)"),
+    GC_COL(gc_texture_row, pixel_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "textures_base + data_offset: first index byte"),
+    GC_COL(gc_texture_row, clut_ofs, GC_T_U64, GC_CF_HEX, "bytes in gs_ram",
+           "palette * 0x100: first CLUT byte"),
+    GC_COL(gc_texture_row, pixels_ok, GC_T_BOOL, 0, "",
+           "width*height indices inside core_data and the 1 KiB CLUT inside gs_ram"),
+    GC_COL(gc_texture_row, mip_levels, GC_T_U8, 0, "count",
+           "mip levels 0.. that lie inside their buffers (0..4)"),
+    GC_COL(gc_texture_row, fully_opaque, GC_T_BOOL, 0, "",
+           "every texel has alpha 0x80 (opaque; 0 when pixels_ok is false)"),
+    GC_COL(gc_texture_row, frac_transparent, GC_T_F64, 0, "fraction",
+           "texels with alpha 0 (null when pixels_ok is false)"),
+    GC_COL(gc_texture_row, distinct_colors, GC_T_U32, GC_CF_NULL_IF_MAX, "count",
+           "distinct RGBA values among the texels"),
+    GC_COL(gc_texture_row, tv_csm1, GC_T_F64, 0, "",
+           "mean |dR|+|dG|+|dB| of horizontally and vertically adjacent texels, as decoded"),
+    GC_COL(gc_texture_row, tv_raw, GC_T_F64, 0, "",
+           "the same with the CSM1 swap undone (the CLUT in stored order)"),
+    GC_COL(gc_texture_row, tv_ratio, GC_T_F64, 0, "", "tv_csm1 / tv_raw (null for a flat image)"),
+};
+
+static const gc_table_desc gc_table_texture_tfrag = {
+    .name = "texture.tfrag",
+    .doc = "One row per tfrag texture: entry fields, buffer checks, opacity, colours, smoothness.",
+    .row_size = sizeof(gc_texture_row),
+    .columns = texture_cols,
+    .column_count = GC_COUNTOF(texture_cols),
+};
+
+/* Logical CLUT index -> stored entry, as this decoder believes the PS2 lays
+ * it out. The no_csm1 fault forgets the remap. */
+static inline uint32_t tex_remap(const gc_level *lv, uint32_t i)
+{
+    if (GC_FAULT(lv, no_csm1))
+        return i;
+    return gc_csm1_swap(i);
+}
+
+/* Stored alpha -> PS2 alpha 0..0x80 (0x80 = 1.0, above clamps). The
+ * alpha_255 fault reads the byte as 0..255 with 0xFF = 1.0 and scales that
+ * into the PS2 range, so a retail 0x80 becomes half transparent. */
+static inline uint32_t tex_ps2_alpha(const gc_level *lv, uint32_t a)
+{
+    if (GC_FAULT(lv, alpha_255))
+        return a * TEX_ALPHA_OPAQUE / TEX_ALPHA_OPAQUE_255;
+    return a > TEX_ALPHA_OPAQUE ? TEX_ALPHA_OPAQUE : a;
+}
+
+/* Read entry `index`; GC_E_RANGE/GC_E_UNSUPPORTED with the diagnostic set. */
+static gc_status tex_table(const gc_level *lv, size_t *count, gc_reader *tab, gc_diag *diag)
+{
+    if (!lv->core_ok)
+        return GC_NEEDS(diag, "the core header");
+    if (!lv->data_ok || !lv->core_data)
+        return GC_NEEDS(diag, "decompressed core_data");
+    const gc_span *ci = &lv->core_index;
+    gc_array_range t = lv->core.tfrag_textures; /* core header +0x30 */
+    size_t len = 0;
+    if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, TEX_ENTRY_BYTES, &len) ||
+        !ci->data || !gc_range_ok((size_t)t.offset, len, ci->size))
+        return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
+                           "tfrag texture table {count %d, offset 0x%x} runs past core_index "
+                           "(%zu bytes)",
+                           (int)t.count, (unsigned)t.offset, ci->size);
+    *count = (size_t)t.count;
+    *tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
+    return GC_OK;
+}
+
+static tex_entry tex_read_entry(gc_reader *tab)
+{
+    tex_entry e;
+    e.data_offset = gc_s32le(tab); /* +0x0 */
+    e.width = gc_s16le(tab);       /* +0x4 */
+    e.height = gc_s16le(tab);      /* +0x6 */
+    e.type = gc_s16le(tab);        /* +0x8 */
+    e.palette = gc_s16le(tab);     /* +0xa */
+    e.mipmap = gc_s16le(tab);      /* +0xc */
+    e.pad = gc_s16le(tab);         /* +0xe */
+    return e;
+}
+
+static bool tex_size_ok(const tex_entry *e)
+{
+    return e->width > 0 && e->height > 0 && e->width <= GC_TEXTURE_MAX_SIDE &&
+           e->height <= GC_TEXTURE_MAX_SIDE;
+}
+
+/* Where mip level `mip` of e lives: *p and its size in texels, or false if
+ * the level is absent or outside its buffer. *where names the buffer for
+ * errors and *ofs is the offset inside it. */
+static bool tex_level(const gc_level *lv, const tex_entry *e, int mip, const uint8_t **p,
+                      uint32_t *w, uint32_t *h, uint64_t *ofs, bool *in_gs)
+{
+    if (!tex_size_ok(e) || mip < 0 || mip >= GC_TEXTURE_MIP_LEVELS)
+        return false;
+    uint32_t lw = (uint32_t)e->width >> mip, lh = (uint32_t)e->height >> mip;
+    *w = lw;
+    *h = lh;
+    *in_gs = mip >= 2;
+    if (lw == 0 || lh == 0)
+        return false;
+    size_t n = (size_t)lw * lh;
+    if (mip < 2) {
+        int64_t base = (int64_t)lv->core.textures_base + (int64_t)e->data_offset;
+        if (lv->core.textures_base < 0 || base < 0)
+            return false;
+        uint64_t o = (uint64_t)base;
+        if (mip == 1)
+            o += (uint64_t)e->width * (uint64_t)e->height; /* level 1 follows level 0 */
+        *ofs = o;
+        if (o > lv->core_data_size || !gc_range_ok((size_t)o, n, lv->core_data_size))
+            return false;
+        *p = lv->core_data + o;
+        return true;
+    }
+    int16_t unit = mip == 2 ? e->mipmap : e->pad;
+    *ofs = unit >= 0 ? (uint64_t)unit * TEX_GS_UNIT : 0;
+    if (unit < 0 || !lv->gs_ram.data || !gc_range_ok((size_t)*ofs, n, lv->gs_ram.size))
+        return false;
+    *p = lv->gs_ram.data + *ofs;
+    return true;
+}
+
+/* The 256 colours in logical order, RGBA8 with PS2 alpha (0..0x80). */
+static bool tex_clut(const gc_level *lv, const tex_entry *e, uint32_t lut[TEX_CLUT_ENTRIES],
+                     uint32_t lut_other[TEX_CLUT_ENTRIES])
+{
+    if (e->palette < 0 || !lv->gs_ram.data)
+        return false;
+    size_t o = (size_t)e->palette * TEX_GS_UNIT;
+    if (!gc_range_ok(o, TEX_CLUT_BYTES, lv->gs_ram.size))
+        return false;
+    const uint8_t *c = lv->gs_ram.data + o;
+    for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
+        /* each u32 entry: R, G, B, A bytes */
+        uint32_t s = tex_remap(lv, i) * 4u;
+        uint32_t a = tex_ps2_alpha(lv, c[s + 3]);
+        lut[i] = (uint32_t)c[s] | (uint32_t)c[s + 1] << 8 | (uint32_t)c[s + 2] << 16 | a << 24;
+        if (lut_other) {
+            /* the decoder's order with one more CSM1 swap: the stored order
+             * for a correct decoder */
+            uint32_t so = tex_remap(lv, gc_csm1_swap(i)) * 4u;
+            lut_other[i] = (uint32_t)c[so] | (uint32_t)c[so + 1] << 8 | (uint32_t)c[so + 2] << 16;
+        }
+    }
+    return true;
+}
+
+static inline uint32_t rgb_dist(uint32_t a, uint32_t b)
+{
+    int dr = (int)(a & 0xFF) - (int)(b & 0xFF);
+    int dg = (int)((a >> 8) & 0xFF) - (int)((b >> 8) & 0xFF);
+    int db = (int)((a >> 16) & 0xFF) - (int)((b >> 16) & 0xFF);
+    return (uint32_t)(abs(dr) + abs(dg) + abs(db));
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Statistics of level 0: everything is a 256-entry lookup, and colours are
+ * counted through a bitmap of the indices used, never a hash of texels. */
+static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_t h,
+                      const uint32_t lut[TEX_CLUT_ENTRIES],
+                      const uint32_t lut_other[TEX_CLUT_ENTRIES], gc_texture_row *row)
+{
+    uint64_t hist[TEX_CLUT_ENTRIES];
+    memset(hist, 0, sizeof hist);
+    uint64_t tv = 0, tv_other = 0;
+    for (uint32_t y = 0; y < h; y++) {
+        const uint8_t *r = px + (size_t)y * w;
+        const uint8_t *below = y + 1 < h ? r + w : NULL;
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t i = r[x];
+            hist[i]++;
+            if (x + 1 < w) {
+                tv += rgb_dist(lut[i], lut[r[x + 1]]);
+                tv_other += rgb_dist(lut_other[i], lut_other[r[x + 1]]);
+            }
+            if (below) {
+                tv += rgb_dist(lut[i], lut[below[x]]);
+                tv_other += rgb_dist(lut_other[i], lut_other[below[x]]);
+            }
+        }
+    }
+    uint64_t n = (uint64_t)w * h, pairs = (uint64_t)(w - 1) * h + (uint64_t)w * (h - 1);
+    uint64_t transparent = 0;
+    bool all_opaque = true;
+    uint32_t used[TEX_CLUT_ENTRIES];
+    uint32_t nused = 0;
+    for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
+        if (!hist[i])
+            continue;
+        uint32_t a = lut[i] >> 24;
+        if (a < TEX_ALPHA_OPAQUE)
+            all_opaque = false;
+        if (a == 0)
+            transparent += hist[i];
+        used[nused++] = lut[i];
+    }
+    qsort(used, nused, sizeof used[0], cmp_u32);
+    uint32_t distinct = 0;
+    for (uint32_t i = 0; i < nused; i++)
+        if (i == 0 || used[i] != used[i - 1])
+            distinct++;
+    row->fully_opaque = all_opaque;
+    row->frac_transparent = (double)transparent / (double)n;
+    row->distinct_colors = distinct;
+    row->tv_csm1 = pairs ? (double)tv / (double)pairs : 0.0;
+    row->tv_raw = pairs ? (double)tv_other / (double)pairs : 0.0;
+    row->tv_ratio = row->tv_raw > 0.0 ? row->tv_csm1 / row->tv_raw : NAN;
+}
+
+static gc_status texture_run(gc_level *lv, gc_diag *diag)
+{
+    size_t count = 0;
+    gc_reader tab;
+    gc_diag_push(diag, "data/core_index/tfrag_textures");
+    gc_status s = tex_table(lv, &count, &tab, diag);
+    gc_diag_pop(diag);
+    if (s != GC_OK)
+        return s;
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_texture_tfrag);
+    for (size_t i = 0; i < count; i++) {
+        gc_texture_row r;
+        memset(&r, 0, sizeof r);
+        r.file_ofs = gc_tell_file(&tab);
+        r.index = (uint32_t)i;
+        tex_entry e = tex_read_entry(&tab);
+        r.data_offset = e.data_offset;
+        r.width = e.width;
+        r.height = e.height;
+        r.type = e.type;
+        r.palette = e.palette;
+        r.mipmap = e.mipmap;
+        r.pad = e.pad;
+        int64_t po = (int64_t)lv->core.textures_base + (int64_t)e.data_offset;
+        r.pixel_ofs = po > 0 ? (uint64_t)po : 0;
+        r.clut_ofs = e.palette > 0 ? (uint64_t)e.palette * TEX_GS_UNIT : 0;
+        r.frac_transparent = NAN;
+        r.distinct_colors = UINT32_MAX;
+        r.tv_csm1 = r.tv_raw = r.tv_ratio = NAN;
+
+        const uint8_t *px = NULL;
+        uint32_t w = 0, h = 0;
+        uint64_t ofs = 0;
+        bool in_gs = false;
+        for (int m = 0; m < GC_TEXTURE_MIP_LEVELS; m++) {
+            const uint8_t *q;
+            uint32_t mw, mh;
+            if (!tex_level(lv, &e, m, &q, &mw, &mh, &ofs, &in_gs))
+                break;
+            if (m == 0) {
+                px = q;
+                w = mw;
+                h = mh;
+            }
+            r.mip_levels = (uint8_t)(m + 1);
+        }
+        uint32_t lut[TEX_CLUT_ENTRIES], lut_other[TEX_CLUT_ENTRIES];
+        r.pixels_ok = px != NULL && tex_clut(lv, &e, lut, lut_other);
+        if (r.pixels_ok)
+            tex_stats(lv, px, w, h, lut, lut_other, &r);
+        gc_texture_row *row = gc_rows_push(rb);
+        if (!row)
+            return gc_diag_set(diag, GC_E_NOMEM, r.file_ofs, "no memory for texture.tfrag");
+        *row = r;
+    }
+    return GC_OK;
+}
+
+gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_alpha,
+                          uint8_t **rgba, uint32_t *width, uint32_t *height, gc_diag *diag)
+{
+    *rgba = NULL;
+    *width = *height = 0;
+    size_t count = 0;
+    gc_reader tab;
+    gc_status s = tex_table(lv, &count, &tab, diag);
+    if (s != GC_OK)
+        return s;
+    if (index >= count)
+        return gc_diag_set(diag, GC_E_RANGE, tab.file_ofs,
+                           "tfrag texture %u does not exist (the table has %zu)", (unsigned)index,
+                           count);
+    uint64_t entry_ofs = tab.file_ofs + (uint64_t)index * TEX_ENTRY_BYTES;
+    gc_seek(&tab, (size_t)index * TEX_ENTRY_BYTES);
+    tex_entry e = tex_read_entry(&tab);
+    if (mip < 0 || mip >= GC_TEXTURE_MIP_LEVELS)
+        return gc_diag_set(diag, GC_E_RANGE, entry_ofs, "mip level %d is not 0..%d", mip,
+                           GC_TEXTURE_MIP_LEVELS - 1);
+    if (!tex_size_ok(&e))
+        return gc_diag_set(diag, GC_E_RANGE, entry_ofs + 4, "texture %u is %dx%d texels",
+                           (unsigned)index, (int)e.width, (int)e.height);
+    const uint8_t *px = NULL;
+    uint32_t w = 0, h = 0;
+    uint64_t ofs = 0;
+    bool in_gs = false;
+    if (!tex_level(lv, &e, mip, &px, &w, &h, &ofs, &in_gs)) {
+        int16_t unit = mip == 2 ? e.mipmap : e.pad;
+        if (w == 0 || h == 0)
+            return gc_diag_set(diag, GC_E_RANGE, entry_ofs + 4,
+                               "a %dx%d texture has no mip level %d", (int)e.width, (int)e.height,
+                               mip);
+        if (in_gs && unit < 0)
+            return gc_diag_set(diag, GC_E_UNSUPPORTED, entry_ofs + (mip == 2 ? 0xc : 0xe),
+                               "texture %u has no mip level %d (position %d)", (unsigned)index, mip,
+                               (int)unit);
+        return gc_diag_set(diag, GC_E_TRUNCATED, in_gs ? lv->gs_ram.file_ofs + ofs : ofs,
+                           "mip level %d of texture %u (%ux%u texels at 0x%llx in %s) runs "
+                           "past its buffer",
+                           mip, (unsigned)index, (unsigned)w, (unsigned)h, (unsigned long long)ofs,
+                           in_gs ? "gs_ram" : "core_data");
+    }
+    uint32_t lut[TEX_CLUT_ENTRIES];
+    if (!tex_clut(lv, &e, lut, NULL))
+        return gc_diag_set(diag, GC_E_TRUNCATED, entry_ofs + 0xa,
+                           "CLUT of texture %u at palette %d (0x%llx) runs past gs_ram (%zu "
+                           "bytes)",
+                           (unsigned)index, (int)e.palette,
+                           (unsigned long long)((int64_t)e.palette * TEX_GS_UNIT), lv->gs_ram.size);
+    if (!ps2_alpha) {
+        for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
+            uint32_t a = lut[i] >> 24;
+            a = a >= TEX_ALPHA_OPAQUE ? 0xFFu : a * 2u;
+            lut[i] = (lut[i] & 0x00FFFFFFu) | a << 24;
+        }
+    }
+    size_t n = (size_t)w * h;
+    uint8_t *out = malloc(n * 4);
+    if (!out)
+        return gc_diag_set(diag, GC_E_NOMEM, entry_ofs, "no memory for %ux%u RGBA", (unsigned)w,
+                           (unsigned)h);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = lut[px[i]];
+        out[4 * i + 0] = (uint8_t)c;
+        out[4 * i + 1] = (uint8_t)(c >> 8);
+        out[4 * i + 2] = (uint8_t)(c >> 16);
+        out[4 * i + 3] = (uint8_t)(c >> 24);
+    }
+    *rgba = out;
+    *width = w;
+    *height = h;
+    return GC_OK;
+}
+
+static const gc_table_desc *const texture_tables[] = {&gc_table_texture_tfrag};
+
+const gc_decoder gc_dec_texture = {
+    .name = "texture",
+    .doc = "tfrag texture table, indices, CSM1 CLUTs, opacity and smoothness figures",
+    .tables = texture_tables,
+    .table_count = GC_COUNTOF(texture_tables),
+    .run = texture_run,
+    .release = NULL,
+};

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Tfrag textures (formats.md §4.4 and §6, level-assets.md "Texels"): 8-bit
+ * palette indices in decompressed core_data, 256-entry CLUTs in GS RAM in
+ * CSM1 order, alpha 0..0x80. The texture decoder (dec_texture.c) publishes
+ * the texture.tfrag table; this header is the pixel API for the rasteriser
+ * and `gcverify dump-texture`. */
+#ifndef GC_TEXTURE_H
+#define GC_TEXTURE_H
+
+#include <stdint.h>
+
+#include "gc_level.h"
+#include "gc_status.h"
+
+/* The four mip levels the notes place: 0 and 1 in the core_data texture
+ * block (1 right after 0), 2 and 3 in GS RAM at mipmap*0x100 and pad*0x100. */
+#define GC_TEXTURE_MIP_LEVELS 4
+/* Largest side the GS can address (TW/TH are 2^0..2^10). */
+#define GC_TEXTURE_MAX_SIDE 1024
+
+/* CSM1 stores logical CLUT entry i at swap_bits_3_and_4(i); its own inverse. */
+static inline uint32_t gc_csm1_swap(uint32_t i)
+{
+    return (i & ~0x18u) | ((i & 0x08u) << 1) | ((i & 0x10u) >> 1);
+}
+
+/* Decode tfrag texture `index` of the level's tfrag texture table at mip level
+ * `mip` (0..3) into malloc'd RGBA8 rows, top to bottom, *width x *height
+ * pixels (the caller frees *rgba). ps2_alpha = 1 keeps alpha in the PS2 range
+ * 0..0x80 (values above clamp to 0x80); 0 expands it to 0..255 (0x80 -> 255,
+ * a -> 2a below) for PNG. Needs the data and core decoders to have run
+ * (lv->data_ok, lv->core_ok); does not need the texture decoder.
+ * Errors: GC_E_UNSUPPORTED (inputs not decoded, or an absent mip level),
+ * GC_E_RANGE (index, mip or size out of range), GC_E_TRUNCATED (indices or
+ * CLUT outside their buffers), GC_E_NOMEM. */
+gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_alpha,
+                          uint8_t **rgba, uint32_t *width, uint32_t *height, gc_diag *diag);
+
+/* Rows of texture.tfrag, one per tfrag texture table entry. */
+typedef struct gc_texture_row {
+    uint64_t file_ofs;        /* the 16-byte entry in core_index (absolute file offset) */
+    uint32_t index;           /* entry index in the tfrag texture table */
+    int32_t data_offset;      /* +0x0: indices at core_data[textures_base + data_offset] */
+    int16_t width;            /* +0x4 */
+    int16_t height;           /* +0x6 */
+    int16_t type;             /* +0x8 */
+    int16_t palette;          /* +0xa: CLUT at gs_ram[palette * 0x100] */
+    int16_t mipmap;           /* +0xc: mip level 2 at gs_ram[mipmap * 0x100] */
+    int16_t pad;              /* +0xe: mip level 3 at gs_ram[pad * 0x100] */
+    uint64_t pixel_ofs;       /* textures_base + data_offset (bytes in core_data) */
+    uint64_t clut_ofs;        /* palette * 0x100 (bytes in gs_ram) */
+    uint8_t pixels_ok;        /* level-0 indices and the CLUT lie inside their buffers */
+    uint8_t mip_levels;       /* consecutive mip levels from 0 that lie inside their buffers */
+    uint8_t fully_opaque;     /* every texel's alpha is opaque (0x80, or above: clamps) */
+    double frac_transparent;  /* fraction of texels with alpha 0 */
+    uint32_t distinct_colors; /* distinct RGBA values among the texels */
+    double tv_csm1;           /* mean |dR|+|dG|+|dB| of adjacent texels, CSM1-remapped CLUT */
+    double tv_raw;            /* the same with the CSM1 swap undone: the stored order */
+    double tv_ratio;          /* tv_csm1 / tv_raw */
+} gc_texture_row;
+
+#endif

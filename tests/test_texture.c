@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/* Texture decoder tests on a hand-built minimal level (core_index with a
+ * tfrag texture table, core_data with index blocks, a GS RAM image with CSM1
+ * CLUTs): the CSM1 involution, the alpha scale, the per-texture figures
+ * (opacity, transparency, distinct colours, total variation with and without
+ * the remap) with exact expected values, mip level placement, and the error
+ * paths. The fixture is written here from formats.md §4.4/§6, not by synth/. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_level.h"
+#include "gc_texture.h"
+
+extern const gc_decoder gc_dec_texture;
+
+#define CI_BYTES      0x400
+#define CD_BYTES      0x10000
+#define GS_BYTES      0x4000
+#define TEX_TABLE_OFS 0x100
+#define TEXTURES_BASE 0x1000
+
+typedef struct fixture {
+    gc_level lv;
+    uint8_t ci[CI_BYTES];
+    uint8_t gs[GS_BYTES];
+    int count;
+} fixture;
+
+static void le16(uint8_t *p, int v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)((unsigned)v >> 8);
+}
+static void le32(uint8_t *p, int32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)((uint32_t)v >> (8 * i));
+}
+
+static void fx_init(fixture *f)
+{
+    memset(f, 0, sizeof *f);
+    cr_assert_eq(gc_level_init(&f->lv, 0, "FAKE.WAD", NULL, 0), GC_OK);
+    f->lv.core_data = calloc(1, CD_BYTES);
+    f->lv.core_data_size = CD_BYTES;
+    f->lv.core_index = (gc_span){f->ci, CI_BYTES, 0x5000, true};
+    f->lv.gs_ram = (gc_span){f->gs, GS_BYTES, 0x9000, true};
+    f->lv.core.textures_base = TEXTURES_BASE;
+    f->lv.core.tfrag_textures.offset = TEX_TABLE_OFS;
+    f->lv.core_ok = true;
+    f->lv.data_ok = true;
+}
+
+/* Append a TextureEntry (16 bytes: data_offset, width, height, type,
+ * palette, mipmap, pad). */
+static void fx_entry(fixture *f, int32_t data_offset, int w, int h, int palette, int mipmap,
+                     int pad)
+{
+    uint8_t *e = f->ci + TEX_TABLE_OFS + 16 * f->count;
+    le32(e + 0x0, data_offset);
+    le16(e + 0x4, w);
+    le16(e + 0x6, h);
+    le16(e + 0x8, 3);
+    le16(e + 0xa, palette);
+    le16(e + 0xc, mipmap);
+    le16(e + 0xe, pad);
+    f->count++;
+    f->lv.core.tfrag_textures.count = f->count;
+}
+
+/* Store logical colour i of CLUT `palette` in CSM1 order. */
+static void fx_clut_logical(fixture *f, int palette, uint32_t i, uint8_t r, uint8_t g, uint8_t b,
+                            uint8_t a)
+{
+    uint8_t *c = f->gs + palette * 0x100 + 4 * gc_csm1_swap(i);
+    c[0] = r;
+    c[1] = g;
+    c[2] = b;
+    c[3] = a;
+}
+
+static uint8_t *fx_pixels(fixture *f, int32_t data_offset)
+{
+    return f->lv.core_data + TEXTURES_BASE + data_offset;
+}
+
+static const gc_texture_row *fx_run(fixture *f, size_t *n)
+{
+    gc_diag d;
+    gc_diag_init(&d);
+    gc_status s = gc_dec_texture.run(&f->lv, &d);
+    cr_assert_eq(s, GC_OK, "texture decoder: %s (%s)", gc_status_name(s), d.msg);
+    gc_rowbuf *rb = gc_level_rows(&f->lv, gc_dec_texture.tables[0]);
+    cr_assert(rb != NULL);
+    *n = rb->count;
+    return (const gc_texture_row *)rb->data;
+}
+
+static void fx_free(fixture *f)
+{
+    gc_level_free(&f->lv);
+}
+
+Test(texture, csm1_swap_is_an_involution_on_bits_3_and_4)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        cr_assert_eq(gc_csm1_swap(gc_csm1_swap(i)), i);
+        cr_assert_eq(gc_csm1_swap(i) & ~0x18u, i & ~0x18u, "only bits 3 and 4 move");
+    }
+    cr_assert_eq(gc_csm1_swap(0x08), 0x10);
+    cr_assert_eq(gc_csm1_swap(0x10), 0x08);
+    cr_assert_eq(gc_csm1_swap(0x18), 0x18);
+    cr_assert_eq(gc_csm1_swap(0x07), 0x07);
+    cr_assert_eq(gc_csm1_swap(0x28), 0x30);
+    cr_assert_eq(gc_csm1_swap(0xEF), 0xF7);
+}
+
+Test(texture, rgba_applies_the_csm1_remap)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 16, 16, 8, -1, -1);
+    /* stored entry j holds R = j: logical i must come back as R = swap(i) */
+    for (int j = 0; j < 256; j++) {
+        uint8_t *c = f.gs + 8 * 0x100 + 4 * j;
+        c[0] = (uint8_t)j;
+        c[1] = (uint8_t)(255 - j);
+        c[2] = 7;
+        c[3] = 0x80;
+    }
+    uint8_t *px = fx_pixels(&f, 0);
+    for (int i = 0; i < 256; i++)
+        px[i] = (uint8_t)i;
+    uint8_t *rgba;
+    uint32_t w, h;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 0, 1, &rgba, &w, &h, &d), GC_OK, "%s", d.msg);
+    cr_assert_eq(w, 16);
+    cr_assert_eq(h, 16);
+    for (uint32_t i = 0; i < 256; i++) {
+        cr_assert_eq(rgba[4 * i], gc_csm1_swap(i), "texel %u", i);
+        cr_assert_eq(rgba[4 * i + 1], 255 - gc_csm1_swap(i));
+        cr_assert_eq(rgba[4 * i + 2], 7);
+        cr_assert_eq(rgba[4 * i + 3], 0x80);
+    }
+    cr_assert_eq(rgba[4 * 8], 16, "logical 8 is stored at 16");
+    free(rgba);
+    fx_free(&f);
+}
+
+Test(texture, alpha_scale_ps2_and_expanded)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 4, 1, 0, -1, -1);
+    static const uint8_t stored[4] = {0x00, 0x40, 0x80, 0xA0};
+    static const uint8_t want_ps2[4] = {0x00, 0x40, 0x80, 0x80}; /* above 0x80 clamps */
+    static const uint8_t want_255[4] = {0x00, 0x80, 0xFF, 0xFF};
+    uint8_t *px = fx_pixels(&f, 0);
+    for (int i = 0; i < 4; i++) {
+        fx_clut_logical(&f, 0, (uint32_t)i, 10, 20, 30, stored[i]);
+        px[i] = (uint8_t)i;
+    }
+    for (int ps2 = 0; ps2 < 2; ps2++) {
+        uint8_t *rgba;
+        uint32_t w, h;
+        gc_diag d;
+        gc_diag_init(&d);
+        cr_assert_eq(gc_texture_rgba(&f.lv, 0, 0, ps2, &rgba, &w, &h, &d), GC_OK);
+        for (int i = 0; i < 4; i++)
+            cr_assert_eq(rgba[4 * i + 3], ps2 ? want_ps2[i] : want_255[i], "ps2=%d texel %d", ps2,
+                         i);
+        free(rgba);
+    }
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(r[0].fully_opaque, 0);
+    cr_assert(fabs(r[0].frac_transparent - 0.25) < 1e-12);
+    fx_free(&f);
+}
+
+Test(texture, stats_opacity_colours_and_smoothness_exact)
+{
+    fixture f;
+    fx_init(&f);
+    /* texture 0: 2x1 indices [7, 8] with logical colour i = (i, 0, 0, 0x80).
+     * As decoded: |8 - 7| = 1. In stored order: stored 7 is logical 7 (R 7),
+     * stored 8 is logical 16 (R 16): 9. */
+    fx_entry(&f, 0, 2, 1, 0, -1, -1);
+    for (uint32_t i = 0; i < 256; i++)
+        fx_clut_logical(&f, 0, i, (uint8_t)i, 0, 0, 0x80);
+    fx_pixels(&f, 0)[0] = 7;
+    fx_pixels(&f, 0)[1] = 8;
+    /* texture 1: 4x4, indices 0..3 repeated, entries 2 and 3 identical, all
+     * opaque except index 0 which is fully transparent (4 of 16 texels). */
+    fx_entry(&f, 0x100, 4, 4, 4, -1, -1);
+    fx_clut_logical(&f, 4, 0, 1, 2, 3, 0x00);
+    fx_clut_logical(&f, 4, 1, 50, 60, 70, 0x80);
+    fx_clut_logical(&f, 4, 2, 90, 90, 90, 0x80);
+    fx_clut_logical(&f, 4, 3, 90, 90, 90, 0x80);
+    for (int i = 0; i < 16; i++)
+        fx_pixels(&f, 0x100)[i] = (uint8_t)(i % 4);
+    /* texture 2: 8x8 of one index: flat, opaque, one colour, no variation */
+    fx_entry(&f, 0x200, 8, 8, 8, -1, -1);
+    fx_clut_logical(&f, 8, 200, 5, 5, 5, 0x80);
+    memset(fx_pixels(&f, 0x200), 200, 64);
+
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(n, 3);
+    cr_assert_eq(r[0].file_ofs, 0x5000 + TEX_TABLE_OFS);
+    cr_assert_eq(r[1].file_ofs, 0x5000 + TEX_TABLE_OFS + 16);
+    cr_assert_eq(r[1].index, 1);
+    cr_assert_eq(r[1].pixel_ofs, TEXTURES_BASE + 0x100);
+    cr_assert_eq(r[1].clut_ofs, 0x400);
+
+    cr_assert(r[0].pixels_ok);
+    cr_assert_eq(r[0].fully_opaque, 1);
+    cr_assert(r[0].frac_transparent == 0.0);
+    cr_assert_eq(r[0].distinct_colors, 2);
+    cr_assert(r[0].tv_csm1 == 1.0, "tv_csm1 %f", r[0].tv_csm1);
+    cr_assert(r[0].tv_raw == 9.0, "tv_raw %f", r[0].tv_raw);
+    cr_assert(fabs(r[0].tv_ratio - 1.0 / 9.0) < 1e-12);
+
+    cr_assert_eq(r[1].fully_opaque, 0);
+    cr_assert(r[1].frac_transparent == 0.25);
+    cr_assert_eq(r[1].distinct_colors, 3, "identical entries count once");
+    /* rows 0,1,2,3 | 0,1,2,3 ...: horizontal pairs (0,1) (1,2) (2,3) per row,
+     * vertical pairs equal. (0,1): 49+58+67 = 174, (1,2): 40+30+20 = 90,
+     * (2,3): 0. Mean over 12 horizontal + 12 vertical pairs: 4*(264)/24 = 44. */
+    cr_assert(r[1].tv_csm1 == 44.0, "tv_csm1 %f", r[1].tv_csm1);
+
+    cr_assert_eq(r[2].fully_opaque, 1);
+    cr_assert_eq(r[2].distinct_colors, 1);
+    cr_assert(r[2].tv_csm1 == 0.0 && r[2].tv_raw == 0.0);
+    cr_assert(isnan(r[2].tv_ratio), "a flat image has no ratio");
+    fx_free(&f);
+}
+
+Test(texture, smooth_palette_is_smoother_with_the_remap)
+{
+    fixture f;
+    fx_init(&f);
+    /* a 64x64 gradient over all 256 indices with a palette that is smooth in
+     * logical order: the remap must win clearly */
+    fx_entry(&f, 0, 64, 64, 0, -1, -1);
+    for (uint32_t i = 0; i < 256; i++)
+        fx_clut_logical(&f, 0, i, (uint8_t)i, (uint8_t)(255 - i), (uint8_t)(i / 2), 0x80);
+    uint8_t *px = fx_pixels(&f, 0);
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 64; x++)
+            px[y * 64 + x] = (uint8_t)((x + y) * 2);
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    /* neighbours differ by 2 logical steps: |2| + |2| + |1| = 5 everywhere */
+    cr_assert(r[0].tv_csm1 == 5.0, "csm1 %f", r[0].tv_csm1);
+    cr_assert(r[0].tv_raw > 9.0, "raw %f", r[0].tv_raw);
+    cr_assert(r[0].tv_ratio < 0.6);
+    cr_assert_eq(r[0].distinct_colors, 127, "x + y runs 0..126");
+    fx_free(&f);
+}
+
+Test(texture, mip_levels_are_where_the_notes_put_them)
+{
+    fixture f;
+    fx_init(&f);
+    /* 16x16: level 0 at data_offset, level 1 (8x8) right after it, level 2
+     * (4x4) at gs_ram[mipmap*0x100], level 3 (2x2) at gs_ram[pad*0x100] */
+    fx_entry(&f, 0x40, 16, 16, 2, 0x20, 0x21);
+    for (uint32_t i = 0; i < 256; i++)
+        fx_clut_logical(&f, 2, i, (uint8_t)i, 0, 0, 0x80);
+    memset(fx_pixels(&f, 0x40), 11, 256);
+    memset(fx_pixels(&f, 0x40) + 256, 22, 64);
+    memset(f.gs + 0x20 * 0x100, 33, 16);
+    memset(f.gs + 0x21 * 0x100, 44, 4);
+    static const uint32_t want_w[4] = {16, 8, 4, 2};
+    static const uint8_t want_v[4] = {11, 22, 33, 44};
+    for (int m = 0; m < 4; m++) {
+        uint8_t *rgba;
+        uint32_t w, h;
+        gc_diag d;
+        gc_diag_init(&d);
+        cr_assert_eq(gc_texture_rgba(&f.lv, 0, m, 1, &rgba, &w, &h, &d), GC_OK, "mip %d: %s", m,
+                     d.msg);
+        cr_assert_eq(w, want_w[m]);
+        cr_assert_eq(h, want_w[m]);
+        for (uint32_t i = 0; i < w * h; i++)
+            cr_assert_eq(rgba[4 * i], want_v[m], "mip %d texel %u", m, i);
+        free(rgba);
+    }
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(r[0].mip_levels, 4);
+    fx_free(&f);
+}
+
+Test(texture, absent_and_broken_mip_levels)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 16, 16, 0, 0x20, -1);   /* no level 3 */
+    fx_entry(&f, 0, 16, 16, 0, 0x7FFF, -1); /* level 2 past gs_ram */
+    fx_entry(&f, 0, 4, 4, 0, 0x20, 0x21);   /* 4x4: level 3 would be 0x0 */
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(r[0].mip_levels, 3);
+    cr_assert_eq(r[1].mip_levels, 2);
+    cr_assert_eq(r[2].mip_levels, 3);
+    uint8_t *rgba;
+    uint32_t w, h;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 3, 1, &rgba, &w, &h, &d), GC_E_UNSUPPORTED);
+    cr_assert_eq(d.file_ofs, 0x5000 + TEX_TABLE_OFS + 0xe);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 1, 2, 1, &rgba, &w, &h, &d), GC_E_TRUNCATED);
+    cr_assert_eq(d.file_ofs, 0x9000 + 0x7FFFull * 0x100);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 2, 3, 1, &rgba, &w, &h, &d), GC_E_RANGE);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 4, 1, &rgba, &w, &h, &d), GC_E_RANGE);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, -1, 1, &rgba, &w, &h, &d), GC_E_RANGE);
+    cr_assert(rgba == NULL);
+    fx_free(&f);
+}
+
+Test(texture, buffers_outside_give_pixels_ok_false_and_errors)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 16, 16, GS_BYTES / 0x100 - 3, -1, -1); /* CLUT 1 KiB crosses the end */
+    fx_entry(&f, CD_BYTES - TEXTURES_BASE - 255, 16, 16, 0, -1, -1); /* indices cross the end */
+    fx_entry(&f, -TEXTURES_BASE - 1, 16, 16, 0, -1, -1);             /* before core_data */
+    fx_entry(&f, 0, 0, 16, 0, -1, -1);                               /* zero width */
+    fx_entry(&f, 0, -16, 16, 0, -1, -1);                             /* negative width */
+    fx_entry(&f, 0, 2048, 16, 0, -1, -1);                            /* wider than the GS */
+    fx_entry(&f, 0, 16, 16, -1, -1, -1);                             /* negative palette */
+    fx_entry(&f, CD_BYTES - TEXTURES_BASE - 256, 16, 16, GS_BYTES / 0x100 - 4, -1, -1); /* fits */
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(n, 8);
+    for (size_t i = 0; i < 7; i++) {
+        cr_assert_eq(r[i].pixels_ok, 0, "row %zu", i);
+        cr_assert_eq(r[i].fully_opaque, 0);
+        cr_assert(isnan(r[i].frac_transparent));
+        cr_assert_eq(r[i].distinct_colors, UINT32_MAX, "null");
+    }
+    cr_assert_eq(r[7].pixels_ok, 1, "a texture ending exactly at both ends is inside");
+    uint8_t *rgba;
+    uint32_t w, h;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 0, 1, &rgba, &w, &h, &d), GC_E_TRUNCATED);
+    cr_assert_eq(d.file_ofs, 0x5000 + TEX_TABLE_OFS + 0xa, "points at the palette field");
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 1, 0, 1, &rgba, &w, &h, &d), GC_E_TRUNCATED);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 3, 0, 1, &rgba, &w, &h, &d), GC_E_RANGE);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 5, 0, 1, &rgba, &w, &h, &d), GC_E_RANGE);
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 8, 0, 1, &rgba, &w, &h, &d), GC_E_RANGE, "no texture 8");
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 7, 0, 1, &rgba, &w, &h, &d), GC_OK);
+    free(rgba);
+    fx_free(&f);
+}
+
+Test(texture, table_past_core_index_is_an_error)
+{
+    fixture f;
+    fx_init(&f);
+    f.lv.core.tfrag_textures.count = (CI_BYTES - TEX_TABLE_OFS) / 16 + 1;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_E_RANGE);
+    cr_assert_eq(d.file_ofs, 0x5000 + TEX_TABLE_OFS);
+    cr_assert(strstr(d.where, "tfrag_textures") != NULL, "breadcrumb '%s'", d.where);
+    f.lv.core.tfrag_textures.count = 0x7FFFFFFF; /* count * 16 must not wrap into range */
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_E_RANGE);
+    f.lv.core.tfrag_textures.count = -1;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_E_RANGE);
+    f.lv.core.tfrag_textures.count = 0;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_OK, "an empty table is fine");
+    fx_free(&f);
+}
+
+Test(texture, missing_inputs_are_a_skip_not_an_error)
+{
+    fixture f;
+    fx_init(&f);
+    f.lv.core_ok = false;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_E_UNSUPPORTED);
+    cr_assert(strncmp(d.msg, "needs ", 6) == 0, "msg '%s'", d.msg);
+    f.lv.core_ok = true;
+    f.lv.data_ok = false;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_texture.run(&f.lv, &d), GC_E_UNSUPPORTED);
+    cr_assert(strncmp(d.msg, "needs ", 6) == 0);
+    uint8_t *rgba;
+    uint32_t w, h;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 0, 1, &rgba, &w, &h, &d), GC_E_UNSUPPORTED);
+    fx_free(&f);
+}
+
+#if GC_FAULTS_BUILT
+Test(texture, fault_no_csm1_makes_the_raw_order_look_smoother)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 2, 1, 0, -1, -1);
+    for (uint32_t i = 0; i < 256; i++)
+        fx_clut_logical(&f, 0, i, (uint8_t)i, 0, 0, 0x80);
+    fx_pixels(&f, 0)[0] = 7;
+    fx_pixels(&f, 0)[1] = 8;
+    f.lv.fault = GC_FAULT_no_csm1;
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert(r[0].tv_csm1 == 9.0 && r[0].tv_raw == 1.0);
+    fx_free(&f);
+}
+
+Test(texture, fault_alpha_255_loses_opacity)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0, 2, 1, 0, -1, -1);
+    fx_clut_logical(&f, 0, 0, 1, 2, 3, 0x80);
+    f.lv.fault = GC_FAULT_alpha_255;
+    size_t n;
+    const gc_texture_row *r = fx_run(&f, &n);
+    cr_assert_eq(r[0].fully_opaque, 0);
+    uint8_t *rgba;
+    uint32_t w, h;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&f.lv, 0, 0, 1, &rgba, &w, &h, &d), GC_OK);
+    cr_assert_eq(rgba[3], 0x40, "0x80 read as 0..255 is half of 1.0");
+    free(rgba);
+    fx_free(&f);
+}
+#endif
