@@ -86,18 +86,13 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
     uint32_t m_cap = per > 64 ? (per - 48) / 22 : 1;
     if (m_cap > 254)
         m_cap = 254;
-    /* Zero/zero records go in the middle of the run (never first or last). */
-    uint32_t zz_left = zero_zero;
+    /* The `packets` records are followed by the record that ends the run: its vif_list_offset
+     * is 0. Usually its vertex_offset is not (it names the data after the packets); with
+     * zero_zero it is a zero/zero record that still carries a count (172 such on the disc). */
+    if (zero_zero > 1)
+        return -1;
     for (uint32_t k = 0; k < packets; k++) {
         uint8_t *e = c + MOBY_TABLE_OFS + 16u * k;
-        int make_zz = zz_left && k > 0 && k + zz_left < packets && (k % 2 == 1 || packets - k <= zz_left + 1);
-        if (make_zz) {
-            /* {vif_list_offset 0, size n, ..., vertex_offset 0}: still carries a count. */
-            put_u16(e + 0x4, (uint16_t)(1 + sy_rng_below(r, 6)));
-            e[0xF] = (uint8_t)(1 + sy_rng_below(r, 12));
-            zz_left--;
-            continue;
-        }
         uint32_t m = 1 + sy_rng_below(r, m_cap);
         size_t lq = moby_vif_qw(m), vq = 1 + m;
         if (at + 16 * (lq + vq) + 64u * joints > span) {
@@ -144,6 +139,15 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
             put_u16(q + 14, (uint16_t)(int16_t)pz);
         }
         at += 16 * (lq + vq);
+    }
+    {
+        uint8_t *t = c + MOBY_TABLE_OFS + 16u * packets; /* the terminator */
+        if (zero_zero) {
+            put_u16(t + 0x4, (uint16_t)(1 + sy_rng_below(r, 6))); /* vif_list_size: a count */
+            t[0xF] = (uint8_t)(1 + sy_rng_below(r, 12));         /* transfer_vertex_count */
+        } else {
+            put_u32(t + 0x8, (uint32_t)at); /* "next": the skeleton that follows */
+        }
     }
     /* Skeleton: joint_count 4x4 f32 matrices (identity rotations, small translations). */
     put_u32(c + 0x14, (uint32_t)at);

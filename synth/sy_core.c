@@ -296,11 +296,11 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             if (!nogeo[i] && packets[i] < 40)
                 packets[i]++, left--;
         }
-        /* Zero/zero records sit inside runs of at least 3 packets. */
-        for (uint32_t k = 0; k < p->moby_packets_zero_zero;) {
+        /* Which classes end their run on a zero/zero terminator (at most one per class). */
+        for (uint32_t k = 0; k < p->moby_packets_zero_zero && k < moby_geo;) {
             uint32_t i = sy_rng_below(&r, ncl[0]);
-            if (!nogeo[i] && packets[i] >= 3 && zz[i] + 2 < packets[i])
-                zz[i]++, k++;
+            if (!nogeo[i] && zz[i] == 0)
+                zz[i] = 1, k++;
         }
         for (uint32_t k = 0; k < p->tie_lod_out_of_order && k < ncl[1];) {
             uint32_t i = sy_rng_below(&r, ncl[1]);
