@@ -52,13 +52,19 @@ gc_frame_verdict gc_golden_frames_compare(const gc_golden_frames *g, int level, 
                                           const char *sha256, const char *manifest,
                                           const gc_golden_frame **entry);
 
-/* --golden-images: write DIR/LEVEL<n>_<view>_actual.png, and when expected
- * is given (a frame of the same size, e.g. from a baseline build's
- * --frames-out PNG) DIR/LEVEL<n>_<view>_expected.png and _diff.png, where
- * changed pixels are magenta over a dimmed grey copy of the actual frame.
- * *changed (may be NULL) gets the number of changed pixels (UINT64_MAX
- * without an expected frame or when sizes differ). DIR is created. 0 or -1. */
+/* --golden-images: write DIR/LEVEL<n>_<view>_actual.png, and when an
+ * expected frame is available DIR/LEVEL<n>_<view>_expected.png and
+ * _diff.png, where changed pixels are magenta over a dimmed grey copy of the
+ * actual frame. The expected frame is `expected` when given, else
+ * DIR/expected/LEVEL<n>_<view>.png if that file exists (put a baseline
+ * run's --frames-out PNGs there). *changed (may be NULL) gets the number of
+ * changed pixels (UINT64_MAX without an expected frame or when sizes
+ * differ). DIR is created. 0 or -1. */
 int gc_golden_images_write(const char *dir, int level, const char *view, const gc_frame *actual,
                            const gc_frame *expected, uint64_t *changed, char *err, size_t errlen);
+
+/* Read a PNG (any libpng-readable format, converted to RGBA8) as a frame
+ * named `view`. 0, or -1 with err filled. Free with gc_frame_free. */
+int gc_frame_load_png(const char *path, const char *view, gc_frame *out, char *err, size_t errlen);
 
 #endif

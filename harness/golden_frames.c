@@ -5,6 +5,7 @@
 #include "gc_golden_frames.h"
 
 #include <errno.h>
+#include <png.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,43 @@ gc_frame_verdict gc_golden_frames_compare(const gc_golden_frames *g, int level, 
     return strcmp(e->sha256, sha256) == 0 ? GC_FRAME_MATCH : GC_FRAME_REGRESSED;
 }
 
+static int golden_diff(const char *dir, int level, const char *view, const gc_frame *actual,
+                       const gc_frame *expected, uint64_t *changed, char *err, size_t errlen);
+
+int gc_frame_load_png(const char *path, const char *view, gc_frame *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path)) {
+        set_err(err, errlen, "%s: %s", path, img.message);
+        return -1;
+    }
+    img.format = PNG_FORMAT_RGBA;
+    if (img.width == 0 || img.height == 0 || img.width > 8192 || img.height > 8192) {
+        png_image_free(&img);
+        set_err(err, errlen, "%s: %ux%u is not a frame size", path, img.width, img.height);
+        return -1;
+    }
+    uint8_t *px = malloc(PNG_IMAGE_SIZE(img));
+    if (!px) {
+        png_image_free(&img);
+        set_err(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    if (!png_image_finish_read(&img, NULL, px, 0, NULL)) {
+        set_err(err, errlen, "%s: %s", path, img.message);
+        free(px);
+        return -1;
+    }
+    out->width = img.width;
+    out->height = img.height;
+    out->rgba = px;
+    snprintf(out->view, sizeof out->view, "%s", view);
+    return 0;
+}
+
 int gc_golden_images_write(const char *dir, int level, const char *view, const gc_frame *actual,
                            const gc_frame *expected, uint64_t *changed, char *err, size_t errlen)
 {
@@ -306,8 +344,26 @@ int gc_golden_images_write(const char *dir, int level, const char *view, const g
     snprintf(path, sizeof path, "%s/LEVEL%d_%s_actual.png", dir, level, view);
     if (gc_png_write_rgba(path, actual->rgba, actual->width, actual->height, err, errlen) != 0)
         return -1;
-    if (!expected || !expected->rgba)
-        return 0;
+    /* No expected frame given: use DIR/expected/LEVEL<n>_<view>.png when
+     * it is there (a baseline run's --frames-out, copied or linked). */
+    gc_frame loaded;
+    memset(&loaded, 0, sizeof loaded);
+    if (!expected || !expected->rgba) {
+        char lerr[256];
+        snprintf(path, sizeof path, "%s/expected/LEVEL%d_%s.png", dir, level, view);
+        if (gc_frame_load_png(path, view, &loaded, lerr, sizeof lerr) != 0)
+            return 0;
+        expected = &loaded;
+    }
+    int rc = golden_diff(dir, level, view, actual, expected, changed, err, errlen);
+    gc_frame_free(&loaded);
+    return rc;
+}
+
+static int golden_diff(const char *dir, int level, const char *view, const gc_frame *actual,
+                       const gc_frame *expected, uint64_t *changed, char *err, size_t errlen)
+{
+    char path[4096];
     snprintf(path, sizeof path, "%s/LEVEL%d_%s_expected.png", dir, level, view);
     if (gc_png_write_rgba(path, expected->rgba, expected->width, expected->height, err, errlen) !=
         0)

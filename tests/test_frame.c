@@ -497,3 +497,55 @@ Test(render, bad_indices_are_skipped)
     gc_render_scene_free(s);
     free_level(rb);
 }
+
+/* --golden-images: actual, expected and diff PNGs with the changed pixels
+ * counted and marked; the expected frame found in DIR/expected/ by name. */
+Test(golden, images_actual_expected_diff)
+{
+    uint8_t a[8 * 4 * 4], b[8 * 4 * 4];
+    for (int i = 0; i < 32; i++) {
+        a[4 * i] = (uint8_t)(i * 7), a[4 * i + 1] = 100, a[4 * i + 2] = 50, a[4 * i + 3] = 255;
+    }
+    memcpy(b, a, sizeof a);
+    b[4 * 5] ^= 1;     /* pixel 5 */
+    b[4 * 17 + 2] = 9; /* pixel 17 */
+    b[4 * 31 + 1] = 0; /* pixel 31 */
+    gc_frame fa = {8, 4, a, "ground"}, fb = {8, 4, b, "ground"};
+    char dir[256], err[256] = "", path[512];
+    tmp_path(dir, sizeof dir, "goldimg");
+    uint64_t changed = 0;
+    cr_assert_eq(gc_golden_images_write(dir, 7, "ground", &fa, &fb, &changed, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(changed, 3);
+    gc_frame d;
+    snprintf(path, sizeof path, "%s/LEVEL7_ground_diff.png", dir);
+    cr_assert_eq(gc_frame_load_png(path, "ground", &d, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(d.width, 8);
+    for (int i = 0; i < 32; i++) {
+        int is_changed = i == 5 || i == 17 || i == 31;
+        const uint8_t *p = d.rgba + 4 * i;
+        cr_assert_eq(p[0] == 255 && p[1] == 0 && p[2] == 255, is_changed, "pixel %d", i);
+    }
+    gc_frame_free(&d);
+    snprintf(path, sizeof path, "%s/LEVEL7_ground_actual.png", dir);
+    cr_assert_eq(gc_frame_load_png(path, "ground", &d, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(memcmp(d.rgba, a, sizeof a), 0);
+    gc_frame_free(&d);
+
+    /* No expected frame: nothing to diff unless DIR/expected/ has one. */
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/expected", dir);
+    cr_assert_eq(gc_golden_images_write(sub, 7, "ground", &fb, NULL, &changed, err, sizeof err), 0);
+    cr_assert_eq(changed, UINT64_MAX);
+    /* sub now holds LEVEL7_ground_actual.png; name it as --frames-out would. */
+    char from[512], to[512];
+    snprintf(from, sizeof from, "%s/LEVEL7_ground_actual.png", sub);
+    snprintf(to, sizeof to, "%s/LEVEL7_ground.png", sub);
+    cr_assert_eq(rename(from, to), 0);
+    cr_assert_eq(gc_golden_images_write(dir, 7, "ground", &fa, NULL, &changed, err, sizeof err), 0,
+                 "%s", err);
+    cr_assert_eq(changed, 3);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+}
