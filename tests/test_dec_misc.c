@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* Tests of the gameplay, normals, sound_bank, occlusion and sky decoders
+ * (decoders/dec_gameplay.c, dec_normals.c, dec_sound_bank.c,
+ * dec_occlusion.c, dec_sky.c) on the fixture of tests/dec_fixture.h. */
+#include <criterion/criterion.h>
+
+#include "dec_fixture.h"
+
+static fx_level fx;
+
+static void setup(void)
+{
+    fx_parts(&fx);
+}
+static void teardown(void)
+{
+    fx_release(&fx);
+}
+
+TestSuite(dec_misc, .init = setup, .fini = teardown);
+
+static void decode(gc_level *lv)
+{
+    fx_assemble(&fx);
+    fx_decode(lv, fx.file.p, fx.file.len);
+}
+
+Test(dec_misc, gameplay_decompressed)
+{
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "gameplay")->ok, "%s", fx_status(&lv, "gameplay")->message);
+    cr_assert_eq(lv.gameplay_size, FX_GP_SIZE);
+    cr_assert(memcmp(lv.gameplay, fx.gameplay.p, FX_GP_SIZE) == 0);
+    cr_assert_eq(fx_rows(&lv, "gameplay.block")->count, 39);
+    cr_assert_eq(fx_col(&lv, "gameplay.block", 1, "offset"), FX_GP_LIGHTS);
+    cr_assert_eq(fx_col(&lv, "gameplay.block", 1, "inside"), 1);
+    cr_assert_eq(fx_find(&lv, "gameplay.block", "name", "occlusion"), 36);
+    cr_assert_eq(fx_col(&lv, "gameplay.header", 0, "blocks_present"), 3);
+    cr_assert_eq(fx_col(&lv, "gameplay.header", 0, "blocks_inside"), 3);
+    cr_assert_eq(fx_col(&lv, "gameplay.header", 0, "lz_size_field"), (double)fx.gameplay_z_size);
+    cr_assert_eq(fx_rows(&lv, "gameplay.dir_light")->count, 1);
+    cr_assert_float_eq(fx_col(&lv, "gameplay.dir_light", 0, "direction_a_length"), 1.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "gameplay.dir_light", 0, "direction_b_length"), 1.0, 1e-6);
+    cr_assert_eq(fx_col(&lv, "gameplay.dir_light", 0, "colour_a_r"), 1.0);
+    cr_assert_eq(fx_col(&lv, "gameplay.dir_light", 0, "file_ofs"), FX_GP_LIGHTS + 16);
+    cr_assert_eq(fx_col(&lv, "gameplay.occlusion_mapping", 0, "tfrag_count"), 1);
+    cr_assert_eq(fx_col(&lv, "gameplay.occlusion_mapping", 0, "entries_fit"), 1);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, gameplay_bad_inputs)
+{
+    gc_level lv;
+    /* not a WAD-LZ stream */
+    fx_assemble(&fx);
+    fx.file.p[fx.gameplay_ofs] = 'Z';
+    fx_decode(&lv, fx.file.p, fx.file.len);
+    cr_assert_eq(fx_status(&lv, "gameplay")->status, GC_E_MAGIC);
+    cr_assert(strstr(fx_status(&lv, "gameplay")->where, "gameplay") != NULL);
+    gc_level_free(&lv);
+    /* light count past the end */
+    fx_set_u32(&fx.gameplay, FX_GP_LIGHTS, 1000);
+    decode(&lv);
+    const gc_decode_status_row *r = fx_status(&lv, "gameplay");
+    cr_assert_eq(r->status, GC_E_TRUNCATED);
+    cr_assert(strstr(r->where, "dir_lights@0xa0") != NULL, "where '%s'", r->where);
+    cr_assert_eq(fx_rows(&lv, "gameplay.dir_light")->count, 0);
+    gc_level_free(&lv);
+    /* light bank offset outside */
+    fx_set_u32(&fx.gameplay, FX_GP_LIGHTS, 1);
+    fx_set_u32(&fx.gameplay, 0x04, 0x10000);
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "gameplay")->status, GC_E_RANGE);
+    cr_assert_eq(fx_col(&lv, "gameplay.block", 1, "inside"), 0);
+    gc_level_free(&lv);
+    /* decoded data shorter than the block table */
+    fx.gameplay.len = 0x40;
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "gameplay")->status, GC_E_TRUNCATED);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, gameplay_grows_its_buffer)
+{
+    /* a highly compressible... here: a large literal stream still decodes
+     * (output > 8x is impossible for literals, so check a big one) */
+    fx_pad_to(&fx.gameplay, 0x30000);
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "gameplay")->ok);
+    cr_assert_eq(lv.gameplay_size, 0x30000);
+    gc_level_free(&lv);
+}
+
+#if GC_FAULTS_BUILT
+Test(dec_misc, fault_gameplay_raw)
+{
+    fx_assemble(&fx);
+    gc_level lv;
+    gc_level_init(&lv, 3, "LEVEL3.WAD", fx.file.p, fx.file.len);
+    lv.fault = GC_FAULT_gameplay_raw;
+    gc_level_decode(&lv);
+    cr_assert(fx_col(&lv, "gameplay.header", 0, "blocks_inside") < fx_col(&lv, "gameplay.header", 0, "blocks_present") ||
+              !fx_status(&lv, "gameplay")->ok);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, fault_normal_first_pair)
+{
+    fx_assemble(&fx);
+    gc_level lv;
+    gc_level_init(&lv, 3, "LEVEL3.WAD", fx.file.p, fx.file.len);
+    lv.fault = GC_FAULT_normal_first_pair;
+    gc_level_decode(&lv);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), FX_OV_DECOY);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "entries_matched"), 1);
+    gc_level_free(&lv);
+}
+#endif
+
+Test(dec_misc, normals_found_past_decoy)
+{
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "normals")->ok);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), 1);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), FX_OV_TABLE);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "file_ofs"), (double)(fx.data_ofs + fx.ov_ofs + FX_OV_TABLE));
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "entries_matched"), 256);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "candidates"), 2);
+    cr_assert(fx_col(&lv, "normals.table", 0, "max_error") < 1e-7);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, normals_one_bad_entry_is_no_table)
+{
+    fx_set_f32(&fx.overlay, FX_OV_TABLE + 8 * 200, 0.5f);
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "normals")->ok);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), 0);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), (double)UINT64_MAX);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, normals_table_cut_by_overlay_end)
+{
+    fx.overlay.len = FX_OV_TABLE + 1024; /* half the table */
+    gc_level lv;
+    decode(&lv);
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), 0);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, sound_bank)
+{
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "sound_bank")->ok);
+    cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "sblk_ok"), 1);
+    cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "daw_ok"), 1);
+    gc_level_free(&lv);
+    fx.sound_bank.p[0x25] = 'X';
+    decode(&lv);
+    cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "daw_ok"), 0);
+    cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "sblk_ok"), 1);
+    gc_level_free(&lv);
+    /* a sound bank extent that ends at the file end before the signatures */
+    fx_assemble(&fx);
+    gc_level_init(&lv, 3, "LEVEL3.WAD", fx.file.p, fx.sound_ofs + 0x20);
+    gc_level_decode(&lv);
+    cr_assert(fx_status(&lv, "sound_bank")->skipped); /* extent not inside the file */
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, occlusion_mapping_and_grid)
+{
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "occlusion")->ok, "%s", fx_status(&lv, "occlusion")->message);
+    cr_assert_eq(fx_col(&lv, "occlusion.mapping", 0, "tfrag_count"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.mapping", 0, "size_bytes"), 24);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "z_count"), 2);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "z_nodes"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "y_nodes"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "x_cells"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "max_mask_index"), 0);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "mask_capacity"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "region_bytes"), FX_CD_SKY - FX_CD_OCCLUSION);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, occlusion_bad_inputs)
+{
+    gc_level lv;
+    fx_set_u32(&fx.occlusion, 0, 500); /* 500 mappings in a sector */
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "occlusion")->status, GC_E_TRUNCATED);
+    gc_level_free(&lv);
+    fx_set_u32(&fx.occlusion, 0, 0xFFFFFFFFu);
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "occlusion")->status, GC_E_RANGE);
+    gc_level_free(&lv);
+    fx_set_u32(&fx.occlusion, 0, 1);
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 16, 0x3000); /* y[0] far outside */
+    decode(&lv);
+    const gc_decode_status_row *r = fx_status(&lv, "occlusion");
+    cr_assert_eq(r->status, GC_E_RANGE);
+    cr_assert(strstr(r->where, "occlusion@0x100/z[0]") != NULL, "where '%s'", r->where);
+    gc_level_free(&lv);
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 16, 5);
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 22, 0x7000); /* x_count past the block */
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "occlusion")->status, GC_E_TRUNCATED);
+    gc_level_free(&lv);
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 22, 2);
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 6, 0x7000); /* z_count past the block */
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "occlusion")->status, GC_E_TRUNCATED);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, occlusion_shared_nodes_bounded)
+{
+    /* 60 z entries all pointing at one node whose 60 entries point at
+     * itself: 3,600 reads from a 256-byte block; the work budget stops it */
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 6, 60);
+    for (unsigned i = 0; i < 60; i++)
+        fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 8 + 2 * i, 0x20); /* -> word 0x20 */
+    fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 0x82, 60);
+    for (unsigned i = 0; i < 60; i++)
+        fx_set_u16(&fx.core_data, FX_CD_OCCLUSION + 0x84 + 2 * i, 0x20);
+    gc_level lv;
+    decode(&lv);
+    cr_assert_eq(fx_status(&lv, "occlusion")->status, GC_E_CORRUPT);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, sky_header_and_shell)
+{
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "sky")->ok, "%s", fx_status(&lv, "sky")->message);
+    cr_assert_eq(fx_col(&lv, "sky.header", 0, "shell_count"), 1);
+    cr_assert_eq(fx_col(&lv, "sky.header", 0, "shells_inside"), 1);
+    cr_assert_eq(fx_col(&lv, "sky.header", 0, "colour"), (double)0x80402010u);
+    cr_assert_eq(fx_col(&lv, "sky.header", 0, "region_bytes"), FX_CD_COLLISION - FX_CD_SKY);
+    cr_assert_eq(fx_rows(&lv, "sky.shell")->count, 1);
+    cr_assert_eq(fx_col(&lv, "sky.shell", 0, "cluster_count"), 1);
+    cr_assert_eq(fx_col(&lv, "sky.shell", 0, "vertex_total"), 3);
+    cr_assert_eq(fx_col(&lv, "sky.shell", 0, "clusters_inside"), 1);
+    cr_assert_eq(fx_col(&lv, "sky.shell", 0, "textured"), 1);
+    gc_level_free(&lv);
+    fx_set_u32(&fx.core_data, FX_CD_SKY + 0x40, 1000); /* clusters past the block */
+    decode(&lv);
+    cr_assert(fx_status(&lv, "sky")->ok);
+    cr_assert_eq(fx_col(&lv, "sky.shell", 0, "inside"), 0);
+    cr_assert_eq(fx_col(&lv, "sky.header", 0, "shells_inside"), 0);
+    gc_level_free(&lv);
+}
+
+Test(dec_misc, sky_truncated)
+{
+    /* collision right after the sky start: a 0x20-byte sky block */
+    fx_set_u32(&fx.core_index, 0x14, FX_CD_SKY + 0x20);
+    gc_level lv;
+    decode(&lv);
+    const gc_decode_status_row *r = fx_status(&lv, "sky");
+    cr_assert_eq(r->status, GC_E_TRUNCATED);
+    cr_assert(strstr(r->where, "core_data/sky@0x200") != NULL, "where '%s'", r->where);
+    gc_level_free(&lv);
+}
