@@ -771,12 +771,14 @@ static void ev_fini(ev *e)
     free(e->done);
 }
 
-static inline int fast_cmp(const gc_unit *u, const uint8_t *row)
+static inline int fast_eval(const gc_fastpred *f, const uint8_t *row)
 {
     int nul;
-    int64_t a = load_int(row + u->fast_ofs[0], u->fast_ctype[0], 0, &nul);
-    int64_t b = u->fast_lit ? u->fast_k : load_int(row + u->fast_ofs[1], u->fast_ctype[1], 0, &nul);
-    return cmp_i(u->fast_op, a, b);
+    int64_t a = load_int(row + f->ofs[0], f->ctype[0], 0, &nul);
+    if (f->kind == 2)
+        return a != 0;
+    int64_t b = f->lit ? f->k : load_int(row + f->ofs[1], f->ctype[1], 0, &nul);
+    return cmp_i(f->op, a, b);
 }
 
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
@@ -811,17 +813,20 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
     for (size_t k = 0; k < nlevels; k++) {
         size_t cnt = tcount(&e, k, (uint32_t)u->table);
         int lv = level_ids ? level_ids[k] : level;
-        if (u->fast && !u->where.code) {
+        if (u->fexpect.kind && (!u->where.code || u->fwhere.kind)) {
             const uint8_t *row = levels[k][u->table].rows;
+            const int has_where = u->where.code != NULL;
             for (size_t r = 0; r < cnt; r++, row += row_size) {
-                if (fast_cmp(u, row))
+                if (has_where && !fast_eval(&u->fwhere, row))
+                    continue;
+                out->checked++;
+                if (fast_eval(&u->fexpect, row))
                     continue;
                 out->failed++;
                 rowref cur = {k, (int64_t)r};
                 e.outer = cur;
                 add_sample(&e, a, lv, cur, 0);
             }
-            out->checked += cnt;
             continue;
         }
         for (size_t r = 0; r < cnt; r++) {
@@ -844,29 +849,47 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
     return a->oom ? -1 : 0;
 }
 
+static int plain_int_load(const gc_ins *in)
+{
+    return in->op == GC_I_LOAD_CUR && in->ctype != GC_T_F32 && in->ctype != GC_T_F64 &&
+           in->ctype != GC_T_STR && !(in->flags & GC_CF_NULL_IF_MAX);
+}
+
+static void detect(const gc_prog *p, gc_fastpred *f)
+{
+    memset(f, 0, sizeof *f);
+    const gc_ins *c = p->code;
+    if (!c)
+        return;
+    if (p->n == 2 && plain_int_load(&c[0]) && c[0].ctype == GC_T_BOOL && c[1].op == GC_I_END) {
+        f->kind = 2;
+    } else if (p->n == 3 && plain_int_load(&c[0]) && c[1].op == GC_I_TRUTH_I &&
+               c[2].op == GC_I_END) {
+        f->kind = 2;
+    } else if (p->n == 4 && plain_int_load(&c[0]) &&
+               (plain_int_load(&c[1]) || c[1].op == GC_I_PUSH_I) && c[2].op == GC_I_CMP_I &&
+               c[3].op == GC_I_END) {
+        f->kind = 1;
+        f->op = (gc_binop)c[2].a;
+        f->lit = c[1].op == GC_I_PUSH_I;
+        f->k = c[1].k.i;
+        f->ofs[1] = c[1].k.u;
+        f->ctype[1] = c[1].ctype;
+    } else {
+        return;
+    }
+    f->ofs[0] = c[0].k.u;
+    f->ctype[0] = c[0].ctype;
+}
+
 void gc_inv_detect_fast(gc_unit *u)
 {
-    u->fast = 0;
-    const gc_ins *c = u->expect.code;
-    if (!c || u->expect.n != 4 || u->table < 0 || u->once)
+    memset(&u->fexpect, 0, sizeof u->fexpect);
+    memset(&u->fwhere, 0, sizeof u->fwhere);
+    if (u->table < 0 || u->once)
         return;
-    if (c[0].op != GC_I_LOAD_CUR || c[2].op != GC_I_CMP_I || c[3].op != GC_I_END)
-        return;
-    if (c[1].op != GC_I_LOAD_CUR && c[1].op != GC_I_PUSH_I)
-        return;
-    for (int i = 0; i < 2; i++) {
-        if (c[i].op != GC_I_LOAD_CUR)
-            continue;
-        if (c[i].ctype == GC_T_F32 || c[i].ctype == GC_T_F64 || c[i].ctype == GC_T_STR ||
-            (c[i].flags & GC_CF_NULL_IF_MAX))
-            return;
-        u->fast_ofs[i] = c[i].k.u;
-        u->fast_ctype[i] = c[i].ctype;
-    }
-    u->fast_lit = c[1].op == GC_I_PUSH_I;
-    u->fast_k = c[1].k.i;
-    u->fast_op = (gc_binop)c[2].a;
-    u->fast = 1;
+    detect(&u->expect, &u->fexpect);
+    detect(&u->where, &u->fwhere);
 }
 
 static void result_zero(gc_inv_result *out)

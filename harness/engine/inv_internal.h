@@ -229,6 +229,16 @@ typedef struct gc_ref {
     int hex;
 } gc_ref;
 
+/* A predicate simple enough to skip the VM. */
+typedef struct gc_fastpred {
+    int kind; /* 0: none; 1: compare; 2: truth of one column */
+    gc_binop op;
+    size_t ofs[2];
+    uint8_t ctype[2];
+    int lit; /* the second operand is k */
+    int64_t k;
+} gc_fastpred;
+
 /* A compiled invariant or metric. */
 typedef struct gc_unit {
     gc_inv_info info;
@@ -245,13 +255,9 @@ typedef struct gc_unit {
     int has_file_ofs;
     size_t file_ofs_offset;
     uint8_t file_ofs_ctype;
-    /* fast path: expect is `col OP col` or `col OP literal` on plain integer columns */
-    int fast;
-    gc_binop fast_op;
-    size_t fast_ofs[2];
-    uint8_t fast_ctype[2];
-    int fast_lit; /* second operand is fast_k */
-    int64_t fast_k;
+    /* fast paths: expect / where that are `col OP col`, `col OP literal` or `col` on
+     * integer columns without null flags run in a specialised loop */
+    gc_fastpred fexpect, fwhere;
 } gc_unit;
 
 struct gc_inv_set {
@@ -290,7 +296,7 @@ int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const cha
                    size_t len, const gc_pos_map *map, gc_prog *out, gc_ty *out_ty,
                    int *uses_row);
 
-/* Find the fast path of a unit after compiling (sets u->fast). */
+/* Find the fast paths of a unit after compiling (sets u->fexpect, u->fwhere). */
 void gc_inv_detect_fast(gc_unit *u);
 
 #endif

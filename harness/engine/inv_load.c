@@ -32,6 +32,8 @@ typedef struct loader {
 static size_t char_to_byte(const char *raw, size_t len, size_t chars)
 {
     size_t i = 0, c = 0;
+    if (len >= 3 && memcmp(raw, "\xef\xbb\xbf", 3) == 0)
+        i = 3; /* libyaml does not count the byte order mark */
     while (i < len && c < chars) {
         i++;
         while (i < len && ((unsigned char)raw[i] & 0xC0) == 0x80)
