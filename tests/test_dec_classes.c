@@ -197,3 +197,68 @@ Test(dec_classes, zero_offset_means_no_geometry)
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "span_bytes"), FX_CD_SHRUB - FX_CD_MOBY);
     gc_level_free(&lv);
 }
+
+/* The 27 small synthetic levels: every decoder of this file set succeeds
+ * and the decoded totals equal the plan the writer used (tests may link
+ * synth/; decoders/ never does). */
+#include "sy_corpus.h"
+
+Test(dec_classes, synthetic_corpus_matches_plan)
+{
+    sy_options o = {SY_SCALE_SMALL, 1};
+    const char *mine[] = {"level", "data", "core", "moby", "tie", "shrub",
+                          "gameplay", "normals", "sound_bank", "occlusion", "sky"};
+    unsigned chunk_levels = 0;
+    int32_t ids[SY_LEVEL_COUNT];
+    for (int i = 0; i < SY_LEVEL_COUNT; i++) {
+        const sy_level_plan *p = sy_plan(SY_SCALE_SMALL, i);
+        cr_assert_not_null(p);
+        sy_buf b;
+        sy_buf_init(&b);
+        cr_assert_eq(sy_level_build(&o, i, &b), 0);
+        gc_level lv;
+        gc_level_init(&lv, i, "LEVEL.WAD", b.data, b.len);
+        gc_level_decode(&lv);
+        for (size_t d = 0; d < sizeof mine / sizeof mine[0]; d++)
+            cr_assert(fx_status(&lv, mine[d])->ok, "level %d %s: %s %s", i, mine[d],
+                      fx_status(&lv, mine[d])->where, fx_status(&lv, mine[d])->message);
+        ids[i] = (int32_t)fx_col(&lv, "level.header", 0, "level_id");
+        cr_assert_eq(ids[i], p->level_id, "level %d", i);
+        cr_assert_eq(lv.core_data_size, p->core_data_bytes, "level %d", i);
+        cr_assert_eq(lv.core_index.size, p->core_index_bytes, "level %d", i);
+        cr_assert_eq(lv.gs_ram.size, p->gs_ram_bytes, "level %d", i);
+        cr_assert_eq(lv.overlay.size, p->overlay_bytes, "level %d", i);
+        cr_assert_eq(fx_rows(&lv, "moby.class")->count, p->moby_classes, "level %d", i);
+        cr_assert_eq(fx_rows(&lv, "tie.class")->count, p->tie_classes, "level %d", i);
+        cr_assert_eq(fx_rows(&lv, "shrub.class")->count, p->shrub_classes, "level %d", i);
+        cr_assert_eq(fx_rows(&lv, "moby.packet")->count, p->moby_packets, "level %d", i);
+        unsigned zz = 0, moby_none = 0, tie_none = 0, shrub_none = 0, tie_bad_lod = 0;
+        for (size_t k = 0; k < fx_rows(&lv, "moby.class")->count; k++) {
+            zz += (unsigned)fx_col(&lv, "moby.class", k, "zero_zero_terminators");
+            moby_none += fx_col(&lv, "moby.class", k, "offset_in_asset_wad") == 0;
+        }
+        for (size_t k = 0; k < fx_rows(&lv, "tie.class")->count; k++) {
+            tie_none += fx_col(&lv, "tie.class", k, "offset_in_asset_wad") == 0;
+            tie_bad_lod += fx_col(&lv, "tie.class", k, "header_read") == 1 &&
+                           fx_col(&lv, "tie.class", k, "lod_ordered") == 0;
+        }
+        for (size_t k = 0; k < fx_rows(&lv, "shrub.class")->count; k++)
+            shrub_none += fx_col(&lv, "shrub.class", k, "offset_in_asset_wad") == 0;
+        cr_assert_eq(zz, p->moby_packets_zero_zero, "level %d", i);
+        cr_assert_eq(moby_none, p->moby_classes_no_geometry, "level %d", i);
+        cr_assert_eq(tie_none, p->tie_classes_no_geometry, "level %d", i);
+        cr_assert_eq(shrub_none, p->shrub_classes_no_geometry, "level %d", i);
+        cr_assert_eq(tie_bad_lod, p->tie_lod_out_of_order, "level %d", i);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), p->normal_table_offset, "level %d", i);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "entries_matched"), 256);
+        if (lv.sound_bank.present)
+            cr_assert_eq(lv.sound_bank.size, p->sound_bank_bytes, "level %d", i);
+        chunk_levels += lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present;
+        cr_assert_eq(lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present, p->has_chunks != 0,
+                     "level %d", i);
+        gc_level_free(&lv);
+        sy_buf_free(&b);
+    }
+    cr_assert_eq(chunk_levels, 3);
+    cr_assert_eq(ids[21], 30); /* container order is not level identity */
+}
