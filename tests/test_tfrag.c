@@ -498,3 +498,123 @@ Test(tfrag, fault_switches_show_in_their_columns)
     done(&r);
 }
 #endif
+
+/* ---- the YAML invariants on the hand-assembled level --------------------- */
+
+#include "gc_inv.h"
+
+extern const gc_decoder gc_dec_lod;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    cr_assert_eq(fread(s, 1, (size_t)n, f), (size_t)n);
+    s[n] = '\0';
+    fclose(f);
+    return s;
+}
+
+static gc_inv_set *load_rules(void)
+{
+    static const char *const files[] = {GC_TEST_DATA_DIR "/../invariants/tfrag.yaml",
+                                        GC_TEST_DATA_DIR "/../invariants/lod.yaml"};
+    char *texts[2] = {slurp(files[0]), slurp(files[1])};
+    size_t n;
+    const gc_table_desc *const *descs = gc_table_registry(&n);
+    char err[4096] = "";
+    gc_inv_set *s = gc_inv_load_strings(files, (const char *const *)texts, 2, descs, n, err,
+                                        sizeof err);
+    free(texts[0]);
+    free(texts[1]);
+    cr_assert(s, "invariants do not load:\n%s", err);
+    return s;
+}
+
+/* Decode the fixture with tfrag and lod, plus a 4-entry texture table. */
+static void decode_all(run *r, const tf_core *c, int fault)
+{
+    decode(r, c->b, c->n, c->tfrags, c->occlusion, fault);
+    cr_assert_eq(r->st, GC_OK);
+    gc_rowbuf *tex = (gc_rowbuf *)rows(&r->lv, "texture.tfrag");
+    for (int i = 0; i < 4; i++)
+        cr_assert(gc_rows_push(tex));
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_dec_lod.run(&r->lv, &d), GC_OK, "%s", d.msg);
+}
+
+static uint64_t failures(const gc_inv_set *s, run *r, const char *id, char *sample, size_t cap,
+                         uint64_t *checked)
+{
+    size_t i = gc_inv_find(s, id);
+    cr_assert_neq(i, (size_t)-1, "no invariant %s", id);
+    gc_table *t = calloc(r->lv.table_count, sizeof *t);
+    gc_level_tables(&r->lv, t);
+    gc_inv_result res;
+    cr_assert_eq(gc_inv_eval_level(s, i, t, 0, 1, &res), 0);
+    uint64_t f = res.failed;
+    if (sample && cap)
+        snprintf(sample, cap, "%s", res.sample_count ? res.samples[0].values : "");
+    if (checked)
+        *checked = res.checked;
+    gc_inv_result_free(&res);
+    free(t);
+    return f;
+}
+
+Test(tfrag_rules, every_invariant_passes_on_a_correct_decode)
+{
+    gc_inv_set *s = load_rules();
+    tf_opts variants[2] = {{0}, {.empty_lod01 = 1}};
+    for (int v = 0; v < 2; v++) {
+        tf_core c;
+        tf_build(&c, 1, &variants[v]);
+        run r;
+        decode_all(&r, &c, 0);
+        for (size_t i = 0; i < gc_inv_count(s); i++) {
+            const gc_inv_info *info = gc_inv_get(s, i);
+            if (strncmp(info->id, "tfrag.", 6) && strncmp(info->id, "lod.", 4))
+                continue;
+            char sample[256];
+            uint64_t checked;
+            uint64_t f = failures(s, &r, info->id, sample, sizeof sample, &checked);
+            cr_assert_eq(f, 0, "variant %d: %s fails: %s", v, info->id, sample);
+            if (v == 0)
+                cr_assert_gt(checked, 0, "%s checked nothing", info->id);
+        }
+        done(&r);
+    }
+    gc_inv_free(s);
+}
+
+#if GC_FAULTS_BUILT
+/* Each tfrag fault (and lod_centre) fails the invariant the catalogue names. */
+Test(tfrag_rules, each_fault_fails_its_named_invariant)
+{
+    gc_inv_set *s = load_rules();
+    static const char *const faults[] = {"patch_data_block", "common_only", "vif_imm_nibble",
+                                         "pad2", "inline_payloads", "strips_by_arrival",
+                                         "origin_last_strow", "parent_addr_only",
+                                         "v4_8_one_index", "k_unsigned", "lod_centre"};
+    int count;
+    const gc_fault_info *cat = gc_fault_catalogue(&count);
+    for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++) {
+        int id = gc_fault_lookup(faults[k]);
+        cr_assert_gt(id, 0, "%s not in the catalogue", faults[k]);
+        tf_core c;
+        tf_opts o = {.empty_lod01 = strcmp(faults[k], "parent_addr_only") == 0};
+        tf_build(&c, 1, &o);
+        run r;
+        decode_all(&r, &c, id);
+        uint64_t f = failures(s, &r, cat[id].invariant, NULL, 0, NULL);
+        cr_assert_gt(f, 0, "fault %s does not fail %s", faults[k], cat[id].invariant);
+        done(&r);
+    }
+    gc_inv_free(s);
+}
+#endif
