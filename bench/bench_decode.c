@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/* Decode benchmark (issue 4): the whole decoder chain (every registered
+ * decoder, registry order) over the 27 levels of a corpus: time per level on
+ * one thread, then all 27 on 1 and 2 threads (a pthread work queue, one
+ * gc_level per job, as the sweep does), MB/s of input, and peak RSS.
+ * Figures only, never assertions; results go to docs/performance.md ("Decode").
+ *
+ * Usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N]
+ * Without --corpus the cached synthetic corpus of that scale is used (it is
+ * generated on first use). Each figure is the best of N runs (default 3). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "gc_corpus.h"
+#include "gc_level.h"
+#include "sy_corpus.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct queue {
+    const gc_corpus *c;
+    pthread_mutex_t mu;
+    int next;
+    int errors;
+} queue;
+
+static int decode_one(const gc_corpus_file *f)
+{
+    gc_level lv;
+    if (gc_level_init(&lv, f->index, f->name, f->data, f->size) != GC_OK)
+        return 1;
+    gc_level_decode(&lv);
+    int bad = lv.first_error.status != GC_OK;
+    gc_level_free(&lv);
+    return bad;
+}
+
+static void *worker(void *arg)
+{
+    queue *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        int i = q->next++;
+        pthread_mutex_unlock(&q->mu);
+        if (i >= GC_LEVEL_COUNT)
+            return NULL;
+        if (!q->c->files[i].ok)
+            continue;
+        int bad = decode_one(&q->c->files[i]);
+        pthread_mutex_lock(&q->mu);
+        q->errors += bad;
+        pthread_mutex_unlock(&q->mu);
+    }
+}
+
+static double run_all(const gc_corpus *c, int threads, int *errors)
+{
+    queue q = {c, PTHREAD_MUTEX_INITIALIZER, 0, 0};
+    pthread_t t[8];
+    double t0 = now_s();
+    for (int i = 0; i < threads; i++)
+        pthread_create(&t[i], NULL, worker, &q);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    *errors = q.errors;
+    return now_s() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int scale = SY_SCALE_RETAIL, runs = 3;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
+            scale = strcmp(argv[++i], "small") == 0 ? SY_SCALE_SMALL : SY_SCALE_RETAIL;
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
+            runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
+        else {
+            fprintf(stderr, "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N]\n");
+            return 2;
+        }
+    }
+    char err[512];
+    gc_corpus c;
+    if (gc_corpus_open_any(&c, dir, scale, 1, 2, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_decode: %s\n", err);
+        return 3;
+    }
+    double total_mb = 0;
+    for (int i = 0; i < GC_LEVEL_COUNT; i++)
+        if (c.files[i].ok)
+            total_mb += (double)c.files[i].size / 1e6;
+    printf("corpus: %s, %d levels, %.1f MB\n", c.label, c.found, total_mb);
+    printf("%-12s %10s %10s %10s\n", "level", "MB", "ms", "MB/s");
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        const gc_corpus_file *f = &c.files[i];
+        if (!f->ok)
+            continue;
+        double best = 1e9;
+        int bad = 0;
+        for (int r = 0; r < runs; r++) {
+            double t0 = now_s();
+            bad = decode_one(f);
+            double t = now_s() - t0;
+            if (t < best)
+                best = t;
+        }
+        printf("%-12s %10.2f %10.2f %10.0f%s\n", f->name, (double)f->size / 1e6, best * 1e3,
+               (double)f->size / 1e6 / best, bad ? "  (decoder errors)" : "");
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        double best = 1e9;
+        int errors = 0;
+        for (int r = 0; r < runs; r++) {
+            double t = run_all(&c, threads, &errors);
+            if (t < best)
+                best = t;
+        }
+        printf("all 27 levels, %d thread%s: %.3f s wall, %.0f MB/s of input%s\n", threads,
+               threads > 1 ? "s" : "", best, total_mb / best,
+               errors ? " (levels with decoder errors!)" : "");
+    }
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS: %.1f MB (input files are mapped and count in it)\n", (double)ru.ru_maxrss / 1024.0);
+    gc_corpus_close(&c);
+    return 0;
+}
