@@ -196,7 +196,7 @@ int sy_gameplay_write(const sy_ctx *c, sy_buf *out)
     /* 0x94 tie ambient RGBAs: per tie instance {s16 instance, s16 size} + 16-bit colours; the
      * bulk of the file (it is what makes gameplay ~650 KB compressed on level 0). */
     begin_block(out, 0x94, base);
-    size_t target = (size_t)560000 * c->ext->size_pct / 100;
+    size_t target = (size_t)600000 * c->ext->size_pct / 100;
     if (c->scale == SY_SCALE_SMALL)
         target /= 20;
     size_t per = nti ? target / nti / 2 * 2 : 0;
