@@ -12,19 +12,8 @@
 
 #include "gc_raster.h"
 
-/* The LOD rule and the texture decoder are other engineers' modules; until
- * their headers exist this file draws LOD 0 everywhere and vertex colour only,
- * and says so in gc_render_stats (lod_rule, textures). */
-#if defined(__has_include)
-#if __has_include("gc_lod.h")
 #include "gc_lod.h"
-#define GC_RENDER_HAVE_LOD 1
-#endif
-#if __has_include("gc_texture.h")
 #include "gc_texture.h"
-#define GC_RENDER_HAVE_TEXTURE 1
-#endif
-#endif
 
 #define NONE         UINT32_MAX
 #define MAX_INDEX    65536u /* per-patch position / vertex-info indices beyond this are ignored */
@@ -629,7 +618,6 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
     if (index == NONE || index >= MAX_TEXTURES)
         return NULL;
     rtex *t = &s->tex[index];
-#ifdef GC_RENDER_HAVE_TEXTURE
     if (t->state == 0) {
         gc_diag d;
         gc_diag_init(&d);
@@ -648,7 +636,6 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
             s->stats.textures_failed++;
         }
     }
-#endif
     if (t->state != 1)
         return NULL;
     out->width = t->w;
@@ -683,14 +670,10 @@ typedef struct patch_pick {
 static patch_pick pick_lod(const gc_render_scene *s, const rpatch *p, const float eye[3])
 {
     patch_pick pk = {0, 1.0f, 1.0f};
-#ifdef GC_RENDER_HAVE_LOD
     gc_lod_pick g = gc_lod_select(s->lod_scale, p->sphere, eye, s->lv->fault);
     pk.strip_lod = g.strip_lod >= 0 && g.strip_lod <= 2 ? g.strip_lod : 0;
     pk.morph01 = g.morph_lod01;
     pk.morph0 = g.morph_lod0;
-#else
-    (void)s, (void)p, (void)eye;
-#endif
     return pk;
 }
 
@@ -753,12 +736,8 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     memset(&s->stats, 0, sizeof s->stats);
     s->stats.textures_decoded = tex_decoded;
     s->stats.textures_failed = tex_failed;
-#ifdef GC_RENDER_HAVE_LOD
     s->stats.lod_rule = 1;
-#endif
-#ifdef GC_RENDER_HAVE_TEXTURE
     s->stats.textures = 1;
-#endif
 
     patch_pick *picks = malloc((s->npatches ? s->npatches : 1) * sizeof *picks);
     if (!picks) {
