@@ -69,8 +69,8 @@ typedef struct gc_render_stats {
     uint64_t triangles_submitted, triangles_untextured, triangles_bad_index;
     uint64_t pixels_written, pixels_covered;
     uint32_t textures_decoded, textures_failed;
-    int lod_rule; /* 1: gc_lod_select() was used; 0: LOD 0 everywhere (no LOD module) */
-    int textures; /* 1: gc_texture_rgba() was used; 0: vertex colour only */
+    int lod_rule; /* 1: gc_lod_select() picked each patch's strips (always in this build) */
+    int textures; /* 1: gc_texture_rgba() supplied the texels (always in this build) */
 } gc_render_stats;
 const gc_render_stats *gc_render_scene_stats(const gc_render_scene *s);
 
