@@ -35,6 +35,9 @@ typedef struct queue {
     int errors;
 } queue;
 
+/* Per-decoder time of the per-level pass (main thread only). */
+static double dec_time[GC_DECODER_MAX];
+
 static int decode_one(const gc_corpus_file *f)
 {
     gc_level lv;
@@ -44,6 +47,24 @@ static int decode_one(const gc_corpus_file *f)
     int bad = lv.first_error.status != GC_OK;
     gc_level_free(&lv);
     return bad;
+}
+
+/* The same chain as gc_level_decode, each decoder timed on its own. */
+static void decode_timed(const gc_corpus_file *f)
+{
+    gc_level lv;
+    if (gc_level_init(&lv, f->index, f->name, f->data, f->size) != GC_OK)
+        return;
+    size_t n;
+    const gc_decoder *const *decs = gc_decoder_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        gc_diag d;
+        gc_diag_init(&d);
+        double t0 = now_s();
+        decs[i]->run(&lv, &d);
+        dec_time[i] += now_s() - t0;
+    }
+    gc_level_free(&lv);
 }
 
 static void *worker(void *arg)
@@ -120,6 +141,20 @@ int main(int argc, char **argv)
         }
         printf("%-12s %10.2f %10.2f %10.0f%s\n", f->name, (double)f->size / 1e6, best * 1e3,
                (double)f->size / 1e6 / best, bad ? "  (decoder errors)" : "");
+    }
+    {
+        size_t n;
+        const gc_decoder *const *decs = gc_decoder_registry(&n);
+        for (int i = 0; i < GC_LEVEL_COUNT; i++)
+            if (c.files[i].ok)
+                decode_timed(&c.files[i]);
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += dec_time[i];
+        printf("per decoder, all levels, 1 thread:");
+        for (size_t i = 0; i < n; i++)
+            printf(" %s %.0f ms%s", decs[i]->name, dec_time[i] * 1e3, i + 1 < n ? "," : "");
+        printf(" (sum %.0f ms)\n", sum * 1e3);
     }
     for (int threads = 1; threads <= 2; threads++) {
         double best = 1e9;
