@@ -24,13 +24,15 @@ static void render_usage(FILE *f)
             "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
             "                       [--width W --height H] [--golden FILE]\n"
             "                       [--golden-images DIR] [--scale small|retail] [--seed N]\n"
+            "                       [--inject-fault NAME]\n"
             "\n"
             "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
             "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
             "at W x H (default %dx%d), prints the frame's sha256, its manifest and the\n"
             "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
             "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
-            "LEVEL<N>_<view>_actual.png into DIR.\n"
+            "LEVEL<N>_<view>_actual.png into DIR. --inject-fault NAME decodes with a\n"
+            "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
             "\n"
             "--level all renders every view of every level and prints one line each,\n"
             "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
@@ -40,7 +42,8 @@ static void render_usage(FILE *f)
 }
 
 /* Every view of every level, one line each; PNGs into dir when given. */
-static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const char *dir)
+static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const char *dir,
+                      int fault)
 {
     const char *const *names;
     int nv = gc_render_view_names(&names), rc = 0;
@@ -63,6 +66,7 @@ static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const
             rc = 1;
             continue;
         }
+        lv.fault = fault;
         gc_level_decode(&lv);
         err[0] = '\0';
         gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
@@ -103,7 +107,7 @@ int gc_cmd_render(int argc, char **argv)
     const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
                *golden_images = NULL;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
-    int scale = SY_SCALE_RETAIL, all = 0;
+    int scale = SY_SCALE_RETAIL, all = 0, fault = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -115,7 +119,7 @@ int gc_cmd_render(int argc, char **argv)
                     strcmp(a, "--view") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--width") == 0 ||
                     strcmp(a, "--height") == 0 || strcmp(a, "--golden") == 0 ||
                     strcmp(a, "--golden-images") == 0 || strcmp(a, "--scale") == 0 ||
-                    strcmp(a, "--seed") == 0;
+                    strcmp(a, "--seed") == 0 || strcmp(a, "--inject-fault") == 0;
         if (!takes) {
             fprintf(stderr, "gcverify render: unknown option '%s'\n", a);
             render_usage(stderr);
@@ -145,7 +149,18 @@ int gc_cmd_render(int argc, char **argv)
             golden = v;
         else if (strcmp(a, "--golden-images") == 0)
             golden_images = v;
-        else if (strcmp(a, "--seed") == 0)
+        else if (strcmp(a, "--inject-fault") == 0) {
+            fault = gc_fault_lookup(v);
+            if (fault <= 0) {
+                fprintf(stderr, "gcverify render: unknown fault '%s' (see gcverify faults)\n", v);
+                return 2;
+            }
+            if (!GC_FAULTS_BUILT) {
+                fprintf(stderr, "gcverify render: --inject-fault needs a build configured with "
+                                "-DGC_FAULTS=ON (make FAULTS=ON)\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--seed") == 0)
             bad = gc_cli_uint(v, UINT32_MAX, &seed) != 0;
         else if (strcmp(a, "--scale") == 0) {
             if (strcmp(v, "small") == 0)
@@ -167,7 +182,7 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
-        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png);
+        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault);
         gc_corpus_close(&c);
         return rc;
     }
@@ -206,6 +221,7 @@ int gc_cmd_render(int argc, char **argv)
         gc_corpus_close(&c);
         return 3;
     }
+    lv.fault = fault;
     gc_level_decode(&lv);
 
     int rc = 0;
