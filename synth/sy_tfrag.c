@@ -22,34 +22,34 @@
 #include "sy_vif.h"
 
 /* ---- format constants (docs/formats/tfrag.md) ---- */
-#define TF_TABLE_OFS 0x40u
-#define TF_HDR_BYTES 0x40u
-#define TF_LOD_SCALE 32.0f
-#define TF_VU_ADGIF_ADDR 9u    /* header 5 qw + matrix 4 qw */
-#define TF_VU_LIMIT 0x148u     /* strips must end at or below this qw address */
-#define TF_ROW_2048 0x45000000u /* float 2048.0: turns a 12-bit fixed value into a float */
-#define TF_ADGIF_QW 5u
-#define TF_REG_TEX0_1 0x06u
-#define TF_REG_TEX1_1 0x14u
-#define TF_REG_CLAMP_1 0x08u
-#define TF_REG_MIPTBP1_1 0x34u
-#define TF_REG_MIPTBP2_1 0x36u
+#define TF_TABLE_OFS                  0x40u
+#define TF_HDR_BYTES                  0x40u
+#define TF_LOD_SCALE                  32.0f
+#define TF_VU_ADGIF_ADDR              9u     /* header 5 qw + matrix 4 qw */
+#define TF_VU_LIMIT                   0x148u /* strips must end at or below this qw address */
+#define TF_ROW_2048                   0x45000000u /* float 2048.0: turns a 12-bit fixed value into a float */
+#define TF_ADGIF_QW                   5u
+#define TF_REG_TEX0_1                 0x06u
+#define TF_REG_TEX1_1                 0x14u
+#define TF_REG_CLAMP_1                0x08u
+#define TF_REG_MIPTBP1_1              0x34u
+#define TF_REG_MIPTBP2_1              0x36u
 #define TF_MMIN_LINEAR_MIPMAP_NEAREST 4u
-#define TF_ALPHA_OPAQUE 0x80u
+#define TF_ALPHA_OPAQUE               0x80u
 
 /* ---- geometry constants (1/1024 world units) ---- */
-#define TF_CELL 57344        /* 56 units: one patch per cell */
-#define TF_HALF 28672        /* +-28 units around the cell centre */
+#define TF_CELL        57344 /* 56 units: one patch per cell */
+#define TF_HALF        28672 /* +-28 units around the cell centre */
 #define TF_SKIRT_DEPTH 1536  /* skirts hang 1.5 units */
-#define TF_UV_SEAM 4096      /* a seam copy adds 1.0 to s */
+#define TF_UV_SEAM     4096  /* a seam copy adds 1.0 to s */
 
 /* ---- limits of one patch ---- */
-#define TF_MAX_RIB 16
-#define TF_MAX_NODES 256 /* vert_count is u8 */
-#define TF_MAX_VI 256    /* indices are u8 */
-#define TF_MAX_REFS 1536
+#define TF_MAX_RIB    16
+#define TF_MAX_NODES  256 /* vert_count is u8 */
+#define TF_MAX_VI     256 /* indices are u8 */
+#define TF_MAX_REFS   1536
 #define TF_MAX_STRIPS 256
-#define TF_MAX_FLEX 256
+#define TF_MAX_FLEX   256
 
 enum { T_COMMON = 0, T_LOD01 = 1, T_LOD0 = 2, T_NONE = 3 };
 enum { K_GRID = 0, K_SKIRT = 1, K_PDUP = 2, K_ORPHAN = 3 };
@@ -72,16 +72,16 @@ static uint32_t h3(uint32_t a, uint32_t b, uint32_t c)
 /* ---------------------------------------------------------------- the per-patch plan */
 
 typedef struct tf_plan {
-    uint16_t P, T, A;              /* exact positions, LOD-0 triangles, ad-gifs */
-    uint8_t R, K, w[TF_MAX_RIB];   /* ribbons */
-    uint8_t skirt_t[2];            /* skirt triangles under the left / right edge */
-    uint8_t orphans, pdups;        /* positions without vi / seam-copy positions */
-    uint8_t vdup[3];               /* seam-copy vertex-info entries per tier */
-    uint8_t nflex;                 /* odd-row, skirt and pdup vertices, in that order */
+    uint16_t P, T, A;            /* exact positions, LOD-0 triangles, ad-gifs */
+    uint8_t R, K, w[TF_MAX_RIB]; /* ribbons */
+    uint8_t skirt_t[2];          /* skirt triangles under the left / right edge */
+    uint8_t orphans, pdups;      /* positions without vi / seam-copy positions */
+    uint8_t vdup[3];             /* seam-copy vertex-info entries per tier */
+    uint8_t nflex;               /* odd-row, skirt and pdup vertices, in that order */
     uint8_t flex_tier[TF_MAX_FLEX];
     uint16_t sites, sites_c, sites_01; /* seam-copy capacity (see geo_sites) */
-    uint16_t vu_used;              /* VU qw before vertex-info copies */
-    uint8_t extras;                /* bit set of optional VIF codes */
+    uint16_t vu_used;                  /* VU qw before vertex-info copies */
+    uint8_t extras;                    /* bit set of optional VIF codes */
 } tf_plan;
 
 enum { X_STCOL = 1, X_NOP = 2, X_MPG = 4, X_STMASK = 8, X_DIRECT = 16, X_IDX2 = 32 };
@@ -153,8 +153,7 @@ static void angle_table(tf_level *L)
 }
 
 /* Direction (x, y, z), unit length, to (azimuth 0..255, elevation -64..64) indices. */
-static void dir_to_angles(const tf_level *L, double x, double y, double z, uint8_t *az,
-                          int8_t *el)
+static void dir_to_angles(const tf_level *L, double x, double y, double z, uint8_t *az, int8_t *el)
 {
     int lo = -64, hi = 64; /* sin is increasing on [-64, 64] steps */
     while (lo < hi) {
@@ -192,12 +191,12 @@ static void dir_to_angles(const tf_level *L, double x, double y, double z, uint8
 /* ---------------------------------------------------------------- one patch's mesh */
 
 typedef struct tf_node {
-    int32_t x, y, z;    /* absolute, 1/1024 units */
-    int16_t s, t;       /* UV, 1/4096 */
+    int32_t x, y, z; /* absolute, 1/1024 units */
+    int16_t s, t;    /* UV, 1/4096 */
     uint8_t tier, kind, row;
-    int16_t anchor;     /* coarse (even-row) node the vertex collapses to: first parent */
-    int16_t p1;         /* coarse node of the second parent */
-    int16_t src;        /* grid node a copy repeats (itself for grid nodes) */
+    int16_t anchor; /* coarse (even-row) node the vertex collapses to: first parent */
+    int16_t p1;     /* coarse node of the second parent */
+    int16_t src;    /* grid node a copy repeats (itself for grid nodes) */
 } tf_node;
 
 typedef struct tf_vi {
@@ -373,7 +372,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
     /* texture slots: LOD-0 band strips are numbered s = 0..ns-1 and take slot s*A/ns */
     unsigned segs = (R - 1) / 2, nb = ncol - K, ns = nb * segs;
     unsigned A = pl->A ? pl->A : 1;
-#define SLOT_OF(s) ((unsigned)(((s) * A) / ns))
+#define SLOT_OF(s) ((unsigned)(((s)*A) / ns))
     /* LOD 2: every band over the even rows */
     unsigned b = 0;
     for (unsigned k = 0; k < K; k++)
@@ -408,8 +407,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
                 if (begin_strip(g, 0, (int)SLOT_OF(b * segs + sg)) < 0)
                     return -1;
                 for (unsigned r = 2 * sg; r <= 2 * sg + 2; r++)
-                    if (add_ref(g, g->grid[k][r][j]) < 0 ||
-                        add_ref(g, g->grid[k][r][j + 1]) < 0)
+                    if (add_ref(g, g->grid[k][r][j]) < 0 || add_ref(g, g->grid[k][r][j + 1]) < 0)
                         return -1;
                 end_strip(g);
             }
@@ -684,9 +682,9 @@ static int solve_shape(tf_plan *pl, unsigned P, unsigned T, unsigned A, double p
 }
 
 typedef struct tf_tally {
-    int64_t cur[3];   /* positions placed per tier (orphans excluded) */
-    int64_t cap[3];   /* vertex-info totals: a tier never holds more positions than entries */
-    int64_t tgt[3];   /* positions wanted per tier at the end */
+    int64_t cur[3];    /* positions placed per tier (orphans excluded) */
+    int64_t cap[3];    /* vertex-info totals: a tier never holds more positions than entries */
+    int64_t tgt[3];    /* positions wanted per tier at the end */
     int64_t done, all; /* referenced positions planned so far / in total */
 } tf_tally;
 
@@ -893,7 +891,7 @@ static void vertex_colour(const tf_level *L, const tf_node *n, int32_t dzx, int3
                           uint8_t rgb[3])
 {
     int64_t slope = (int64_t)dzx * dzx + (int64_t)dzy * dzy; /* (dz per 1024)^2 */
-    int rock = (int)(slope / 2048); /* 0 on flats, 255 at slope ~0.7 */
+    int rock = (int)(slope / 2048);                          /* 0 on flats, 255 at slope ~0.7 */
     if (rock > 255)
         rock = 255;
     int hshade = (int)((n->z - L->oz) / 512); /* +-96 */
@@ -905,9 +903,9 @@ static void vertex_colour(const tf_level *L, const tf_node *n, int32_t dzx, int3
     }
 }
 
-static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_geo *g,
-                       sy_buf *out, size_t table_pos, size_t block_start, uint32_t *adgif_ctr,
-                       uint32_t tex_refd, tf_counts *cnt)
+static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_geo *g, sy_buf *out,
+                       size_t table_pos, size_t block_start, uint32_t *adgif_ctr, uint32_t tex_refd,
+                       tf_counts *cnt)
 {
     if (geo_build(pl, L, index, g) < 0)
         return -1;
@@ -957,10 +955,10 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
     /* common list */
     uint16_t hdr[20] = {
         (uint16_t)g->npos[0], (uint16_t)g->nvit[0], (uint16_t)g->npos[1], (uint16_t)g->nvit[1],
-        (uint16_t)g->npos[2], (uint16_t)g->nvit[2], (uint16_t)vu.pos_c, (uint16_t)vu.vi_c,
-        (uint16_t)vu.pos_01, (uint16_t)vu.vi_01, (uint16_t)vu.pos_0, (uint16_t)vu.vi_0,
-        (uint16_t)vu.pos_end, (uint16_t)vu.idx, (uint16_t)vu.par01, (uint16_t)vu.unk01,
-        (uint16_t)vu.par0, (uint16_t)vu.unk0, (uint16_t)vu.strips, TF_VU_ADGIF_ADDR};
+        (uint16_t)g->npos[2], (uint16_t)g->nvit[2], (uint16_t)vu.pos_c,   (uint16_t)vu.vi_c,
+        (uint16_t)vu.pos_01,  (uint16_t)vu.vi_01,   (uint16_t)vu.pos_0,   (uint16_t)vu.vi_0,
+        (uint16_t)vu.pos_end, (uint16_t)vu.idx,     (uint16_t)vu.par01,   (uint16_t)vu.unk01,
+        (uint16_t)vu.par0,    (uint16_t)vu.unk0,    (uint16_t)vu.strips,  TF_VU_ADGIF_ADDR};
     uint8_t hb[40];
     for (int i = 0; i < 20; i++)
         put_s16(hb + 2 * i, hdr[i]);
@@ -981,8 +979,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         write_adgif(ad + 80 * a + 48, 0, 0, TF_REG_MIPTBP1_1);
         write_adgif(ad + 80 * a + 64, 0, 0, TF_REG_MIPTBP2_1);
     }
-    size_t tex_ofs = sy_vif_unpack(out, SY_VIF_V4_32, TF_ADGIF_QW * pl->A, TF_VU_ADGIF_ADDR, 0,
-                                   ad) - d;
+    size_t tex_ofs =
+        sy_vif_unpack(out, SY_VIF_V4_32, TF_ADGIF_QW * pl->A, TF_VU_ADGIF_ADDR, 0, ad) - d;
     if (pl->extras & X_STCOL)
         sy_vif_stcol(out, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u);
     sy_vif_strow(out, TF_ROW_2048, TF_ROW_2048, 0, vu.pos_c);
@@ -1007,7 +1005,7 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         uint32_t code[8];
         unsigned n = 2 + hx % 3u;
         for (unsigned i = 0; i < n; i++) {
-            code[2 * i] = 0x8000033cu;  /* lower: NOP */
+            code[2 * i] = 0x8000033cu;     /* lower: NOP */
             code[2 * i + 1] = 0x000002ffu; /* upper: NOP */
         }
         sy_vif_mpg(out, d, 0x100u + (hx >> 4) % 64u, n, code);
@@ -1050,8 +1048,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
     }
     sy_vif_stmod(out, 0);
     if (pl->extras & X_DIRECT) {
-        uint32_t gif[8] = {0x00008001u, 0x10000000u, 0x0000000Eu, 0, /* GIFtag: NLOOP 1, EOP, */
-                           0, 0, 0x3Fu, 0};                           /* NREG 1, A+D; TEXFLUSH */
+        uint32_t gif[8] = {0x00008001u, 0x10000000u, 0x0000000Eu, 0,  /* GIFtag: NLOOP 1, EOP, */
+                           0,           0,           0x3Fu,       0}; /* NREG 1, A+D; TEXFLUSH */
         sy_vif_direct(out, d, 2, gif);
     }
     sy_vif_strow(out, light_v, light_v, light_v, light_v);
@@ -1081,8 +1079,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         uint8_t az;
         int8_t el;
         dir_to_angles(L, nx / len, ny / len, nz / len, &az, &el);
-        uint16_t c555 = (uint16_t)((rgb[0] >> 3) | ((rgb[1] >> 3) << 5) | ((rgb[2] >> 3) << 10) |
-                                   0x8000u);
+        uint16_t c555 =
+            (uint16_t)((rgb[0] >> 3) | ((rgb[1] >> 3) << 5) | ((rgb[2] >> 3) << 10) | 0x8000u);
         unsigned set = index % 3u == 1u ? 1u : 0u;
         unsigned blend = (index % 5u == 2u && (nd->row & 1u)) ? 0x80u : 0u;
         uint8_t *r = lrec + 8 * p;
@@ -1129,8 +1127,7 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
             int nk = pl->w[k] * pl->R;
             double l2[3] = {1e300, 1e300, 1e300}, h2[3] = {-1e300, -1e300, -1e300}, m = 0;
             for (int i = first; i < first + nk; i++) {
-                double v[3] = {g->node[i].x / 1024.0, g->node[i].y / 1024.0,
-                               g->node[i].z / 1024.0};
+                double v[3] = {g->node[i].x / 1024.0, g->node[i].y / 1024.0, g->node[i].z / 1024.0};
                 for (int a = 0; a < 3; a++) {
                     l2[a] = v[a] < l2[a] ? v[a] : l2[a];
                     h2[a] = v[a] > h2[a] ? v[a] : h2[a];
@@ -1173,8 +1170,7 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
 
     size_t common_qw = (lod1 - shared) / 16, lod2_qw = lod1 / 16;
     size_t lod1_qw = (lod0_only - shared) / 16, lod0_qw = (rgba - lod0) / 16;
-    if (common_qw > 255 || lod2_qw > 255 || lod1_qw > 255 || lod0_qw > 255 ||
-        out->len - d > 0xFFFF)
+    if (common_qw > 255 || lod2_qw > 255 || lod1_qw > 255 || lod0_qw > 255 || out->len - d > 0xFFFF)
         return -1;
     unsigned tris = lod_tris(g, 0);
     if (tris > 255)

@@ -3,13 +3,13 @@
 #include "sy_vif.h"
 
 /* Command bytes (bits 24..31 of a code word). */
-#define SY_VIF_CMD_NOP 0x00u
+#define SY_VIF_CMD_NOP    0x00u
 #define SY_VIF_CMD_STCYCL 0x01u
-#define SY_VIF_CMD_STMOD 0x05u
+#define SY_VIF_CMD_STMOD  0x05u
 #define SY_VIF_CMD_STMASK 0x20u
-#define SY_VIF_CMD_STROW 0x30u
-#define SY_VIF_CMD_STCOL 0x31u
-#define SY_VIF_CMD_MPG 0x4Au
+#define SY_VIF_CMD_STROW  0x30u
+#define SY_VIF_CMD_STCOL  0x31u
+#define SY_VIF_CMD_MPG    0x4Au
 #define SY_VIF_CMD_DIRECT 0x50u
 #define SY_VIF_CMD_UNPACK 0x60u
 #define SY_VIF_UNPACK_FLG 0x8000u /* imm bit 15: add VIF1 TOPS */

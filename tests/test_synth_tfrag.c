@@ -452,10 +452,11 @@ Test(synth_tfrag, retail_plan_corpus_totals, .timeout = 120)
     for (int lv = 0; lv < SY_LEVEL_COUNT; lv++) {
         const sy_level_plan *pl = sy_plan(SY_SCALE_RETAIL, lv);
         cr_assert_not_null(pl);
-        sy_tfrag_params p = {pl->tfrag_patches, pl->tfrag_positions, pl->tfrag_triangles,
-                             pl->vi_common, pl->vi_lod01, pl->vi_lod0, pl->tfrag_adgifs,
-                             pl->tfrag_textures, pl->tfrag_textures_referenced,
-                             1000u + (uint32_t)lv};
+        sy_tfrag_params p = {
+            pl->tfrag_patches,   pl->tfrag_positions, pl->tfrag_triangles,
+            pl->vi_common,       pl->vi_lod01,        pl->vi_lod0,
+            pl->tfrag_adgifs,    pl->tfrag_textures,  pl->tfrag_textures_referenced,
+            1000u + (uint32_t)lv};
         sy_buf b;
         sy_buf_init(&b);
         sy_tfrag_stats st;
