@@ -130,6 +130,7 @@ static void walk_list(walk *w, const uint8_t *p, size_t len, int list, int *seen
 typedef struct level_sum {
     uint64_t patches, pos, tri, vi[3], adgifs, seams, collide01, idx2, later_strow_differs;
     uint64_t n_stcol, n_stmask, n_mpg, n_direct, odd_v3, tri1, tri2;
+    uint64_t lod_pos, patches_lod_pos, patches_lod_most, pos_common;
     uint8_t tex_used[4096];
 } level_sum;
 
@@ -332,6 +333,10 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
         }
         cr_assert_gt(coloured, 0);
         ls->patches++;
+        ls->pos_common += pc;
+        ls->lod_pos += p01 + p0;
+        ls->patches_lod_pos += (p01 + p0) > 0;
+        ls->patches_lod_most += (p01 + p0) > pc;
         ls->pos += P;
         ls->tri += T;
         ls->tri1 += (unsigned long)t1;
@@ -390,6 +395,14 @@ Test(synth_tfrag, level0_retail_totals)
     cr_assert_gt(ls.collide01, 0u, "some patches have an empty LOD-01 tier");
     cr_assert_gt(ls.idx2, 0u);
     cr_assert_lt(ls.idx2, ls.patches);
+    /* a walker that reads only the common list must fail on nearly every patch */
+    cr_assert_geq(ls.patches_lod_pos * 10, ls.patches * 9);
+    cr_log_info("level 0: %llu of %llu positions in the LOD lists; %llu/%llu patches with LOD "
+                "positions, %llu with more LOD than common; LOD-1 %llu, LOD-2 %llu triangles",
+                (unsigned long long)ls.lod_pos, (unsigned long long)ls.pos,
+                (unsigned long long)ls.patches_lod_pos, (unsigned long long)ls.patches,
+                (unsigned long long)ls.patches_lod_most, (unsigned long long)ls.tri1,
+                (unsigned long long)ls.tri2);
 }
 
 /* Fewer vertex-info entries than positions (plan row 3) and other ratios. */
