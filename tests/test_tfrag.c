@@ -618,3 +618,124 @@ Test(tfrag_rules, each_fault_fails_its_named_invariant)
     gc_inv_free(s);
 }
 #endif
+
+/* ---- the synthetic corpus: decoded totals equal the writer's plan -------- */
+
+#include "sy_corpus.h"
+
+static size_t count_where(const gc_rowbuf *rb, const char *colname, double v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rb->count; i++)
+        n += num(rb, i, colname) == v;
+    return n;
+}
+
+static void corpus_level(const gc_inv_set *s, int index)
+{
+    sy_options opt = {.scale = SY_SCALE_SMALL, .seed = 1};
+    sy_buf b;
+    memset(&b, 0, sizeof b);
+    cr_assert_eq(sy_level_build(&opt, index, &b), 0);
+    const sy_level_plan *plan = sy_plan(SY_SCALE_SMALL, index);
+    cr_assert(plan);
+    gc_level lv;
+    char name[32];
+    snprintf(name, sizeof name, "LEVEL%d.WAD", index);
+    cr_assert_eq(gc_level_init(&lv, index, name, b.data, b.len), GC_OK);
+    gc_level_decode(&lv);
+    const gc_rowbuf *st = rows(&lv, "decode.status");
+    for (size_t i = 0; i < st->count; i++) {
+        const char *dn = str(st, i, "name");
+        if (!strcmp(dn, "tfrag") || !strcmp(dn, "lod"))
+            cr_assert_eq(num(st, i, "ok"), 1, "%s: %s %s: %s", name, dn, str(st, i, "where"),
+                         str(st, i, "message"));
+    }
+    const gc_rowbuf *p = rows(&lv, "tfrag.patch");
+    cr_assert_eq(p->count, plan->tfrag_patches, "%s patches", name);
+    double pos = 0, tris = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        pos += num(p, i, "positions_decoded");
+        tris += num(p, i, "tris_lod0");
+    }
+    cr_assert_eq(pos, plan->tfrag_positions, "%s positions", name);
+    cr_assert_eq(tris, plan->tfrag_triangles, "%s triangles", name);
+    const gc_rowbuf *vi = rows(&lv, "tfrag.vertex_info");
+    cr_assert_eq(count_where(vi, "tier", 0), plan->vi_common, "%s vi common", name);
+    cr_assert_eq(count_where(vi, "tier", 1), plan->vi_lod01, "%s vi lod01", name);
+    cr_assert_eq(count_where(vi, "tier", 2), plan->vi_lod0, "%s vi lod0", name);
+    cr_assert_eq(rows(&lv, "tfrag.adgif")->count, plan->tfrag_adgifs, "%s adgifs", name);
+    cr_assert_eq(rows(&lv, "tfrag.vertex")->count, plan->tfrag_positions);
+    cr_log_info("%s: %zu patches, %.0f positions, %.0f LOD-0 triangles, %zu vertex info, %zu ad-gifs",
+                name, p->count, pos, tris, vi->count, rows(&lv, "tfrag.adgif")->count);
+
+    gc_table *t = calloc(lv.table_count, sizeof *t);
+    gc_level_tables(&lv, t);
+    for (size_t i = 0; i < gc_inv_count(s); i++) {
+        const gc_inv_info *info = gc_inv_get(s, i);
+        if (strncmp(info->id, "tfrag.", 6) && strncmp(info->id, "lod.", 4))
+            continue;
+        gc_inv_result res;
+        cr_assert_eq(gc_inv_eval_level(s, i, t, index, 1, &res), 0);
+        cr_assert_eq(res.failed, 0, "%s: %s fails %llu of %llu: %s", name, info->id,
+                     (unsigned long long)res.failed, (unsigned long long)res.checked,
+                     res.sample_count ? res.samples[0].values : "");
+        gc_inv_result_free(&res);
+    }
+    free(t);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}
+
+Test(tfrag_corpus, small_corpus_matches_the_plan, .timeout = 600)
+{
+    gc_inv_set *s = load_rules();
+    for (int i = 0; i < SY_LEVEL_COUNT; i++)
+        corpus_level(s, i);
+    gc_inv_free(s);
+}
+
+#if GC_FAULTS_BUILT
+/* On the synthetic corpus too, each tfrag fault (and lod_centre) fails the
+ * invariant the catalogue names (levels 0 and 13 are enough to show it). */
+Test(tfrag_corpus, each_fault_fails_its_named_invariant, .timeout = 600)
+{
+    gc_inv_set *s = load_rules();
+    static const char *const faults[] = {"patch_data_block", "common_only", "vif_imm_nibble",
+                                         "pad2", "inline_payloads", "strips_by_arrival",
+                                         "origin_last_strow", "parent_addr_only",
+                                         "v4_8_one_index", "k_unsigned", "lod_centre"};
+    int count;
+    const gc_fault_info *cat = gc_fault_catalogue(&count);
+    static const int levels[] = {0, 13};
+    for (size_t li = 0; li < 2; li++) {
+        sy_options opt = {.scale = SY_SCALE_SMALL, .seed = 1};
+        sy_buf b;
+        memset(&b, 0, sizeof b);
+        cr_assert_eq(sy_level_build(&opt, levels[li], &b), 0);
+        for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++) {
+            int id = gc_fault_lookup(faults[k]);
+            gc_level lv;
+            cr_assert_eq(gc_level_init(&lv, levels[li], "L", b.data, b.len), GC_OK);
+            lv.fault = id;
+            gc_level_decode(&lv);
+            gc_table *t = calloc(lv.table_count, sizeof *t);
+            gc_level_tables(&lv, t);
+            gc_inv_result res;
+            size_t inv = gc_inv_find(s, cat[id].invariant);
+            cr_assert_neq(inv, (size_t)-1);
+            cr_assert_eq(gc_inv_eval_level(s, inv, t, 0, 1, &res), 0);
+            cr_assert_gt(res.failed, 0, "level %d: fault %s does not fail %s", levels[li],
+                         faults[k], cat[id].invariant);
+            cr_log_info("level %d: %s fails %s on %llu of %llu rows", levels[li], faults[k],
+                        cat[id].invariant, (unsigned long long)res.failed,
+                        (unsigned long long)res.checked);
+            gc_inv_result_free(&res);
+            free(t);
+            gc_level_free(&lv);
+        }
+        sy_buf_free(&b);
+    }
+    gc_inv_free(s);
+}
+#endif
