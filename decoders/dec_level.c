@@ -87,8 +87,9 @@ static const gc_column extent_cols[] = {
     GC_COL(level_extent_row, inside_file, GC_T_BOOL, 0, "", "the byte range lies inside the file"),
     GC_COL(level_extent_row, present, GC_T_BOOL, 0, "", "declared and inside the file"),
     GC_COL(level_extent_row, contents_bytes, GC_T_U64, GC_CF_NULL_IF_MAX, "bytes",
-           "size the contents declare (data: highest 0x58-header range end; gameplay: LZ length; "
-           "occlusion: mapping size; chunk: highest blob end); null if unknown"),
+           "size the contents declare (data: highest 0x58-header range end; sound_bank: +0x04 "
+           "total size; gameplay: LZ length; occlusion: mapping size; chunk: highest blob end); "
+           "null if unknown"),
 };
 
 static const gc_table_desc gc_table_level_extent = {
@@ -132,6 +133,15 @@ static uint64_t lz_contents(const uint8_t *p, size_t size)
         return NO_VALUE;
     int32_t n = (int32_t)gc_load_u32le(p + 3);
     return n < 0 ? NO_VALUE : (uint64_t)n;
+}
+
+/* The 989snd bank's total size at +0x04, trusted only when the "SBlk"
+ * signature at +0x18 says this is a bank (docs/formats/sound-bank.md). */
+static uint64_t sound_bank_contents(const uint8_t *p, size_t size)
+{
+    if (size < 0x1C || memcmp(p + 0x18, "SBlk", 4) != 0)
+        return NO_VALUE;
+    return gc_load_u32le(p + 4);
 }
 
 static uint64_t occlusion_contents(gc_reader r)
@@ -254,6 +264,8 @@ static gc_status level_run(gc_level *lv, gc_diag *diag)
             gc_reader w = gc_reader_make(sp->data, sp->size, sp->file_ofs);
             if (i == 0)
                 e->contents_bytes = data_contents(w);
+            else if (i == 1)
+                e->contents_bytes = sound_bank_contents(sp->data, sp->size);
             else if (i == 2)
                 e->contents_bytes = lz_contents(sp->data, sp->size);
             else if (i == 3)

@@ -40,6 +40,7 @@ typedef struct moby_class_row {
     uint8_t joint_count;
     uint8_t format_flag;
     float scale;
+    uint32_t lod_packet_count;
     uint32_t packets;
     uint32_t zero_zero_terminators;
     uint8_t terminated;
@@ -66,6 +67,7 @@ static const gc_column class_cols[] = {
     GC_COL(moby_class_row, joint_count, GC_T_U8, 0, "count", "header +0x08"),
     GC_COL(moby_class_row, format_flag, GC_T_U8, 0, "", "header +0x0b: 0 = R&C2 format"),
     GC_COL(moby_class_row, scale, GC_T_F32, 0, "", "header +0x24"),
+    GC_COL(moby_class_row, lod_packet_count, GC_T_U32, 0, "count", "high_lod_count + low_lod_count"),
     GC_COL(moby_class_row, packets, GC_T_U32, 0, "count", "packet records decoded (moby.packet rows)"),
     GC_COL(moby_class_row, zero_zero_terminators, GC_T_U32, 0, "count",
            "the run ended on a record with zero vif_list_offset and zero vertex_offset (0 or 1)"),
@@ -218,6 +220,7 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
             c.packet_table_offset = gc_u32le(&h); /* +0x00 */
             c.high_lod_count = gc_u8(&h);         /* +0x04 */
             c.low_lod_count = gc_u8(&h);          /* +0x05 */
+            c.lod_packet_count = (uint32_t)c.high_lod_count + c.low_lod_count;
             c.metal_count = gc_u8(&h);            /* +0x06 */
             c.metal_begin = gc_u8(&h);            /* +0x07 */
             c.joint_count = gc_u8(&h);            /* +0x08 */

@@ -290,6 +290,7 @@ static inline void fx_parts(fx_level *f)
 
     /* sound bank and occlusion mappings (raw extents) */
     fx_pad_to(&f->sound_bank, 0x400);
+    fx_set_u32(&f->sound_bank, 0x04, 0x400); /* total size */
     memcpy(f->sound_bank.p + 0x18, "SBlk", 4);
     memcpy(f->sound_bank.p + 0x24, "DAW", 3);
     fx_set_u32(&f->occlusion, 0, 1); /* tfrag_count */

@@ -40,6 +40,7 @@ Test(dec_classes, moby_class_and_packets)
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "joint_count"), 3);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "scale"), 0.25);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "packets"), 2);
+    cr_assert_eq(fx_col(&lv, "moby.class", 0, "lod_packet_count"), 2);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "terminated"), 1);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "zero_zero_terminators"), 1);
     cr_assert_eq(fx_rows(&lv, "moby.packet")->count, 2);

@@ -55,7 +55,9 @@ Test(dec_level, header_row_and_extents)
     cr_assert_eq(fx_col(&lv, "level.extent", 0, "contents_bytes"), (double)(fx.cd_ofs + fx.cd_z_size));
     cr_assert_eq(fx_col(&lv, "level.extent", 2, "contents_bytes"), (double)fx.gameplay_z_size);
     cr_assert_eq(fx_col(&lv, "level.extent", 3, "contents_bytes"), 24);
-    cr_assert_eq(fx_col(&lv, "level.extent", 1, "contents_bytes"), (double)UINT64_MAX); /* unknown = null */
+    cr_assert_eq(fx_col(&lv, "level.extent", 1, "contents_bytes"), 0x400); /* sound bank +0x04 */
+    for (size_t i = 4; i < 10; i++) /* undeclared: unknown = null */
+        cr_assert_eq(fx_col(&lv, "level.extent", i, "contents_bytes"), (double)UINT64_MAX);
     gc_level_free(&lv);
 }
 

@@ -160,6 +160,7 @@ Test(dec_misc, sound_bank)
     cr_assert(fx_status(&lv, "sound_bank")->ok);
     cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "sblk_ok"), 1);
     cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "daw_ok"), 1);
+    cr_assert_eq(fx_col(&lv, "sound_bank.header", 0, "total_size"), 0x400);
     gc_level_free(&lv);
     fx.sound_bank.p[0x25] = 'X';
     decode(&lv);
