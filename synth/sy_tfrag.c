@@ -1223,7 +1223,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
 
 /* ---------------------------------------------------------------- the block */
 
-static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, tf_geo *g)
+static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, tf_geo *g,
+                      unsigned margin_permille)
 {
     uint32_t n = p->patch_count;
     uint64_t vi_t = (uint64_t)p->vi_common + p->vi_lod01 + p->vi_lod0;
@@ -1237,9 +1238,10 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
         wt2[i] = wt[i] * (920u + h3(i, p->seed, 2) % 161u) / 1000u;
     }
     /* Positions no vertex-info entry can reference, when the plan has fewer entries than
-     * positions; plus a 2% margin so the tiers are never filled to the last slot. */
+     * positions; plus, when asked, a margin of spare entries so the tiers are never filled to
+     * the last slot (the caller starts at 0.5%). */
     uint64_t orphans = p->positions > vi_t ? p->positions - vi_t : 0;
-    uint64_t margin = p->positions / 50u;
+    uint64_t margin = (uint64_t)p->positions * margin_permille / 1000u;
     if (vi_t + orphans < (uint64_t)p->positions + margin)
         orphans += (uint64_t)p->positions + margin - vi_t - orphans;
     if (orphans > p->positions / 4u)
@@ -1361,7 +1363,14 @@ int sy_tfrag_write(const sy_tfrag_params *p, sy_buf *out, sy_tfrag_stats *st)
         gx++;
     L->gx = gx;
     angle_table(L);
-    if (plan_level(p, L, pl, g) < 0)
+    /* Plan with as few unreferenced positions as the totals allow (keeping 0.5% spare entries
+     * so some vertex-info entries always share a position); if the tiers cannot be filled
+     * exactly, retry with more spare room. */
+    static const unsigned margins[5] = {5, 10, 20, 40, 80}; /* permille; 5 keeps some seams */
+    int planned = -1;
+    for (int m = 0; m < 5 && planned < 0; m++)
+        planned = plan_level(p, L, pl, g, margins[m]);
+    if (planned < 0)
         goto done;
 
     /* block header + table */

@@ -130,7 +130,7 @@ static void walk_list(walk *w, const uint8_t *p, size_t len, int list, int *seen
 typedef struct level_sum {
     uint64_t patches, pos, tri, vi[3], adgifs, seams, collide01, idx2, later_strow_differs;
     uint64_t n_stcol, n_stmask, n_mpg, n_direct, odd_v3, tri1, tri2;
-    uint64_t lod_pos, patches_lod_pos, patches_lod_most, pos_common;
+    uint64_t lod_pos, patches_lod_pos, patches_lod_most, pos_common, orphans;
     uint8_t tex_used[4096];
 } level_sum;
 
@@ -273,6 +273,8 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
                     cr_assert(par >= 0 && par % 2 == 0 && (unsigned)par / 2 < P);
                 }
             }
+        for (unsigned v = 0; v < P; v++)
+            ls->orphans += refd[v] == 0;
         /* parents: LOD tiers' arrays name common entries */
         if (vi01) {
             const unpack *pa = find(&w, L01, 0xE, hv[14], 1);
@@ -375,6 +377,13 @@ static void run(const sy_tfrag_params *p, level_sum *ls, sy_buf *keep)
         cr_assert(ls->tex_used[t], "texture %u never referenced", t);
     cr_assert_gt(ls->seams, 0u, "several entries share one position");
     cr_assert_gt(ls->odd_v3, 0u, "odd V3_16 counts exercise the 2-byte padding");
+    /* positions no vertex-info entry references exist only when the plan has fewer entries */
+    uint64_t vi = (uint64_t)p->vi_common + p->vi_lod01 + p->vi_lod0;
+    uint64_t must = p->positions > vi ? p->positions - vi : 0;
+    cr_assert_geq(ls->orphans, must);
+    cr_assert_leq(ls->orphans, must + p->positions / 25u);
+    if (vi >= (uint64_t)p->positions + p->positions / 20u)
+        cr_assert_eq(ls->orphans, 0u, "every position has a vertex-info entry");
     if (keep)
         *keep = b;
     else
