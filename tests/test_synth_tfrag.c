@@ -334,6 +334,20 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
             coloured += !(c[0] == c[1] && c[1] == c[2]);
         }
         cr_assert_gt(coloured, 0);
+        /* light records: inward normals (the terrain is Z-up, so they point down), base colour
+         * 5:5:5:1 matching the vertex colour */
+        for (unsigned v = 0; v < P; v++) {
+            const uint8_t *r = light + 16 + 8 * v;
+            double el = (int8_t)r[3] * 3.14159265358979 / 128.0;
+            cr_assert_lt(sin(el), -0.5, "patch %u light %u: normal must point into the ground", i,
+                         v);
+            uint16_t c = rd16(r + 4);
+            const uint8_t *rgb = d + rgba + 4 * v;
+            cr_assert_eq(c & 0x1f, rgb[0] >> 3);
+            cr_assert_eq((c >> 5) & 0x1f, rgb[1] >> 3);
+            cr_assert_eq((c >> 10) & 0x1f, rgb[2] >> 3);
+            cr_assert(c & 0x8000);
+        }
         ls->patches++;
         ls->pos_common += pc;
         ls->lod_pos += p01 + p0;
