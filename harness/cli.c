@@ -169,29 +169,61 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
 
 void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
 {
-    size_t passed = 0, failed = 0;
+    size_t passed = 0, failed = 0, gating_lines = 0;
     for (size_t i = 0; i < r->result_count; i++) {
         const gc_rep_result *x = &r->results[i];
-        if (x->failed == 0) {
+        /* the closing line counts gating verdicts: a warning is not a failure */
+        if (!x->gating) {
             passed++;
             continue;
         }
         failed++;
-        const char *col = x->gating ? t->red : strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim;
-        const char *tag = x->gating ? "FAIL" : strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO";
-        if (!verbose && !x->gating && strcmp(x->severity, "warn") != 0)
+        /* gating failures one line per level, with their first samples */
+        if (gating_lines++ >= 40 && !verbose)
             continue;
         char lv[16];
         if (x->level == GC_LEVEL_CORPUS)
             snprintf(lv, sizeof lv, "corpus");
         else
             snprintf(lv, sizeof lv, "level %d", x->level);
-        printf("%s%s%s %-34s %-9s %llu of %llu failed\n", col, tag, t->reset, x->invariant, lv,
+        printf("%sFAIL%s %-34s %-9s %llu of %llu failed\n", t->red, t->reset, x->invariant, lv,
                (unsigned long long)x->failed, (unsigned long long)x->checked);
         size_t show = x->sample_count < 3 ? x->sample_count : 3;
         for (size_t s = 0; s < show; s++)
             printf("       %srow %lld @0x%llx: %s%s\n", t->dim, (long long)x->samples[s].row,
                    (unsigned long long)x->samples[s].file_ofs, x->samples[s].values, t->reset);
+    }
+    if (gating_lines > 40 && !verbose)
+        printf("     … and %zu more failing results (--verbose, or the JSON report)\n", gating_lines - 40);
+    /* warnings (and with --verbose, info) folded per invariant: their failures
+     * are expected in small numbers and a line per level would drown the rest */
+    for (size_t i = 0; i < r->result_count;) {
+        const gc_rep_result *x = &r->results[i];
+        if (x->failed == 0 || x->gating || (strcmp(x->severity, "warn") != 0 && !verbose)) {
+            i++;
+            continue;
+        }
+        uint64_t rows = 0, checked = 0;
+        size_t levels = 0;
+        for (size_t k = 0; k < r->result_count; k++) {
+            const gc_rep_result *y = &r->results[k];
+            if (strcmp(y->invariant, x->invariant) != 0)
+                continue;
+            checked += y->checked;
+            if (y->failed) {
+                rows += y->failed;
+                levels++;
+            }
+        }
+        int shown_before = 0;
+        for (size_t k = 0; k < i && !shown_before; k++)
+            shown_before = strcmp(r->results[k].invariant, x->invariant) == 0 && r->results[k].failed;
+        if (!shown_before)
+            printf("%s%s%s %-34s %zu level%s, %llu of %llu failed\n",
+                   strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim,
+                   strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO", t->reset, x->invariant, levels,
+                   levels == 1 ? "" : "s", (unsigned long long)rows, (unsigned long long)checked);
+        i++;
     }
     for (size_t i = 0; i < r->level_count; i++) {
         const gc_rep_level *l = &r->levels[i];
@@ -206,24 +238,39 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
         }
     }
     for (size_t i = 0; i < r->change_count; i++) {
+        if (i == 40 && !verbose) {
+            printf("        … and %zu more changed fields (--verbose, or `gcverify diff`)\n", r->change_count - 40);
+            break;
+        }
         char line[256];
         gc_report_format_change(&r->changes[i], line, sizeof line);
         printf("%sCHANGED%s %s\n", t->red, t->reset, line);
     }
+    size_t fresh = 0, manifest = 0;
     for (size_t i = 0; i < r->frame_count; i++) {
         const gc_rep_frame *f = &r->frames[i];
+        if (strcmp(f->status, "new") == 0) {
+            fresh++;
+            continue;
+        }
+        if (strcmp(f->status, "manifest_differs") == 0) {
+            manifest++;
+            continue;
+        }
         if (strcmp(f->status, "match") == 0)
             continue;
-        int bad = strcmp(f->status, "regressed") == 0 || strcmp(f->status, "nondeterministic") == 0 ||
-                  strcmp(f->status, "error") == 0;
-        printf("%sFRAME%s level %d %s: %s (sha256 %.16s…, golden %.16s%s)%s%s\n",
-               bad ? t->red : t->yellow, t->reset, f->level, f->view, f->status, f->sha256,
-               f->golden[0] ? f->golden : "none", f->golden[0] ? "…" : "",
+        printf("%sFRAME%s level %d %s: %s (sha256 %.16s, golden %.16s)%s%s\n", t->red, t->reset,
+               f->level, f->view, f->status, f->sha256, f->golden[0] ? f->golden : "none",
                f->metrics_changed ? "; metrics changed: " : "",
                f->metrics_changed ? f->metrics_changed : "");
     }
-    if (r->change_count && !r->baseline_found)
-        printf("note: no baseline found\n");
+    if (fresh)
+        printf("%snote%s: %zu frames have no golden hash yet; `gcverify bless --frames --reason \"...\"` records them\n",
+               t->yellow, t->reset, fresh);
+    if (manifest)
+        printf("%snote%s: %zu frames were hashed over another layout than their golden (manifest differs): "
+               "not comparable, re-bless after review\n",
+               t->yellow, t->reset, manifest);
     if (!r->baseline_found && r->baseline)
         printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes one\n",
                t->yellow, t->reset, r->baseline);
