@@ -152,14 +152,14 @@ const char *gc_lod_mode_name(gc_lod_mode m)
 /* ---- lod.sweep ----------------------------------------------------------- */
 
 typedef struct lod_sweep_row {
-    uint64_t file_ofs;   /* the patch header's offset in core_data */
-    uint32_t patch_row;  /* row in tfrag.patch */
-    uint16_t step;       /* 0.. within the patch, in order of distance */
-    uint8_t mode;        /* gc_lod_mode */
+    uint64_t file_ofs;  /* the patch header's offset in core_data */
+    uint32_t patch_row; /* row in tfrag.patch */
+    uint16_t step;      /* 0.. within the patch, in order of distance */
+    uint8_t mode;       /* gc_lod_mode */
     uint8_t strip_lod;
-    float distance;      /* eye to sphere centre, world units */
-    float near_dist;     /* distance - radius */
-    float far_dist;      /* distance + radius */
+    float distance;  /* eye to sphere centre, world units */
+    float near_dist; /* distance - radius */
+    float far_dist;  /* distance + radius */
     float morph_lod01;
     float morph_lod0;
     uint8_t straddles;     /* a threshold lies in (near, far] */
@@ -168,18 +168,27 @@ typedef struct lod_sweep_row {
 } lod_sweep_row;
 
 static const gc_column sweep_cols[] = {
-    GC_COL(lod_sweep_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data", "offset of the patch header"),
-    GC_COL(lod_sweep_row, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "row of the patch in tfrag.patch"),
-    GC_COL(lod_sweep_row, step, GC_T_U16, 0, "", "sample number within the patch, in order of distance"),
-    GC_COL(lod_sweep_row, mode, GC_T_U8, 0, "", "0 lod2, 1 lod1_collapse, 2 lod1_morph, 3 lod0_collapse, 4 lod0_morph, 5 lod0"),
+    GC_COL(lod_sweep_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the patch header"),
+    GC_COL(lod_sweep_row, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "row of the patch in tfrag.patch"),
+    GC_COL(lod_sweep_row, step, GC_T_U16, 0, "",
+           "sample number within the patch, in order of distance"),
+    GC_COL(lod_sweep_row, mode, GC_T_U8, 0, "",
+           "0 lod2, 1 lod1_collapse, 2 lod1_morph, 3 lod0_collapse, 4 lod0_morph, 5 lod0"),
     GC_COL(lod_sweep_row, strip_lod, GC_T_U8, 0, "", "strips drawn: 0, 1 or 2"),
     GC_COL(lod_sweep_row, distance, GC_T_F32, 0, "world units", "eye to sphere centre"),
     GC_COL(lod_sweep_row, near_dist, GC_T_F32, 0, "world units", "distance - radius"),
     GC_COL(lod_sweep_row, far_dist, GC_T_F32, 0, "world units", "distance + radius"),
-    GC_COL(lod_sweep_row, morph_lod01, GC_T_F32, 0, "", "weight of the LOD-01 entries' own positions"),
-    GC_COL(lod_sweep_row, morph_lod0, GC_T_F32, 0, "", "weight of the LOD-0 entries' own positions"),
-    GC_COL(lod_sweep_row, straddles, GC_T_BOOL, 0, "", "a switch distance lies in (near_dist, far_dist] (fixed point)"),
-    GC_COL(lod_sweep_row, straddles_far, GC_T_BOOL, 0, "", "a switch distance lies in (distance, far_dist]: the centre has not reached it, the sphere has"),
+    GC_COL(lod_sweep_row, morph_lod01, GC_T_F32, 0, "",
+           "weight of the LOD-01 entries' own positions"),
+    GC_COL(lod_sweep_row, morph_lod0, GC_T_F32, 0, "",
+           "weight of the LOD-0 entries' own positions"),
+    GC_COL(lod_sweep_row, straddles, GC_T_BOOL, 0, "",
+           "a switch distance lies in (near_dist, far_dist] (fixed point)"),
+    GC_COL(lod_sweep_row, straddles_far, GC_T_BOOL, 0, "",
+           "a switch distance lies in (distance, far_dist]: the centre has not reached it, the "
+           "sphere has"),
     GC_COL(lod_sweep_row, mode_by_centre, GC_T_U8, 0, "", "the mode a centre-only rule picks"),
 };
 
@@ -199,8 +208,8 @@ static const gc_table_desc *const lod_tables[] = {&gc_table_lod_sweep};
 /* Samples per patch: SWEEP_UNIFORM distances k * 8L / (SWEEP_UNIFORM - 1),
  * plus a probe either side of each switch distance at D -+ radius / 2, so
  * every patch with a radius has rows whose sphere straddles each threshold. */
-#define SWEEP_UNIFORM 18
-#define SWEEP_PROBES 6
+#define SWEEP_UNIFORM    18
+#define SWEEP_PROBES     6
 #define SWEEP_SPAN_UNITS 8
 /* The ray: a fixed unit direction (3/5, 0, 4/5). */
 static const float sweep_dir[3] = {0.6f, 0.0f, 0.8f};

@@ -27,22 +27,22 @@
 /* ---- on-disk constants (formats.md §5) ---------------------------------- */
 
 #define TFRAG_BLOCK_HEADER_BYTES 0x10u /* {s32 table_offset, s32 count, f32 lod, u32} */
-#define TFRAG_PATCH_BYTES 0x40u        /* one patch header */
-#define TFRAG_ADGIF_QWORDS 5u          /* TEX0, TEX1, CLAMP, MIPTBP1, MIPTBP2 */
-#define TFRAG_ADGIF_BYTES 0x50u
+#define TFRAG_PATCH_BYTES        0x40u /* one patch header */
+#define TFRAG_ADGIF_QWORDS       5u    /* TEX0, TEX1, CLAMP, MIPTBP1, MIPTBP2 */
+#define TFRAG_ADGIF_BYTES        0x50u
 #define TFRAG_LIGHT_HEADER_BYTES 0x10u /* copy of the origin STROW row before the records */
 #define TFRAG_LIGHT_RECORD_BYTES 8u
-#define TFRAG_RGBA_BYTES 4u
-#define TFRAG_VU_HEADER_QWORDS 5u /* 20 x u16 unpacked V4_16 unsigned to address 0 */
-#define TFRAG_STRIP_BYTES 4u      /* {s8 count/flag, s8 y, s8 z, s8 pad} */
-#define TFRAG_STRIP_BIAS 128      /* a negative count is biased by -128 */
+#define TFRAG_RGBA_BYTES         4u
+#define TFRAG_VU_HEADER_QWORDS   5u  /* 20 x u16 unpacked V4_16 unsigned to address 0 */
+#define TFRAG_STRIP_BYTES        4u  /* {s8 count/flag, s8 y, s8 z, s8 pad} */
+#define TFRAG_STRIP_BIAS         128 /* a negative count is biased by -128 */
 
 /* VU1 data memory is 1024 quadwords: every array the VIF can place there is
  * bounded by it, which bounds the per-patch scratch without trusting counts. */
 #define VU1_QWORDS 1024u
-#define POS_MAX (VU1_QWORDS / 2u) /* positions take 2 qw (STCYCL 1/2 interleaves colour) */
-#define VI_MAX VU1_QWORDS         /* vertex info takes 1 qw */
-#define BYTES_MAX (VU1_QWORDS * 16u)
+#define POS_MAX    (VU1_QWORDS / 2u) /* positions take 2 qw (STCYCL 1/2 interleaves colour) */
+#define VI_MAX     VU1_QWORDS        /* vertex info takes 1 qw */
+#define BYTES_MAX  (VU1_QWORDS * 16u)
 
 /* The three LOD banks and the five lists. */
 enum { LOD_COUNT = 3 };
@@ -56,11 +56,11 @@ static const int list_tier[LIST_COUNT] = {0, -1, -1, 1, 2};
 /* Walk errors of one patch (tfrag.patch.walk_error). */
 enum {
     WALK_OK = 0,
-    WALK_LIST_BOUNDS, /* a list's range is inverted or leaves the patch data / region */
-    WALK_VIF_CUT,     /* a code word or payload runs past its list */
-    WALK_VIF_UNKNOWN, /* an undefined VIF command: the walk lost sync */
-    WALK_NO_VU_HEADER,/* the common list does not open with the VU header unpack */
-    WALK_VU_RANGE,    /* an unpack lands outside VU1 memory or the array it belongs to */
+    WALK_LIST_BOUNDS,  /* a list's range is inverted or leaves the patch data / region */
+    WALK_VIF_CUT,      /* a code word or payload runs past its list */
+    WALK_VIF_UNKNOWN,  /* an undefined VIF command: the walk lost sync */
+    WALK_NO_VU_HEADER, /* the common list does not open with the VU header unpack */
+    WALK_VU_RANGE,     /* an unpack lands outside VU1 memory or the array it belongs to */
     WALK_ERROR_COUNT
 };
 static const char *const walk_error_names[WALK_ERROR_COUNT] = {
@@ -79,39 +79,39 @@ typedef struct tfrag_block_row {
 } tfrag_block_row;
 
 typedef struct tfrag_patch_row {
-    uint64_t file_ofs; /* offset of the 0x40-byte header in core_data */
-    uint32_t patch;    /* index in the table */
-    float cx, cy, cz, radius;  /* +0x00 bsphere */
-    int32_t data;              /* +0x10 raw, relative to the table */
-    uint64_t data_ofs;         /* absolute in core_data */
-    uint16_t lod_2_ofs;        /* +0x14 */
-    uint16_t shared_ofs;       /* +0x16 */
-    uint16_t lod_1_ofs;        /* +0x18 */
-    uint16_t lod_0_ofs;        /* +0x1a */
-    uint16_t tex_ofs;          /* +0x1c */
-    uint16_t rgba_ofs;         /* +0x1e */
-    uint8_t common_size;       /* +0x20 qw */
-    uint8_t lod_2_size;        /* +0x21 qw */
-    uint8_t lod_1_size;        /* +0x22 qw */
-    uint8_t lod_0_size;        /* +0x23 qw */
-    uint8_t texture_count;     /* +0x28 */
-    uint8_t rgba_size;         /* +0x29 qw */
-    uint8_t msphere_count;     /* +0x2c */
-    uint8_t flags;             /* +0x2d */
-    uint16_t msphere_ofs;      /* +0x2e */
-    uint16_t light_ofs;        /* +0x30 */
-    uint16_t light_end_ofs;    /* +0x32 */
-    uint8_t dir_lights_one;    /* +0x34 */
-    uint8_t dir_lights_upd;    /* +0x35 */
-    uint16_t point_lights;     /* +0x36 */
-    uint16_t cube_ofs;         /* +0x38 */
-    uint16_t occl_index;       /* +0x3a */
-    uint8_t vert_count;        /* +0x3c */
-    uint8_t tri_count;         /* +0x3d */
-    uint16_t mip_dist;         /* +0x3e */
+    uint64_t file_ofs;        /* offset of the 0x40-byte header in core_data */
+    uint32_t patch;           /* index in the table */
+    float cx, cy, cz, radius; /* +0x00 bsphere */
+    int32_t data;             /* +0x10 raw, relative to the table */
+    uint64_t data_ofs;        /* absolute in core_data */
+    uint16_t lod_2_ofs;       /* +0x14 */
+    uint16_t shared_ofs;      /* +0x16 */
+    uint16_t lod_1_ofs;       /* +0x18 */
+    uint16_t lod_0_ofs;       /* +0x1a */
+    uint16_t tex_ofs;         /* +0x1c */
+    uint16_t rgba_ofs;        /* +0x1e */
+    uint8_t common_size;      /* +0x20 qw */
+    uint8_t lod_2_size;       /* +0x21 qw */
+    uint8_t lod_1_size;       /* +0x22 qw */
+    uint8_t lod_0_size;       /* +0x23 qw */
+    uint8_t texture_count;    /* +0x28 */
+    uint8_t rgba_size;        /* +0x29 qw */
+    uint8_t msphere_count;    /* +0x2c */
+    uint8_t flags;            /* +0x2d */
+    uint16_t msphere_ofs;     /* +0x2e */
+    uint16_t light_ofs;       /* +0x30 */
+    uint16_t light_end_ofs;   /* +0x32 */
+    uint8_t dir_lights_one;   /* +0x34 */
+    uint8_t dir_lights_upd;   /* +0x35 */
+    uint16_t point_lights;    /* +0x36 */
+    uint16_t cube_ofs;        /* +0x38 */
+    uint16_t occl_index;      /* +0x3a */
+    uint8_t vert_count;       /* +0x3c */
+    uint8_t tri_count;        /* +0x3d */
+    uint16_t mip_dist;        /* +0x3e */
     /* VU header (first unpack of the common list) */
-    uint16_t vu_positions_common, vu_vi_common, vu_positions_lod01, vu_vi_lod01,
-        vu_positions_lod0, vu_vi_lod0;
+    uint16_t vu_positions_common, vu_vi_common, vu_positions_lod01, vu_vi_lod01, vu_positions_lod0,
+        vu_vi_lod0;
     /* decoded */
     uint32_t positions_common, positions_lod01, positions_lod0, positions_decoded;
     uint32_t vi_common, vi_lod01, vi_lod0;
@@ -120,7 +120,8 @@ typedef struct tfrag_patch_row {
     uint32_t strips_lod0, strips_lod1, strips_lod2;
     uint32_t tris_lod0, tris_lod1, tris_lod2;
     uint32_t adgif_count;
-    uint32_t adgif_payload_ofs; /* offset of the ad-gif UNPACK payload relative to data (null if none) */
+    uint32_t
+        adgif_payload_ofs; /* offset of the ad-gif UNPACK payload relative to data (null if none) */
     uint32_t rgba_count;
     uint32_t light_count;
     uint32_t unclassified_unpacks;
@@ -198,71 +199,104 @@ typedef struct tfrag_light_row {
 
 /* ---- descriptors -------------------------------------------------------- */
 
-#define CD "bytes in core_data"
+#define CD  "bytes in core_data"
 #define NUL GC_CF_NULL_IF_MAX
 
 static const gc_column block_cols[] = {
-    GC_COL(tfrag_block_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the tfrag block header (core.tfrags)"),
-    GC_COL(tfrag_block_row, table_offset, GC_T_S32, GC_CF_HEX, "bytes", "+0x00 patch table offset, relative to the block"),
+    GC_COL(tfrag_block_row, file_ofs, GC_T_U64, GC_CF_HEX, CD,
+           "offset of the tfrag block header (core.tfrags)"),
+    GC_COL(tfrag_block_row, table_offset, GC_T_S32, GC_CF_HEX, "bytes",
+           "+0x00 patch table offset, relative to the block"),
     GC_COL(tfrag_block_row, count, GC_T_S32, 0, "count", "+0x04 patches in the table"),
-    GC_COL(tfrag_block_row, lod_scale, GC_T_F32, 0, "world units", "+0x08 LOD unit L; switch distances are 6L, 4L, 2L"),
+    GC_COL(tfrag_block_row, lod_scale, GC_T_F32, 0, "world units",
+           "+0x08 LOD unit L; switch distances are 6L, 4L, 2L"),
     GC_COL(tfrag_block_row, unknown_0c, GC_T_U32, GC_CF_HEX, "", "+0x0c not understood"),
-    GC_COL(tfrag_block_row, region_start, GC_T_U64, GC_CF_HEX, CD, "start of the tfrag region (core.tfrags)"),
-    GC_COL(tfrag_block_row, region_end, GC_T_U64, GC_CF_HEX, CD, "end of the tfrag region (core.occlusion)"),
+    GC_COL(tfrag_block_row, region_start, GC_T_U64, GC_CF_HEX, CD,
+           "start of the tfrag region (core.tfrags)"),
+    GC_COL(tfrag_block_row, region_end, GC_T_U64, GC_CF_HEX, CD,
+           "end of the tfrag region (core.occlusion)"),
 };
 
 static const gc_column patch_cols[] = {
-    GC_COL(tfrag_patch_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 0x40-byte patch header"),
+    GC_COL(tfrag_patch_row, file_ofs, GC_T_U64, GC_CF_HEX, CD,
+           "offset of the 0x40-byte patch header"),
     GC_COL(tfrag_patch_row, patch, GC_T_U32, 0, "", "index in the patch table"),
     GC_COL(tfrag_patch_row, cx, GC_T_F32, 0, "world units", "+0x00 bounding sphere centre x"),
     GC_COL(tfrag_patch_row, cy, GC_T_F32, 0, "world units", "+0x04 bounding sphere centre y"),
     GC_COL(tfrag_patch_row, cz, GC_T_F32, 0, "world units", "+0x08 bounding sphere centre z"),
     GC_COL(tfrag_patch_row, radius, GC_T_F32, 0, "world units", "+0x0c bounding sphere radius"),
-    GC_COL(tfrag_patch_row, data, GC_T_S32, GC_CF_HEX, "bytes", "+0x10 patch data, relative to the patch TABLE"),
-    GC_COL(tfrag_patch_row, data_ofs, GC_T_U64, GC_CF_HEX, CD, "patch data, absolute (table + data)"),
-    GC_COL(tfrag_patch_row, lod_2_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x14 LOD-2 list, relative to data"),
-    GC_COL(tfrag_patch_row, shared_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x16 common list, relative to data"),
-    GC_COL(tfrag_patch_row, lod_1_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x18 LOD-1 list, relative to data"),
-    GC_COL(tfrag_patch_row, lod_0_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1a LOD-01 list, relative to data"),
-    GC_COL(tfrag_patch_row, tex_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1c ad-gif UNPACK payload, relative to data"),
-    GC_COL(tfrag_patch_row, rgba_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x1e RGBA array (end of the LOD-0 list), relative to data"),
+    GC_COL(tfrag_patch_row, data, GC_T_S32, GC_CF_HEX, "bytes",
+           "+0x10 patch data, relative to the patch TABLE"),
+    GC_COL(tfrag_patch_row, data_ofs, GC_T_U64, GC_CF_HEX, CD,
+           "patch data, absolute (table + data)"),
+    GC_COL(tfrag_patch_row, lod_2_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x14 LOD-2 list, relative to data"),
+    GC_COL(tfrag_patch_row, shared_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x16 common list, relative to data"),
+    GC_COL(tfrag_patch_row, lod_1_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x18 LOD-1 list, relative to data"),
+    GC_COL(tfrag_patch_row, lod_0_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x1a LOD-01 list, relative to data"),
+    GC_COL(tfrag_patch_row, tex_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x1c ad-gif UNPACK payload, relative to data"),
+    GC_COL(tfrag_patch_row, rgba_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x1e RGBA array (end of the LOD-0 list), relative to data"),
     GC_COL(tfrag_patch_row, common_size, GC_T_U8, 0, "qwords", "+0x20 common list length"),
     GC_COL(tfrag_patch_row, lod_2_size, GC_T_U8, 0, "qwords", "+0x21 LOD-2 + common"),
-    GC_COL(tfrag_patch_row, lod_1_size, GC_T_U8, 0, "qwords", "+0x22 common + LOD-1 + LOD-01; the LOD-0 list starts at shared_ofs + 16*lod_1_size"),
+    GC_COL(tfrag_patch_row, lod_1_size, GC_T_U8, 0, "qwords",
+           "+0x22 common + LOD-1 + LOD-01; the LOD-0 list starts at shared_ofs + 16*lod_1_size"),
     GC_COL(tfrag_patch_row, lod_0_size, GC_T_U8, 0, "qwords", "+0x23 LOD-01 + LOD-0"),
     GC_COL(tfrag_patch_row, texture_count, GC_T_U8, 0, "count", "+0x28 ad-gif records declared"),
-    GC_COL(tfrag_patch_row, rgba_size, GC_T_U8, 0, "qwords", "+0x29 RGBA array size (4 colours per qw)"),
+    GC_COL(tfrag_patch_row, rgba_size, GC_T_U8, 0, "qwords",
+           "+0x29 RGBA array size (4 colours per qw)"),
     GC_COL(tfrag_patch_row, msphere_count, GC_T_U8, 0, "count", "+0x2c"),
     GC_COL(tfrag_patch_row, flags, GC_T_U8, GC_CF_HEX, "", "+0x2d"),
     GC_COL(tfrag_patch_row, msphere_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x2e relative to data"),
-    GC_COL(tfrag_patch_row, light_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x30 light block (origin qword, then records), relative to data"),
-    GC_COL(tfrag_patch_row, light_end_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x32 end of the light records (== msphere_ofs on RAC/GC/UYA)"),
-    GC_COL(tfrag_patch_row, dir_lights_one, GC_T_U8, GC_CF_HEX, "", "+0x34 0xff on every retail patch"),
+    GC_COL(tfrag_patch_row, light_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x30 light block (origin qword, then records), relative to data"),
+    GC_COL(tfrag_patch_row, light_end_ofs, GC_T_U16, GC_CF_HEX, "bytes",
+           "+0x32 end of the light records (== msphere_ofs on RAC/GC/UYA)"),
+    GC_COL(tfrag_patch_row, dir_lights_one, GC_T_U8, GC_CF_HEX, "",
+           "+0x34 0xff on every retail patch"),
     GC_COL(tfrag_patch_row, dir_lights_upd, GC_T_U8, GC_CF_HEX, "", "+0x35"),
-    GC_COL(tfrag_patch_row, point_lights, GC_T_U16, GC_CF_HEX, "", "+0x36 0xffff (none) on every retail patch"),
+    GC_COL(tfrag_patch_row, point_lights, GC_T_U16, GC_CF_HEX, "",
+           "+0x36 0xffff (none) on every retail patch"),
     GC_COL(tfrag_patch_row, cube_ofs, GC_T_U16, GC_CF_HEX, "bytes", "+0x38 relative to data"),
     GC_COL(tfrag_patch_row, occl_index, GC_T_U16, 0, "", "+0x3a index in the occlusion mappings"),
-    GC_COL(tfrag_patch_row, vert_count, GC_T_U8, 0, "count", "+0x3c positions over all three tiers (declared)"),
+    GC_COL(tfrag_patch_row, vert_count, GC_T_U8, 0, "count",
+           "+0x3c positions over all three tiers (declared)"),
     GC_COL(tfrag_patch_row, tri_count, GC_T_U8, 0, "count", "+0x3d LOD-0 triangles (declared)"),
     GC_COL(tfrag_patch_row, mip_dist, GC_T_U16, 0, "", "+0x3e"),
-    GC_COL(tfrag_patch_row, vu_positions_common, GC_T_U16, 0, "count", "VU header word 0: common positions"),
-    GC_COL(tfrag_patch_row, vu_vi_common, GC_T_U16, 0, "count", "VU header word 1: common vertex info"),
-    GC_COL(tfrag_patch_row, vu_positions_lod01, GC_T_U16, 0, "count", "VU header word 2: LOD-01 positions"),
-    GC_COL(tfrag_patch_row, vu_vi_lod01, GC_T_U16, 0, "count", "VU header word 3 (unk_06): LOD-01 vertex info; 0 = empty tier"),
-    GC_COL(tfrag_patch_row, vu_positions_lod0, GC_T_U16, 0, "count", "VU header word 4: LOD-0 positions"),
-    GC_COL(tfrag_patch_row, vu_vi_lod0, GC_T_U16, 0, "count", "VU header word 5 (unk_0a): LOD-0 vertex info; 0 = empty tier"),
-    GC_COL(tfrag_patch_row, positions_common, GC_T_U32, 0, "count", "positions decoded from the common list"),
-    GC_COL(tfrag_patch_row, positions_lod01, GC_T_U32, 0, "count", "positions decoded from the LOD-01 list"),
-    GC_COL(tfrag_patch_row, positions_lod0, GC_T_U32, 0, "count", "positions decoded from the LOD-0 list"),
-    GC_COL(tfrag_patch_row, positions_decoded, GC_T_U32, 0, "count", "sum of the three tiers (0 if the walk failed)"),
+    GC_COL(tfrag_patch_row, vu_positions_common, GC_T_U16, 0, "count",
+           "VU header word 0: common positions"),
+    GC_COL(tfrag_patch_row, vu_vi_common, GC_T_U16, 0, "count",
+           "VU header word 1: common vertex info"),
+    GC_COL(tfrag_patch_row, vu_positions_lod01, GC_T_U16, 0, "count",
+           "VU header word 2: LOD-01 positions"),
+    GC_COL(tfrag_patch_row, vu_vi_lod01, GC_T_U16, 0, "count",
+           "VU header word 3 (unk_06): LOD-01 vertex info; 0 = empty tier"),
+    GC_COL(tfrag_patch_row, vu_positions_lod0, GC_T_U16, 0, "count",
+           "VU header word 4: LOD-0 positions"),
+    GC_COL(tfrag_patch_row, vu_vi_lod0, GC_T_U16, 0, "count",
+           "VU header word 5 (unk_0a): LOD-0 vertex info; 0 = empty tier"),
+    GC_COL(tfrag_patch_row, positions_common, GC_T_U32, 0, "count",
+           "positions decoded from the common list"),
+    GC_COL(tfrag_patch_row, positions_lod01, GC_T_U32, 0, "count",
+           "positions decoded from the LOD-01 list"),
+    GC_COL(tfrag_patch_row, positions_lod0, GC_T_U32, 0, "count",
+           "positions decoded from the LOD-0 list"),
+    GC_COL(tfrag_patch_row, positions_decoded, GC_T_U32, 0, "count",
+           "sum of the three tiers (0 if the walk failed)"),
     GC_COL(tfrag_patch_row, vi_common, GC_T_U32, 0, "count", "vertex-info entries, common tier"),
     GC_COL(tfrag_patch_row, vi_lod01, GC_T_U32, 0, "count", "vertex-info entries, LOD-01 tier"),
     GC_COL(tfrag_patch_row, vi_lod0, GC_T_U32, 0, "count", "vertex-info entries, LOD-0 tier"),
     GC_COL(tfrag_patch_row, indices_lod0, GC_T_U32, 0, "count", "index bytes banked to LOD 0"),
     GC_COL(tfrag_patch_row, indices_lod1, GC_T_U32, 0, "count", "index bytes banked to LOD 1"),
     GC_COL(tfrag_patch_row, indices_lod2, GC_T_U32, 0, "count", "index bytes banked to LOD 2"),
-    GC_COL(tfrag_patch_row, parents_lod01, GC_T_U32, 0, "count", "parent indices of the LOD-01 tier (4 per V4_8 element)"),
-    GC_COL(tfrag_patch_row, parents_lod0, GC_T_U32, 0, "count", "parent indices of the LOD-0 tier (4 per V4_8 element)"),
+    GC_COL(tfrag_patch_row, parents_lod01, GC_T_U32, 0, "count",
+           "parent indices of the LOD-01 tier (4 per V4_8 element)"),
+    GC_COL(tfrag_patch_row, parents_lod0, GC_T_U32, 0, "count",
+           "parent indices of the LOD-0 tier (4 per V4_8 element)"),
     GC_COL(tfrag_patch_row, strips_lod0, GC_T_U32, 0, "count", "strips of LOD 0"),
     GC_COL(tfrag_patch_row, strips_lod1, GC_T_U32, 0, "count", "strips of LOD 1"),
     GC_COL(tfrag_patch_row, strips_lod2, GC_T_U32, 0, "count", "strips of LOD 2"),
@@ -270,21 +304,30 @@ static const gc_column patch_cols[] = {
     GC_COL(tfrag_patch_row, tris_lod1, GC_T_U32, 0, "count", "triangles decoded for LOD 1"),
     GC_COL(tfrag_patch_row, tris_lod2, GC_T_U32, 0, "count", "triangles decoded for LOD 2"),
     GC_COL(tfrag_patch_row, adgif_count, GC_T_U32, 0, "count", "ad-gif records decoded"),
-    GC_COL(tfrag_patch_row, adgif_payload_ofs, GC_T_U32, GC_CF_HEX | NUL, "bytes", "where the ad-gif UNPACK payload was found, relative to data (tex_ofs should equal it)"),
-    GC_COL(tfrag_patch_row, rgba_count, GC_T_U32, 0, "count", "colours between rgba_ofs and light_ofs"),
-    GC_COL(tfrag_patch_row, light_count, GC_T_U32, 0, "count", "8-byte light records between light_ofs + 0x10 and light_end_ofs"),
-    GC_COL(tfrag_patch_row, unclassified_unpacks, GC_T_U32, 0, "count", "unpacks matching no VU header destination"),
+    GC_COL(tfrag_patch_row, adgif_payload_ofs, GC_T_U32, GC_CF_HEX | NUL, "bytes",
+           "where the ad-gif UNPACK payload was found, relative to data (tex_ofs should equal it)"),
+    GC_COL(tfrag_patch_row, rgba_count, GC_T_U32, 0, "count",
+           "colours between rgba_ofs and light_ofs"),
+    GC_COL(tfrag_patch_row, light_count, GC_T_U32, 0, "count",
+           "8-byte light records between light_ofs + 0x10 and light_end_ofs"),
+    GC_COL(tfrag_patch_row, unclassified_unpacks, GC_T_U32, 0, "count",
+           "unpacks matching no VU header destination"),
     GC_COL(tfrag_patch_row, origin_x, GC_T_S32, 0, "1/1024 world units", "origin row r0"),
     GC_COL(tfrag_patch_row, origin_y, GC_T_S32, 0, "1/1024 world units", "origin row r1"),
     GC_COL(tfrag_patch_row, origin_z, GC_T_S32, 0, "1/1024 world units", "origin row r2"),
     GC_COL(tfrag_patch_row, origin_w, GC_T_S32, 0, "", "origin row r3"),
-    GC_COL(tfrag_patch_row, origin_source, GC_T_U8, 0, "", "0 none, 1 STROW before the first common V3_16, 2 the qword at light_ofs"),
+    GC_COL(tfrag_patch_row, origin_source, GC_T_U8, 0, "",
+           "0 none, 1 STROW before the first common V3_16, 2 the qword at light_ofs"),
     GC_COL(tfrag_patch_row, walk_ok, GC_T_BOOL, 0, "", "every list walked to its end in sync"),
-    GC_COL(tfrag_patch_row, walk_error, GC_T_U8, 0, "", "0 ok, 1 list_bounds, 2 vif_cut, 3 vif_unknown, 4 no_vu_header, 5 vu_range"),
-    GC_COL(tfrag_patch_row, walk_error_list, GC_T_U8, 0, "", "list of the error: 0 common, 1 lod2, 2 lod1, 3 lod01, 4 lod0"),
-    GC_COL(tfrag_patch_row, walk_error_ofs, GC_T_U64, GC_CF_HEX | NUL, CD, "where the walk went wrong (null if it did not)"),
+    GC_COL(tfrag_patch_row, walk_error, GC_T_U8, 0, "",
+           "0 ok, 1 list_bounds, 2 vif_cut, 3 vif_unknown, 4 no_vu_header, 5 vu_range"),
+    GC_COL(tfrag_patch_row, walk_error_list, GC_T_U8, 0, "",
+           "list of the error: 0 common, 1 lod2, 2 lod1, 3 lod01, 4 lod0"),
+    GC_COL(tfrag_patch_row, walk_error_ofs, GC_T_U64, GC_CF_HEX | NUL, CD,
+           "where the walk went wrong (null if it did not)"),
     GC_COL(tfrag_patch_row, walk_error_name, GC_T_STR, 0, "", "walk error name"),
-    GC_COL(tfrag_patch_row, walk_where, GC_T_STR, 0, "", "breadcrumb of the walk error: tfrag[17]/lod0/vif@0x1a4"),
+    GC_COL(tfrag_patch_row, walk_where, GC_T_STR, 0, "",
+           "breadcrumb of the walk error: tfrag[17]/lod0/vif@0x1a4"),
 };
 
 static const gc_column vertex_cols[] = {
@@ -292,7 +335,8 @@ static const gc_column vertex_cols[] = {
     GC_COL(tfrag_vertex_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
     GC_COL(tfrag_vertex_row, index, GC_T_U16, 0, "", "position index in the patch"),
     GC_COL(tfrag_vertex_row, tier, GC_T_U8, 0, "", "0 common, 1 LOD-01, 2 LOD-0"),
-    GC_COL(tfrag_vertex_row, has_rgba, GC_T_BOOL, 0, "", "the RGBA array holds a colour for this index"),
+    GC_COL(tfrag_vertex_row, has_rgba, GC_T_BOOL, 0, "",
+           "the RGBA array holds a colour for this index"),
     GC_COL(tfrag_vertex_row, x, GC_T_F32, 0, "world units", "(origin_x + s16) / 1024"),
     GC_COL(tfrag_vertex_row, y, GC_T_F32, 0, "world units", "(origin_y + s16) / 1024"),
     GC_COL(tfrag_vertex_row, z, GC_T_F32, 0, "world units", "(origin_z + s16) / 1024"),
@@ -307,15 +351,22 @@ static const gc_column vi_cols[] = {
     GC_COL(tfrag_vi_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
     GC_COL(tfrag_vi_row, index, GC_T_U16, 0, "", "index in common ++ LOD-01 ++ LOD-0"),
     GC_COL(tfrag_vi_row, tier, GC_T_U8, 0, "", "0 common, 1 LOD-01, 2 LOD-0"),
-    GC_COL(tfrag_vi_row, claims_parent, GC_T_BOOL, 0, "", "a LOD entry, or a common entry with a non-zero parent field"),
+    GC_COL(tfrag_vi_row, claims_parent, GC_T_BOOL, 0, "",
+           "a LOD entry, or a common entry with a non-zero parent field"),
     GC_COL(tfrag_vi_row, s, GC_T_F32, 0, "", "+0 s16 / 4096"),
     GC_COL(tfrag_vi_row, t, GC_T_F32, 0, "", "+2 s16 / 4096"),
-    GC_COL(tfrag_vi_row, raw_parent, GC_T_S16, 0, "", "+4 parent field as stored (2 x position index)"),
-    GC_COL(tfrag_vi_row, raw_vertex, GC_T_S16, 0, "", "+6 vertex field as stored (2 x position index)"),
-    GC_COL(tfrag_vi_row, vertex, GC_T_U32, NUL, "", "position index (raw_vertex / 2); null if it is not a decoded position"),
-    GC_COL(tfrag_vi_row, parents_resolved, GC_T_BOOL, 0, "", "both parents are decoded positions of the patch"),
-    GC_COL(tfrag_vi_row, parent_vi, GC_T_U32, NUL, "", "vertex-info index named by the tier's parent-index array"),
-    GC_COL(tfrag_vi_row, parent0, GC_T_U32, NUL, "", "first parent: position of vertex_info[parent_vi]"),
+    GC_COL(tfrag_vi_row, raw_parent, GC_T_S16, 0, "",
+           "+4 parent field as stored (2 x position index)"),
+    GC_COL(tfrag_vi_row, raw_vertex, GC_T_S16, 0, "",
+           "+6 vertex field as stored (2 x position index)"),
+    GC_COL(tfrag_vi_row, vertex, GC_T_U32, NUL, "",
+           "position index (raw_vertex / 2); null if it is not a decoded position"),
+    GC_COL(tfrag_vi_row, parents_resolved, GC_T_BOOL, 0, "",
+           "both parents are decoded positions of the patch"),
+    GC_COL(tfrag_vi_row, parent_vi, GC_T_U32, NUL, "",
+           "vertex-info index named by the tier's parent-index array"),
+    GC_COL(tfrag_vi_row, parent0, GC_T_U32, NUL, "",
+           "first parent: position of vertex_info[parent_vi]"),
     GC_COL(tfrag_vi_row, parent1, GC_T_U32, NUL, "", "second parent: raw_parent / 2"),
 };
 
@@ -331,18 +382,23 @@ static const gc_column tri_cols[] = {
     GC_COL(tfrag_triangle_row, vb, GC_T_U32, NUL, "", "position index of b"),
     GC_COL(tfrag_triangle_row, vc, GC_T_U32, NUL, "", "position index of c"),
     GC_COL(tfrag_triangle_row, adgif, GC_T_U32, NUL, "", "ad-gif record the strip selected"),
-    GC_COL(tfrag_triangle_row, texture, GC_T_U32, NUL, "", "tfrag texture-table index (TEX0 data_lo of that ad-gif)"),
+    GC_COL(tfrag_triangle_row, texture, GC_T_U32, NUL, "",
+           "tfrag texture-table index (TEX0 data_lo of that ad-gif)"),
     GC_COL(tfrag_triangle_row, vi_lo, GC_T_U32, 0, "", "first legal vertex-info index of the LOD"),
-    GC_COL(tfrag_triangle_row, vi_hi, GC_T_U32, 0, "", "one past the last legal vertex-info index of the LOD"),
+    GC_COL(tfrag_triangle_row, vi_hi, GC_T_U32, 0, "",
+           "one past the last legal vertex-info index of the LOD"),
 };
 
 static const gc_column adgif_cols[] = {
     GC_COL(tfrag_adgif_row, file_ofs, GC_T_U64, GC_CF_HEX, CD, "offset of the 0x50-byte record"),
     GC_COL(tfrag_adgif_row, patch_row, GC_T_U32, NUL, "", "row of the patch in tfrag.patch"),
     GC_COL(tfrag_adgif_row, index, GC_T_U16, 0, "", "record in the patch"),
-    GC_COL(tfrag_adgif_row, texture, GC_T_S32, 0, "", "+0x00 TEX0 data_lo: tfrag texture-table index"),
-    GC_COL(tfrag_adgif_row, k, GC_T_S16, 0, "1/16 mip level", "+0x10 TEX1 data_lo: LOD bias K, signed 12-bit"),
-    GC_COL(tfrag_adgif_row, mmin, GC_T_S32, 0, "", "+0x14 TEX1 data_hi: MMIN (4 = LinearMipmapNearest)"),
+    GC_COL(tfrag_adgif_row, texture, GC_T_S32, 0, "",
+           "+0x00 TEX0 data_lo: tfrag texture-table index"),
+    GC_COL(tfrag_adgif_row, k, GC_T_S16, 0, "1/16 mip level",
+           "+0x10 TEX1 data_lo: LOD bias K, signed 12-bit"),
+    GC_COL(tfrag_adgif_row, mmin, GC_T_S32, 0, "",
+           "+0x14 TEX1 data_hi: MMIN (4 = LinearMipmapNearest)"),
     GC_COL(tfrag_adgif_row, wrap_s, GC_T_S32, 0, "", "+0x20 CLAMP data_lo: s wrap mode"),
     GC_COL(tfrag_adgif_row, wrap_t, GC_T_S32, 0, "", "+0x24 CLAMP data_hi: t wrap mode"),
     GC_COL(tfrag_adgif_row, tex1_lo, GC_T_S32, GC_CF_HEX, "", "+0x10 TEX1 data_lo as stored"),
@@ -357,7 +413,8 @@ static const gc_column light_cols[] = {
     GC_COL(tfrag_light_row, azimuth, GC_T_U8, 0, "1/256 turn", "+2 index into the normal table"),
     GC_COL(tfrag_light_row, elevation, GC_T_U8, 0, "1/256 turn", "+3 index into the normal table"),
     GC_COL(tfrag_light_row, color, GC_T_U16, GC_CF_HEX, "", "+4 base colour 5:5:5:1"),
-    GC_COL(tfrag_light_row, select, GC_T_U16, GC_CF_HEX, "", "+6 light set, or blend bits 8..15 / 256"),
+    GC_COL(tfrag_light_row, select, GC_T_U16, GC_CF_HEX, "",
+           "+6 light set, or blend bits 8..15 / 256"),
 };
 
 #define TABLE(var, nm, doc_, T, cols, parent)                                                      \
@@ -375,8 +432,7 @@ static const gc_column light_cols[] = {
 /* Exported only so tests and the LOD decoder can find the tables by pointer;
  * the engine finds them through the registry by name. */
 extern const gc_table_desc gc_table_tfrag_block, gc_table_tfrag_patch, gc_table_tfrag_vertex,
-    gc_table_tfrag_vertex_info, gc_table_tfrag_triangle, gc_table_tfrag_adgif,
-    gc_table_tfrag_light;
+    gc_table_tfrag_vertex_info, gc_table_tfrag_triangle, gc_table_tfrag_adgif, gc_table_tfrag_light;
 
 TABLE(gc_table_tfrag_block, "tfrag.block", "The tfrag block header (one row per level).",
       tfrag_block_row, block_cols, 0);
@@ -396,7 +452,7 @@ TABLE(gc_table_tfrag_light, "tfrag.light", "One per-vertex light record of a pat
       tfrag_light_row, light_cols, 1);
 
 static const gc_table_desc *const tfrag_tables[] = {
-    &gc_table_tfrag_block,      &gc_table_tfrag_patch,    &gc_table_tfrag_vertex,
+    &gc_table_tfrag_block,       &gc_table_tfrag_patch,    &gc_table_tfrag_vertex,
     &gc_table_tfrag_vertex_info, &gc_table_tfrag_triangle, &gc_table_tfrag_adgif,
     &gc_table_tfrag_light,
 };
@@ -448,7 +504,7 @@ typedef struct scratch {
     byte_array indices[LOD_COUNT];
     byte_array parents[2]; /* 0: LOD-01, 1: LOD-0 */
     /* ad-gifs */
-    const uint8_t *adgif;  /* payload */
+    const uint8_t *adgif; /* payload */
     uint64_t adgif_file_ofs;
     uint32_t adgif_n;
 } scratch;
@@ -904,8 +960,8 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     p->light_count = nl;
     uint32_t emit = nl < p->positions_decoded ? nl : p->positions_decoded;
     for (uint32_t i = 0; i < emit; i++) {
-        gc_reader r = gc_window(data, first + (size_t)i * TFRAG_LIGHT_RECORD_BYTES,
-                                TFRAG_LIGHT_RECORD_BYTES);
+        gc_reader r =
+            gc_window(data, first + (size_t)i * TFRAG_LIGHT_RECORD_BYTES, TFRAG_LIGHT_RECORD_BYTES);
         PUSH(x->rb_light, tfrag_light_row, l);
         l->file_ofs = r.file_ofs;
         l->patch_row = prow;
@@ -936,47 +992,48 @@ static void clear_scratch(scratch *s)
 
 /* Reads one patch header and walks its lists. Only an allocation failure is
  * returned as an error; everything the bytes can do wrong lands in the row. */
-static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
-                              size_t block_pos, uint32_t index)
+static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos, size_t block_pos,
+                              uint32_t index)
 {
     gc_level *lv = x->lv;
     uint32_t prow = (uint32_t)x->rb_patch->count;
     PUSH(x->rb_patch, tfrag_patch_row, p);
-    gc_reader h = gc_window(region, table_pos + (size_t)index * TFRAG_PATCH_BYTES, TFRAG_PATCH_BYTES);
+    gc_reader h =
+        gc_window(region, table_pos + (size_t)index * TFRAG_PATCH_BYTES, TFRAG_PATCH_BYTES);
     p->file_ofs = h.file_ofs;
     p->patch = index;
-    p->cx = gc_f32le(&h);          /* 0x00 */
-    p->cy = gc_f32le(&h);          /* 0x04 */
-    p->cz = gc_f32le(&h);          /* 0x08 */
-    p->radius = gc_f32le(&h);      /* 0x0c */
-    p->data = gc_s32le(&h);        /* 0x10 */
-    p->lod_2_ofs = gc_u16le(&h);   /* 0x14 */
-    p->shared_ofs = gc_u16le(&h);  /* 0x16 */
-    p->lod_1_ofs = gc_u16le(&h);   /* 0x18 */
-    p->lod_0_ofs = gc_u16le(&h);   /* 0x1a */
-    p->tex_ofs = gc_u16le(&h);     /* 0x1c */
-    p->rgba_ofs = gc_u16le(&h);    /* 0x1e */
-    p->common_size = gc_u8(&h);    /* 0x20 */
-    p->lod_2_size = gc_u8(&h);     /* 0x21 */
-    p->lod_1_size = gc_u8(&h);     /* 0x22 */
-    p->lod_0_size = gc_u8(&h);     /* 0x23 */
-    gc_skip(&h, 4);                /* 0x24..0x27 rgba counts, base_only */
-    p->texture_count = gc_u8(&h);  /* 0x28 */
-    p->rgba_size = gc_u8(&h);      /* 0x29 */
-    gc_skip(&h, 2);                /* 0x2a rgba_verts_loc, 0x2b occl_index_stash */
-    p->msphere_count = gc_u8(&h);  /* 0x2c */
-    p->flags = gc_u8(&h);          /* 0x2d */
-    p->msphere_ofs = gc_u16le(&h); /* 0x2e */
-    p->light_ofs = gc_u16le(&h);   /* 0x30 */
+    p->cx = gc_f32le(&h);            /* 0x00 */
+    p->cy = gc_f32le(&h);            /* 0x04 */
+    p->cz = gc_f32le(&h);            /* 0x08 */
+    p->radius = gc_f32le(&h);        /* 0x0c */
+    p->data = gc_s32le(&h);          /* 0x10 */
+    p->lod_2_ofs = gc_u16le(&h);     /* 0x14 */
+    p->shared_ofs = gc_u16le(&h);    /* 0x16 */
+    p->lod_1_ofs = gc_u16le(&h);     /* 0x18 */
+    p->lod_0_ofs = gc_u16le(&h);     /* 0x1a */
+    p->tex_ofs = gc_u16le(&h);       /* 0x1c */
+    p->rgba_ofs = gc_u16le(&h);      /* 0x1e */
+    p->common_size = gc_u8(&h);      /* 0x20 */
+    p->lod_2_size = gc_u8(&h);       /* 0x21 */
+    p->lod_1_size = gc_u8(&h);       /* 0x22 */
+    p->lod_0_size = gc_u8(&h);       /* 0x23 */
+    gc_skip(&h, 4);                  /* 0x24..0x27 rgba counts, base_only */
+    p->texture_count = gc_u8(&h);    /* 0x28 */
+    p->rgba_size = gc_u8(&h);        /* 0x29 */
+    gc_skip(&h, 2);                  /* 0x2a rgba_verts_loc, 0x2b occl_index_stash */
+    p->msphere_count = gc_u8(&h);    /* 0x2c */
+    p->flags = gc_u8(&h);            /* 0x2d */
+    p->msphere_ofs = gc_u16le(&h);   /* 0x2e */
+    p->light_ofs = gc_u16le(&h);     /* 0x30 */
     p->light_end_ofs = gc_u16le(&h); /* 0x32 */
-    p->dir_lights_one = gc_u8(&h); /* 0x34 */
-    p->dir_lights_upd = gc_u8(&h); /* 0x35 */
-    p->point_lights = gc_u16le(&h); /* 0x36 */
-    p->cube_ofs = gc_u16le(&h);    /* 0x38 */
-    p->occl_index = gc_u16le(&h);  /* 0x3a */
-    p->vert_count = gc_u8(&h);     /* 0x3c */
-    p->tri_count = gc_u8(&h);      /* 0x3d */
-    p->mip_dist = gc_u16le(&h);    /* 0x3e */
+    p->dir_lights_one = gc_u8(&h);   /* 0x34 */
+    p->dir_lights_upd = gc_u8(&h);   /* 0x35 */
+    p->point_lights = gc_u16le(&h);  /* 0x36 */
+    p->cube_ofs = gc_u16le(&h);      /* 0x38 */
+    p->occl_index = gc_u16le(&h);    /* 0x3a */
+    p->vert_count = gc_u8(&h);       /* 0x3c */
+    p->tri_count = gc_u8(&h);        /* 0x3d */
+    p->mip_dist = gc_u16le(&h);      /* 0x3e */
     p->adgif_payload_ofs = UINT32_MAX;
     p->walk_error_ofs = UINT64_MAX;
 
@@ -1077,8 +1134,8 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
     }
     if (start < 0 || end < start) {
         st = gc_diag_set(diag, GC_E_RANGE, start < 0 ? 0 : (uint64_t)start,
-                         "tfrag region [0x%llx, 0x%llx) is inverted or negative",
-                         (long long)start, (long long)end);
+                         "tfrag region [0x%llx, 0x%llx) is inverted or negative", (long long)start,
+                         (long long)end);
         goto out;
     }
     if ((uint64_t)end > lv->core_data_size) {
@@ -1087,7 +1144,8 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
                          (long long)end, lv->core_data_size);
         goto out;
     }
-    gc_reader region = gc_reader_make(lv->core_data + start, (size_t)(end - start), (uint64_t)start);
+    gc_reader region =
+        gc_reader_make(lv->core_data + start, (size_t)(end - start), (uint64_t)start);
 
     gc_diag_push(diag, "block");
     int32_t table_offset = gc_s32le(&region); /* 0x00 */
@@ -1172,7 +1230,8 @@ out:
 
 const gc_decoder gc_dec_tfrag = {
     .name = "tfrag",
-    .doc = "tfrag terrain: block, patch table, VIF lists, positions, vertex info, strips, ad-gifs, lights",
+    .doc = "tfrag terrain: block, patch table, VIF lists, positions, vertex info, strips, ad-gifs, "
+           "lights",
     .tables = tfrag_tables,
     .table_count = GC_COUNTOF(tfrag_tables),
     .run = tfrag_run,

@@ -102,7 +102,7 @@ int gc_vif_next(gc_vif_walker *w, gc_vif_code *out)
         c.elem_bytes = gc_vif_element_bytes((size_code >> 2) & 3, size_code & 3);
         payload = (size_t)c.count * c.elem_bytes;
         padded = (w->framing & GC_VIF_FRAMING_PAD2) ? (payload + 1) & ~(size_t)1
-                                                     : (payload + 3) & ~(size_t)3;
+                                                    : (payload + 3) & ~(size_t)3;
     } else {
         long n = inline_bytes(c.cmd, c.num, c.imm);
         if (n < 0)
@@ -138,36 +138,61 @@ const char *gc_vif_cmd_name(uint8_t cmd)
     if ((cmd & 0x60) == 0x60)
         return "UNPACK";
     switch (cmd) {
-    case GC_VIF_NOP: return "NOP";
-    case GC_VIF_STCYCL: return "STCYCL";
-    case GC_VIF_OFFSET: return "OFFSET";
-    case GC_VIF_BASE: return "BASE";
-    case GC_VIF_ITOP: return "ITOP";
-    case GC_VIF_STMOD: return "STMOD";
-    case GC_VIF_MSKPATH3: return "MSKPATH3";
-    case GC_VIF_MARK: return "MARK";
-    case GC_VIF_FLUSHE: return "FLUSHE";
-    case GC_VIF_FLUSH: return "FLUSH";
-    case GC_VIF_FLUSHA: return "FLUSHA";
-    case GC_VIF_MSCAL: return "MSCAL";
-    case GC_VIF_MSCALF: return "MSCALF";
-    case GC_VIF_MSCNT: return "MSCNT";
-    case GC_VIF_STMASK: return "STMASK";
-    case GC_VIF_STROW: return "STROW";
-    case GC_VIF_STCOL: return "STCOL";
-    case GC_VIF_MPG: return "MPG";
-    case GC_VIF_DIRECT: return "DIRECT";
-    case GC_VIF_DIRECTHL: return "DIRECTHL";
-    default: return "?";
+    case GC_VIF_NOP:
+        return "NOP";
+    case GC_VIF_STCYCL:
+        return "STCYCL";
+    case GC_VIF_OFFSET:
+        return "OFFSET";
+    case GC_VIF_BASE:
+        return "BASE";
+    case GC_VIF_ITOP:
+        return "ITOP";
+    case GC_VIF_STMOD:
+        return "STMOD";
+    case GC_VIF_MSKPATH3:
+        return "MSKPATH3";
+    case GC_VIF_MARK:
+        return "MARK";
+    case GC_VIF_FLUSHE:
+        return "FLUSHE";
+    case GC_VIF_FLUSH:
+        return "FLUSH";
+    case GC_VIF_FLUSHA:
+        return "FLUSHA";
+    case GC_VIF_MSCAL:
+        return "MSCAL";
+    case GC_VIF_MSCALF:
+        return "MSCALF";
+    case GC_VIF_MSCNT:
+        return "MSCNT";
+    case GC_VIF_STMASK:
+        return "STMASK";
+    case GC_VIF_STROW:
+        return "STROW";
+    case GC_VIF_STCOL:
+        return "STCOL";
+    case GC_VIF_MPG:
+        return "MPG";
+    case GC_VIF_DIRECT:
+        return "DIRECT";
+    case GC_VIF_DIRECTHL:
+        return "DIRECTHL";
+    default:
+        return "?";
     }
 }
 
 const char *gc_vif_error_name(gc_vif_error e)
 {
     switch (e) {
-    case GC_VIF_OK: return "ok";
-    case GC_VIF_E_CUT: return "cut";
-    case GC_VIF_E_UNKNOWN: return "unknown_command";
-    default: return "?";
+    case GC_VIF_OK:
+        return "ok";
+    case GC_VIF_E_CUT:
+        return "cut";
+    case GC_VIF_E_UNKNOWN:
+        return "unknown_command";
+    default:
+        return "?";
     }
 }

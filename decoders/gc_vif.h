@@ -75,30 +75,30 @@ typedef enum gc_vif_error {
 
 /* One decoded VIF code. */
 typedef struct gc_vif_code {
-    uint32_t word;       /* the code word as stored */
-    size_t ofs;          /* offset of the code word inside the list window */
-    uint64_t file_ofs;   /* absolute offset of the code word */
-    uint8_t cmd;         /* command byte, interrupt bit cleared (0x60..0x7f for every UNPACK) */
-    uint8_t num;         /* bits 16-23 as stored */
-    uint16_t imm;        /* bits 0-15 */
+    uint32_t word;     /* the code word as stored */
+    size_t ofs;        /* offset of the code word inside the list window */
+    uint64_t file_ofs; /* absolute offset of the code word */
+    uint8_t cmd;       /* command byte, interrupt bit cleared (0x60..0x7f for every UNPACK) */
+    uint8_t num;       /* bits 16-23 as stored */
+    uint16_t imm;      /* bits 0-15 */
     bool is_unpack;
     /* UNPACK only (zero otherwise) */
-    uint8_t vnvl;        /* (vn << 2) | vl, from the command byte */
-    uint8_t vn;          /* components - 1 */
-    uint8_t vl;          /* 0 = 32-bit, 1 = 16-bit, 2 = 8-bit, 3 = 5-bit */
-    bool usn;            /* imm bit 14: unsigned */
-    bool flg;            /* imm bit 15: address relative to TOPS */
-    bool mask;           /* command bit 4 */
-    uint16_t addr_qwords;/* imm bits 0-9: VU destination, quadwords */
-    uint32_t count;      /* elements (num 0 means 256) */
-    uint32_t elem_bytes; /* element size in bytes */
+    uint8_t vnvl;         /* (vn << 2) | vl, from the command byte */
+    uint8_t vn;           /* components - 1 */
+    uint8_t vl;           /* 0 = 32-bit, 1 = 16-bit, 2 = 8-bit, 3 = 5-bit */
+    bool usn;             /* imm bit 14: unsigned */
+    bool flg;             /* imm bit 15: address relative to TOPS */
+    bool mask;            /* command bit 4 */
+    uint16_t addr_qwords; /* imm bits 0-9: VU destination, quadwords */
+    uint32_t count;       /* elements (num 0 means 256) */
+    uint32_t elem_bytes;  /* element size in bytes */
     /* payload: the data bytes the code carries (UNPACK: count * elem_bytes,
      * unpadded; STROW/STCOL 16; STMASK 4; MPG num*8; DIRECT imm*16). NULL
      * and 0 for bare codes. Points into the walker's window. */
     const uint8_t *payload;
     size_t payload_bytes;
-    size_t payload_ofs;  /* offset of the payload inside the window */
-    size_t total_bytes;  /* bytes the code occupies: word + payload + padding */
+    size_t payload_ofs; /* offset of the payload inside the window */
+    size_t total_bytes; /* bytes the code occupies: word + payload + padding */
 } gc_vif_code;
 
 /* Framing variants. The default (0) is the correct VIF1 framing; the others
@@ -111,12 +111,12 @@ enum {
 };
 
 typedef struct gc_vif_walker {
-    gc_reader r;           /* the list window; r.pos is the next code word */
-    unsigned framing;      /* GC_VIF_FRAMING_* (0 = correct) */
-    gc_vif_error error;    /* set when gc_vif_next returns -1 */
-    size_t error_ofs;      /* offset in the window of the code that failed */
+    gc_reader r;        /* the list window; r.pos is the next code word */
+    unsigned framing;   /* GC_VIF_FRAMING_* (0 = correct) */
+    gc_vif_error error; /* set when gc_vif_next returns -1 */
+    size_t error_ofs;   /* offset in the window of the code that failed */
     uint64_t error_file_ofs;
-    uint32_t codes;        /* codes walked so far */
+    uint32_t codes; /* codes walked so far */
 } gc_vif_walker;
 
 /** Element size in bytes of an UNPACK with the given vn/vl:

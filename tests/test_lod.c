@@ -51,17 +51,17 @@ Test(lod, fixed_point_truncation)
 Test(lod, the_sphere_is_tested_not_the_centre)
 {
     /* radius 10, L = 32 */
-    cr_assert_eq(at(0, 10, 50).mode, GC_LOD_MODE_0);         /* far 60 < 64 */
-    cr_assert_eq(at(0, 10, 60).mode, GC_LOD_MODE_0_MORPH);   /* far 70 >= 64, centre 60 < 64 */
-    cr_assert_eq(at(0, 0, 60).mode, GC_LOD_MODE_0);          /* the centre alone: finer */
+    cr_assert_eq(at(0, 10, 50).mode, GC_LOD_MODE_0);           /* far 60 < 64 */
+    cr_assert_eq(at(0, 10, 60).mode, GC_LOD_MODE_0_MORPH);     /* far 70 >= 64, centre 60 < 64 */
+    cr_assert_eq(at(0, 0, 60).mode, GC_LOD_MODE_0);            /* the centre alone: finer */
     cr_assert_eq(at(0, 10, 125).mode, GC_LOD_MODE_0_COLLAPSE); /* near 115 < 128 <= far 135 */
     cr_assert_eq(at(0, 10, 125).strip_lod, 0);
     cr_assert_eq(at(0, 10, 125).morph_lod0, 0.0f);
-    cr_assert_eq(at(0, 10, 140).mode, GC_LOD_MODE_1_MORPH);  /* near 130 >= 128, far 150 < 192 */
+    cr_assert_eq(at(0, 10, 140).mode, GC_LOD_MODE_1_MORPH);    /* near 130 >= 128, far 150 < 192 */
     cr_assert_eq(at(0, 10, 185).mode, GC_LOD_MODE_1_COLLAPSE); /* near 175 < 192 <= far 195 */
     cr_assert_eq(at(0, 10, 185).morph_lod01, 0.0f);
     cr_assert_eq(at(0, 10, 185).strip_lod, 1);
-    cr_assert_eq(at(0, 10, 203).mode, GC_LOD_MODE_2);        /* near 193 */
+    cr_assert_eq(at(0, 10, 203).mode, GC_LOD_MODE_2); /* near 193 */
     /* the eye inside the sphere */
     cr_assert_eq(at(0, 300, 0).mode, GC_LOD_MODE_1_COLLAPSE);
 }
@@ -119,8 +119,9 @@ Test(lod, walking_away_never_refines)
             cr_assert_leq(p.morph_lod0, w0);
             cr_assert_leq(p.morph_lod01, w01);
             cr_assert(p.morph_lod0 >= 0.0f && p.morph_lod01 >= 0.0f);
-            cr_assert_eq(p.strip_lod, p.mode >= GC_LOD_MODE_0_COLLAPSE ? 0
-                                      : p.mode >= GC_LOD_MODE_1_COLLAPSE ? 1 : 2);
+            cr_assert_eq(p.strip_lod, p.mode >= GC_LOD_MODE_0_COLLAPSE   ? 0
+                                      : p.mode >= GC_LOD_MODE_1_COLLAPSE ? 1
+                                                                         : 2);
             last = p.mode;
             w0 = p.morph_lod0;
             w01 = p.morph_lod01;

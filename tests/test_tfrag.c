@@ -41,15 +41,43 @@ static double num(const gc_rowbuf *rb, size_t row, const char *name)
     const uint8_t *p = rb->data + row * rb->desc->row_size + c->offset;
     switch (c->type) {
     case GC_T_BOOL:
-    case GC_T_U8: return *p;
-    case GC_T_S8: return (int8_t)*p;
-    case GC_T_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case GC_T_S16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case GC_T_U32: { uint32_t v; memcpy(&v, p, 4); return v == UINT32_MAX && (c->flags & GC_CF_NULL_IF_MAX) ? -1.0 : v; }
-    case GC_T_S32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case GC_T_U64: { uint64_t v; memcpy(&v, p, 8); return v == UINT64_MAX && (c->flags & GC_CF_NULL_IF_MAX) ? -1.0 : (double)v; }
-    case GC_T_F32: { float v; memcpy(&v, p, 4); return v; }
-    default: cr_assert_fail("column %s: unexpected type", name); return 0;
+    case GC_T_U8:
+        return *p;
+    case GC_T_S8:
+        return (int8_t)*p;
+    case GC_T_U16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case GC_T_S16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case GC_T_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v == UINT32_MAX && (c->flags & GC_CF_NULL_IF_MAX) ? -1.0 : v;
+    }
+    case GC_T_S32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case GC_T_U64: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v == UINT64_MAX && (c->flags & GC_CF_NULL_IF_MAX) ? -1.0 : (double)v;
+    }
+    case GC_T_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default:
+        cr_assert_fail("column %s: unexpected type", name);
+        return 0;
     }
 }
 static const char *str(const gc_rowbuf *rb, size_t row, const char *name)
@@ -527,8 +555,8 @@ static gc_inv_set *load_rules(void)
     size_t n;
     const gc_table_desc *const *descs = gc_table_registry(&n);
     char err[4096] = "";
-    gc_inv_set *s = gc_inv_load_strings(files, (const char *const *)texts, 2, descs, n, err,
-                                        sizeof err);
+    gc_inv_set *s =
+        gc_inv_load_strings(files, (const char *const *)texts, 2, descs, n, err, sizeof err);
     free(texts[0]);
     free(texts[1]);
     cr_assert(s, "invariants do not load:\n%s", err);
@@ -597,10 +625,10 @@ Test(tfrag_rules, every_invariant_passes_on_a_correct_decode)
 Test(tfrag_rules, each_fault_fails_its_named_invariant)
 {
     gc_inv_set *s = load_rules();
-    static const char *const faults[] = {"patch_data_block", "common_only", "vif_imm_nibble",
-                                         "pad2", "inline_payloads", "strips_by_arrival",
-                                         "origin_last_strow", "parent_addr_only",
-                                         "v4_8_one_index", "k_unsigned", "lod_centre"};
+    static const char *const faults[] = {
+        "patch_data_block", "common_only",       "vif_imm_nibble",    "pad2",
+        "inline_payloads",  "strips_by_arrival", "origin_last_strow", "parent_addr_only",
+        "v4_8_one_index",   "k_unsigned",        "lod_centre"};
     int count;
     const gc_fault_info *cat = gc_fault_catalogue(&count);
     for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++) {
@@ -666,8 +694,9 @@ static void corpus_level(const gc_inv_set *s, int index)
     cr_assert_eq(count_where(vi, "tier", 2), plan->vi_lod0, "%s vi lod0", name);
     cr_assert_eq(rows(&lv, "tfrag.adgif")->count, plan->tfrag_adgifs, "%s adgifs", name);
     cr_assert_eq(rows(&lv, "tfrag.vertex")->count, plan->tfrag_positions);
-    cr_log_info("%s: %zu patches, %.0f positions, %.0f LOD-0 triangles, %zu vertex info, %zu ad-gifs",
-                name, p->count, pos, tris, vi->count, rows(&lv, "tfrag.adgif")->count);
+    cr_log_info(
+        "%s: %zu patches, %.0f positions, %.0f LOD-0 triangles, %zu vertex info, %zu ad-gifs", name,
+        p->count, pos, tris, vi->count, rows(&lv, "tfrag.adgif")->count);
 
     gc_table *t = calloc(lv.table_count, sizeof *t);
     gc_level_tables(&lv, t);
@@ -701,10 +730,10 @@ Test(tfrag_corpus, small_corpus_matches_the_plan, .timeout = 600)
 Test(tfrag_corpus, each_fault_fails_its_named_invariant, .timeout = 600)
 {
     gc_inv_set *s = load_rules();
-    static const char *const faults[] = {"patch_data_block", "common_only", "vif_imm_nibble",
-                                         "pad2", "inline_payloads", "strips_by_arrival",
-                                         "origin_last_strow", "parent_addr_only",
-                                         "v4_8_one_index", "k_unsigned", "lod_centre"};
+    static const char *const faults[] = {
+        "patch_data_block", "common_only",       "vif_imm_nibble",    "pad2",
+        "inline_payloads",  "strips_by_arrival", "origin_last_strow", "parent_addr_only",
+        "v4_8_one_index",   "k_unsigned",        "lod_centre"};
     int count;
     const gc_fault_info *cat = gc_fault_catalogue(&count);
     static const int levels[] = {0, 13};

@@ -145,7 +145,7 @@ Test(vif, inline_payloads_are_skipped)
     put32(&w, unpack(GC_VIF_V4_8, 1, 1, 40));
     put32(&w, 0x03020100);
 
-    static const uint8_t want[] = {GC_VIF_STROW, GC_VIF_STCOL,    GC_VIF_STMASK, GC_VIF_MPG,
+    static const uint8_t want[] = {GC_VIF_STROW,  GC_VIF_STCOL,    GC_VIF_STMASK, GC_VIF_MPG,
                                    GC_VIF_DIRECT, GC_VIF_DIRECTHL, GC_VIF_MSCAL,  0x6e};
     static const size_t want_ofs[] = {0, 20, 40, 48, 68, 88, 124, 128};
     static const size_t want_payload[] = {16, 16, 4, 16, 16, 32, 0, 4};
@@ -197,8 +197,8 @@ Test(vif, desync_is_detected_not_papered_over)
 {
     /* an unpack whose payload runs past the list */
     buf w = {.n = 0};
-    put32(&w, 0);                                  /* NOP */
-    put32(&w, unpack(GC_VIF_V4_32, 10, 0, 9));     /* 160 bytes claimed */
+    put32(&w, 0);                              /* NOP */
+    put32(&w, unpack(GC_VIF_V4_32, 10, 0, 9)); /* 160 bytes claimed */
     fill(&w, 32, 0);
     gc_vif_walker vw = start(&w, 0, 0x500);
     gc_vif_code c;

@@ -13,10 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TF_ORIGIN_X (100 * 1024 + 5)
-#define TF_ORIGIN_Y (50 * 1024)
-#define TF_ORIGIN_Z (-200 * 1024)
-#define TF_TEXTURE 3
+#define TF_ORIGIN_X    (100 * 1024 + 5)
+#define TF_ORIGIN_Y    (50 * 1024)
+#define TF_ORIGIN_Z    (-200 * 1024)
+#define TF_TEXTURE     3
 #define TF_MAX_PATCHES 4
 
 typedef struct tf_opts {
@@ -40,7 +40,8 @@ typedef struct tf_core {
 
 static inline void tf_put32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 static inline void tf_put16(uint8_t *p, uint16_t v)
 {
@@ -149,25 +150,40 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
     size_t shared = w->n;
     c->vu_code_ofs[pi] = data_abs + w->n;
     tf_w32(w, tf_unpack(0xd, 5, 1, 0));
-    const uint16_t vu[20] = {(uint16_t)nc, (uint16_t)nc, (uint16_t)n01, (uint16_t)n01,
-                             (uint16_t)n0, (uint16_t)n0, (uint16_t)pos_addr, (uint16_t)vi_addr,
-                             0, (uint16_t)vi01_addr, 0, (uint16_t)vi0_addr, 0,
-                             (uint16_t)indices_addr, (uint16_t)parent01_addr, (uint16_t)unk01_addr,
-                             (uint16_t)parent0_addr, (uint16_t)unk0_addr, (uint16_t)strips_addr, 9};
+    const uint16_t vu[20] = {(uint16_t)nc,
+                             (uint16_t)nc,
+                             (uint16_t)n01,
+                             (uint16_t)n01,
+                             (uint16_t)n0,
+                             (uint16_t)n0,
+                             (uint16_t)pos_addr,
+                             (uint16_t)vi_addr,
+                             0,
+                             (uint16_t)vi01_addr,
+                             0,
+                             (uint16_t)vi0_addr,
+                             0,
+                             (uint16_t)indices_addr,
+                             (uint16_t)parent01_addr,
+                             (uint16_t)unk01_addr,
+                             (uint16_t)parent0_addr,
+                             (uint16_t)unk0_addr,
+                             (uint16_t)strips_addr,
+                             9};
     for (int i = 0; i < 20; i++)
         tf_w16(w, vu[i]);
     tf_w32(w, tf_unpack(0xc, 5, 0, 9)); /* one ad-gif */
     size_t tex = w->n;
-    tf_w32(w, TF_TEXTURE), tf_w32(w, 0), tf_w32(w, 0x06), tf_w32(w, 0);      /* TEX0_1 */
-    tf_w32(w, 0x0f77), tf_w32(w, 4), tf_w32(w, 0x14), tf_w32(w, 0);          /* TEX1_1: K -137, MMIN 4 */
-    tf_w32(w, 1), tf_w32(w, 2), tf_w32(w, 0x08), tf_w32(w, 0);               /* CLAMP_1 */
-    tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x34), tf_w32(w, 0);               /* MIPTBP1_1 */
-    tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x36), tf_w32(w, 0);               /* MIPTBP2_1 */
-    tf_strow(w, f2048, f2048, 0, pos_addr); /* vi1 */
+    tf_w32(w, TF_TEXTURE), tf_w32(w, 0), tf_w32(w, 0x06), tf_w32(w, 0); /* TEX0_1 */
+    tf_w32(w, 0x0f77), tf_w32(w, 4), tf_w32(w, 0x14), tf_w32(w, 0);     /* TEX1_1: K -137, MMIN 4 */
+    tf_w32(w, 1), tf_w32(w, 2), tf_w32(w, 0x08), tf_w32(w, 0);          /* CLAMP_1 */
+    tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x34), tf_w32(w, 0);          /* MIPTBP1_1 */
+    tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x36), tf_w32(w, 0);          /* MIPTBP2_1 */
+    tf_strow(w, f2048, f2048, 0, pos_addr);                             /* vi1 */
     tf_w32(w, 0x05000001);
     tf_w32(w, tf_unpack(0xd, nc, 0, vi_addr));
     for (unsigned k = 0; k < nc; k++)
-        tf_w16(w, (uint16_t)(k * 256)), tf_w16(w, (uint16_t)-(int)(k * 128)), tf_w16(w, 0),
+        tf_w16(w, (uint16_t)(k * 256)), tf_w16(w, (uint16_t) - (int)(k * 128)), tf_w16(w, 0),
             tf_w16(w, (uint16_t)(2 * k));
     tf_strow(w, (uint32_t)TF_ORIGIN_X, (uint32_t)TF_ORIGIN_Y, (uint32_t)TF_ORIGIN_Z, 0);
     tf_w32(w, 0x01000102);
@@ -207,7 +223,7 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
         tf_v48(w, 1, parent01_addr, par01, 1);
         tf_strow(w, f2048, f2048, pos_addr, pos_addr); /* vi2 */
         tf_w32(w, tf_unpack(0xd, n01, 0, vi01_addr));
-        tf_w16(w, 4 * 256), tf_w16(w, (uint16_t)-(4 * 128)), tf_w16(w, (uint16_t)field01),
+        tf_w16(w, 4 * 256), tf_w16(w, (uint16_t) - (4 * 128)), tf_w16(w, (uint16_t)field01),
             tf_w16(w, 2 * 4);
     }
     tf_strow(w, (uint32_t)TF_ORIGIN_X, (uint32_t)TF_ORIGIN_Y, (uint32_t)TF_ORIGIN_Z, 0);
@@ -243,7 +259,7 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
     tf_w32(w, tf_unpack(0xd, n0, 0, vi0_addr));
     for (unsigned k = 0; k < n0; k++) {
         unsigned i = nc + n01 + k;
-        tf_w16(w, (uint16_t)(i * 256)), tf_w16(w, (uint16_t)-(int)(i * 128)),
+        tf_w16(w, (uint16_t)(i * 256)), tf_w16(w, (uint16_t) - (int)(i * 128)),
             tf_w16(w, (uint16_t)field0[k]), tf_w16(w, (uint16_t)(2 * i));
     }
     tf_w32(w, 0x05000000);
@@ -252,14 +268,15 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
     /* RGBA: 2 qw = 8 colours */
     size_t rgba = w->n;
     for (unsigned i = 0; i < 8; i++)
-        tf_w8(w, (uint8_t)(i * 10)), tf_w8(w, (uint8_t)(i * 10 + 1)), tf_w8(w, (uint8_t)(i * 10 + 2)),
-            tf_w8(w, 0x80);
+        tf_w8(w, (uint8_t)(i * 10)), tf_w8(w, (uint8_t)(i * 10 + 1)),
+            tf_w8(w, (uint8_t)(i * 10 + 2)), tf_w8(w, 0x80);
     /* light block: origin qword, then one record per position */
     size_t light = w->n;
     tf_w32(w, (uint32_t)TF_ORIGIN_X), tf_w32(w, (uint32_t)TF_ORIGIN_Y),
         tf_w32(w, (uint32_t)TF_ORIGIN_Z), tf_w32(w, 0);
     for (unsigned i = 0; i < nv; i++) {
-        tf_w8(w, 0), tf_w8(w, 0x40), tf_w8(w, (uint8_t)(i == 3 ? 200 : i * 10)), tf_w8(w, (uint8_t)i);
+        tf_w8(w, 0), tf_w8(w, 0x40), tf_w8(w, (uint8_t)(i == 3 ? 200 : i * 10)),
+            tf_w8(w, (uint8_t)i);
         tf_w16(w, (uint16_t)(0x8000 | i)), tf_w16(w, (uint16_t)(0x0100 | i));
     }
     tf_align(w, 16);
@@ -300,35 +317,35 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
         tf_w32(&hw, f);
     }
     memcpy(&f, &radius, 4);
-    tf_w32(&hw, f);                                   /* 0x00 bsphere */
-    tf_w32(&hw, 0);                                   /* 0x10 data: patched by the caller */
-    tf_w16(&hw, (uint16_t)lod2);                      /* 0x14 */
-    tf_w16(&hw, (uint16_t)shared);                    /* 0x16 */
-    tf_w16(&hw, (uint16_t)lod1);                      /* 0x18 */
-    tf_w16(&hw, (uint16_t)lod01);                     /* 0x1a */
-    tf_w16(&hw, (uint16_t)tex);                       /* 0x1c */
-    tf_w16(&hw, (uint16_t)rgba);                      /* 0x1e */
-    tf_w8(&hw, (uint8_t)((lod1 - shared) / 16));      /* 0x20 common_size */
-    tf_w8(&hw, (uint8_t)((lod1 - lod2) / 16));        /* 0x21 lod_2_size */
-    tf_w8(&hw, (uint8_t)((lod0 - shared) / 16));      /* 0x22 lod_1_size */
-    tf_w8(&hw, (uint8_t)((rgba - lod01) / 16));       /* 0x23 lod_0_size */
-    tf_w32(&hw, 0);                                   /* 0x24..0x27 */
-    tf_w8(&hw, 1);                                    /* 0x28 texture_count */
-    tf_w8(&hw, 2);                                    /* 0x29 rgba_size */
-    tf_w16(&hw, 0);                                   /* 0x2a */
-    tf_w8(&hw, 0);                                    /* 0x2c msphere_count */
-    tf_w8(&hw, 0);                                    /* 0x2d */
-    tf_w16(&hw, (uint16_t)light_end);                 /* 0x2e msphere_ofs */
-    tf_w16(&hw, (uint16_t)light);                     /* 0x30 light_ofs */
-    tf_w16(&hw, (uint16_t)light_end);                 /* 0x32 light_end_ofs */
-    tf_w8(&hw, 0xff);                                 /* 0x34 dir_lights_one */
-    tf_w8(&hw, 0);                                    /* 0x35 */
-    tf_w16(&hw, 0xffff);                              /* 0x36 point_lights */
-    tf_w16(&hw, 0);                                   /* 0x38 cube_ofs */
-    tf_w16(&hw, (uint16_t)pi);                        /* 0x3a occl_index */
-    tf_w8(&hw, (uint8_t)nv);                          /* 0x3c vert_count */
-    tf_w8(&hw, (uint8_t)(nv - 2));                    /* 0x3d tri_count */
-    tf_w16(&hw, 0);                                   /* 0x3e */
+    tf_w32(&hw, f);                              /* 0x00 bsphere */
+    tf_w32(&hw, 0);                              /* 0x10 data: patched by the caller */
+    tf_w16(&hw, (uint16_t)lod2);                 /* 0x14 */
+    tf_w16(&hw, (uint16_t)shared);               /* 0x16 */
+    tf_w16(&hw, (uint16_t)lod1);                 /* 0x18 */
+    tf_w16(&hw, (uint16_t)lod01);                /* 0x1a */
+    tf_w16(&hw, (uint16_t)tex);                  /* 0x1c */
+    tf_w16(&hw, (uint16_t)rgba);                 /* 0x1e */
+    tf_w8(&hw, (uint8_t)((lod1 - shared) / 16)); /* 0x20 common_size */
+    tf_w8(&hw, (uint8_t)((lod1 - lod2) / 16));   /* 0x21 lod_2_size */
+    tf_w8(&hw, (uint8_t)((lod0 - shared) / 16)); /* 0x22 lod_1_size */
+    tf_w8(&hw, (uint8_t)((rgba - lod01) / 16));  /* 0x23 lod_0_size */
+    tf_w32(&hw, 0);                              /* 0x24..0x27 */
+    tf_w8(&hw, 1);                               /* 0x28 texture_count */
+    tf_w8(&hw, 2);                               /* 0x29 rgba_size */
+    tf_w16(&hw, 0);                              /* 0x2a */
+    tf_w8(&hw, 0);                               /* 0x2c msphere_count */
+    tf_w8(&hw, 0);                               /* 0x2d */
+    tf_w16(&hw, (uint16_t)light_end);            /* 0x2e msphere_ofs */
+    tf_w16(&hw, (uint16_t)light);                /* 0x30 light_ofs */
+    tf_w16(&hw, (uint16_t)light_end);            /* 0x32 light_end_ofs */
+    tf_w8(&hw, 0xff);                            /* 0x34 dir_lights_one */
+    tf_w8(&hw, 0);                               /* 0x35 */
+    tf_w16(&hw, 0xffff);                         /* 0x36 point_lights */
+    tf_w16(&hw, 0);                              /* 0x38 cube_ofs */
+    tf_w16(&hw, (uint16_t)pi);                   /* 0x3a occl_index */
+    tf_w8(&hw, (uint8_t)nv);                     /* 0x3c vert_count */
+    tf_w8(&hw, (uint8_t)(nv - 2));               /* 0x3d tri_count */
+    tf_w16(&hw, 0);                              /* 0x3e */
 
     c->rgba_rel[pi] = rgba;
     c->light_end_rel[pi] = light_end;
