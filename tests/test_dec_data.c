@@ -2,9 +2,15 @@
 /* Tests of the data decoder (decoders/dec_data.c): the 0x58-byte data
  * header, core_data decompression sized from the core header, and each
  * hostile size or range giving its own status and breadcrumb. */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include "dec_fixture.h"
+#include "gc_fsutil.h"
+
+int gc_cmd_extract(int argc, char **argv); /* harness/cmd_extract.c */
 
 static fx_level fx;
 
@@ -161,4 +167,42 @@ Test(dec_data, core_data_outside_extent)
     cr_assert_eq(r->status, GC_E_RANGE);
     cr_assert(strstr(r->where, "core_data") != NULL);
     gc_level_free(&lv);
+}
+
+static void expect_file(const char *dir, const char *name, const uint8_t *want, size_t n)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len = 0;
+    char *got = gc_read_file(path, &len, err, sizeof err);
+    cr_assert_not_null(got, "%s: %s", name, err);
+    cr_assert_eq(len, n, "%s: %zu bytes, want %zu", name, len, n);
+    cr_assert(memcmp(got, want, n) == 0, "%s differs", name);
+    free(got);
+}
+
+Test(dec_data, extract_writes_every_piece)
+{
+    char dir[] = "/tmp/gc_extract_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char in[600], out[600], path[700], err[256];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    cr_assert_eq(gc_mkdir_p(in, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/level3.wad", in); /* any case */
+    cr_assert_eq(gc_write_file_atomic(path, fx.file.p, fx.file.len, err, sizeof err), 0);
+    char *argv[] = {"extract", "--corpus", in, "--level", "3", "--out", out, NULL};
+    cr_assert_eq(gc_cmd_extract(7, argv), 0);
+    expect_file(out, "data.bin", fx.file.p + fx.data_ofs, fx.data_size);
+    expect_file(out, "core_data.wad", fx.file.p + fx.data_ofs + fx.cd_ofs, fx.cd_z_size);
+    expect_file(out, "core_data.bin", fx.core_data.p, fx.core_data.len);
+    expect_file(out, "core_index.bin", fx.core_index.p, fx.core_index.len);
+    expect_file(out, "gameplay.bin", fx.gameplay.p, fx.gameplay.len);
+    expect_file(out, "sound_bank.bin", fx.file.p + fx.sound_ofs, 0x800);
+    expect_file(out, "gs_ram.bin", fx.file.p + fx.data_ofs + fx.cd_ofs - 0x40, 0x40);
+    char *bad_level[] = {"extract", "--corpus", in, "--level", "4", "--out", out, NULL};
+    cr_assert_eq(gc_cmd_extract(7, bad_level), 3); /* LEVEL4.WAD missing */
+    char *usage[] = {"extract", "--corpus", in, NULL};
+    cr_assert_eq(gc_cmd_extract(3, usage), 2);
+    gc_rm_rf(dir);
 }
