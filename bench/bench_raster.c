@@ -109,10 +109,10 @@ static void bench_procedural(const char *png)
         for (int j = 0; j < QUADS; j++)
             for (int i = 0; i < QUADS; i++) {
                 int a = j * (QUADS + 1) + i;
-                gc_rs_texture tx = {TEXDIM, TEXDIM,
-                                    tex +
-                                        (size_t)((i / 8 + j / 8) % TEXTURES) * TEXDIM * TEXDIM * 4,
-                                    GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+                gc_rs_texture tx;
+                memset(&tx, 0, sizeof tx);
+                tx.width = tx.height = TEXDIM;
+                tx.rgba = tex + (size_t)((i / 8 + j / 8) % TEXTURES) * TEXDIM * TEXDIM * 4;
                 gc_rs_vertex t1[3] = {v[a], v[a + 1], v[a + QUADS + 2]};
                 gc_rs_vertex t2[3] = {v[a], v[a + QUADS + 2], v[a + QUADS + 1]};
                 gc_rs_draw_triangle(&t, &cam, t1, &tx);

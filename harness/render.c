@@ -191,12 +191,17 @@ typedef struct rtri {
 typedef struct radgif {
     uint32_t patch, key, row;
     uint8_t wrap_s, wrap_t;
+    uint8_t has_k;
+    float lod_k; /* TEX1 K in mip levels (k / 16) */
 } radgif;
 
+#define MIP_LEVELS 4 /* 0 and 1 in core_data, 2 and 3 in GS RAM (gc_texture.h) */
+
 typedef struct rtex {
-    int state; /* 0 not tried, 1 decoded, -1 failed */
-    uint32_t w, h;
-    uint8_t *rgba;
+    int state;       /* 0 not tried, 1 decoded, -1 failed */
+    uint32_t levels; /* decoded levels, 1..MIP_LEVELS (consecutive from 0) */
+    uint32_t w[MIP_LEVELS], h[MIP_LEVELS];
+    uint8_t *rgba[MIP_LEVELS];
 } rtex;
 
 struct gc_render_scene {
@@ -420,7 +425,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     /* ad-gif wrap modes, looked up by (patch, texture) */
     if (ta) {
         colref ap = find_col(ta, "patch_row"), atex = find_col(ta, "texture"),
-               aws = find_col(ta, "wrap_s"), awt = find_col(ta, "wrap_t");
+               aws = find_col(ta, "wrap_s"), awt = find_col(ta, "wrap_t"), ak = find_col(ta, "k"),
+               ammin = find_col(ta, "mmin");
         if (ap.ok && atex.ok) {
             s->adgifs = calloc(ta->count ? ta->count : 1, sizeof *s->adgifs);
             if (!s->adgifs)
@@ -435,6 +441,12 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                 g->row = (uint32_t)i;
                 g->wrap_s = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, aws));
                 g->wrap_t = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, awt));
+                /* TEX1 MMIN 2..5 are the mipmapped minification filters
+                 * (retail uses 4, LINEAR_MIPMAP_NEAREST); 0 and 1 sample
+                 * the base level only. Without an MMIN column, assume 4. */
+                double mmin = ammin.ok ? get_f(r, ammin) : 4.0;
+                g->has_k = ak.ok && mmin >= 2.0 && mmin <= 5.0;
+                g->lod_k = ak.ok ? (float)get_f(r, ak) / 16.0f : 0.0f;
                 s->nadgifs++;
             }
             qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
@@ -459,7 +471,8 @@ void gc_render_scene_free(gc_render_scene *s)
         return;
     if (s->tex)
         for (size_t i = 0; i < MAX_TEXTURES; i++)
-            free(s->tex[i].rgba);
+            for (int m = 0; m < MIP_LEVELS; m++)
+                free(s->tex[i].rgba[m]);
     free(s->tex);
     free(s->patches);
     free(s->verts);
@@ -613,36 +626,56 @@ int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len)
 
 /* ---- drawing ------------------------------------------------------------- */
 
+/* Texture `index`, decoded on first use with as many consecutive mip levels
+ * as gc_texture_rgba delivers (a level that fails or does not halve ends the
+ * chain). NULL if level 0 cannot be decoded. */
 static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_rs_texture *out)
 {
     if (index == NONE || index >= MAX_TEXTURES)
         return NULL;
     rtex *t = &s->tex[index];
     if (t->state == 0) {
-        gc_diag d;
-        gc_diag_init(&d);
-        uint8_t *rgba = NULL;
-        uint32_t w = 0, h = 0;
-        gc_status st = gc_texture_rgba(s->lv, index, 0, 1, &rgba, &w, &h, &d);
-        if (st == GC_OK && rgba && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM) {
-            t->rgba = rgba;
-            t->w = w;
-            t->h = h;
+        t->state = -1;
+        for (int m = 0; m < MIP_LEVELS; m++) {
+            gc_diag d;
+            gc_diag_init(&d);
+            uint8_t *rgba = NULL;
+            uint32_t w = 0, h = 0;
+            gc_status st = gc_texture_rgba(s->lv, index, m, 1, &rgba, &w, &h, &d);
+            int ok = st == GC_OK && rgba && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM;
+            if (ok && m > 0) /* each level halves the one before (1 stays 1) */
+                ok = w == (t->w[m - 1] > 1 ? t->w[m - 1] / 2 : 1) &&
+                     h == (t->h[m - 1] > 1 ? t->h[m - 1] / 2 : 1);
+            if (!ok) {
+                free(rgba);
+                break;
+            }
+            t->rgba[m] = rgba;
+            t->w[m] = w;
+            t->h[m] = h;
+            t->levels = (uint32_t)m + 1;
             t->state = 1;
-            s->stats.textures_decoded++;
-        } else {
-            free(rgba);
-            t->state = -1;
-            s->stats.textures_failed++;
         }
+        if (t->state == 1)
+            s->stats.textures_decoded++;
+        else
+            s->stats.textures_failed++;
     }
     if (t->state != 1)
         return NULL;
-    out->width = t->w;
-    out->height = t->h;
-    out->rgba = t->rgba;
+    memset(out, 0, sizeof *out);
+    out->width = t->w[0];
+    out->height = t->h[0];
+    out->rgba = t->rgba[0];
     out->wrap_s = GC_RS_WRAP_REPEAT;
     out->wrap_t = GC_RS_WRAP_REPEAT;
+    for (uint32_t m = 1; m < t->levels; m++) {
+        out->mip_width[m - 1] = t->w[m];
+        out->mip_height[m - 1] = t->h[m];
+        out->mip_rgba[m - 1] = t->rgba[m];
+    }
+    /* The chain is used only with a K from the ad-gif (see the draw loop). */
+    out->mip_count = 0;
     return out;
 }
 
@@ -770,6 +803,10 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
             if (g) {
                 texbuf.wrap_s = g->wrap_s;
                 texbuf.wrap_t = g->wrap_t;
+                if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
+                    texbuf.mip_count = s->tex[tr->texture].levels - 1;
+                    texbuf.lod_k = g->lod_k;
+                }
             }
         } else {
             s->stats.triangles_untextured++;

@@ -19,6 +19,18 @@ static gc_rs_svertex sv(int32_t x16, int32_t y16, float q, float s, float t, flo
     return v;
 }
 
+static gc_rs_texture mktex(uint32_t w, uint32_t h, const uint8_t *rgba, int ws, int wt)
+{
+    gc_rs_texture t;
+    memset(&t, 0, sizeof t);
+    t.width = w;
+    t.height = h;
+    t.rgba = rgba;
+    t.wrap_s = ws;
+    t.wrap_t = wt;
+    return t;
+}
+
 static void new_target(gc_rs_target *t, uint32_t w, uint32_t h)
 {
     cr_assert_eq(gc_rs_target_init(t, w, h, 1), 0);
@@ -230,7 +242,7 @@ Test(raster, perspective_correct_checkerboard)
     new_target(&t, 64, 64);
     static const uint8_t texels[16] = {255, 255, 255, 0x80, 0,   0,   0,   0x80,
                                        0,   0,   0,   0x80, 255, 255, 255, 0x80};
-    gc_rs_texture tex = {2, 2, texels, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+    gc_rs_texture tex = mktex(2, 2, texels, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT);
     gc_rs_vertex q[4];
     floor_vertex(&q[0], -4, 1, 0, 0);
     floor_vertex(&q[1], 4, 1, 1, 0);
@@ -325,7 +337,7 @@ Test(raster, alpha_discard)
     gc_rs_target t;
     new_target(&t, 16, 8);
     static const uint8_t texels[8] = {255, 0, 0, 0, 0, 255, 0, 0x80};
-    gc_rs_texture tex = {2, 1, texels, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP};
+    gc_rs_texture tex = mktex(2, 1, texels, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP);
     /* Near quad over x in [0,16), y in [0,8): s = x / 16. */
     gc_rs_svertex n1[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
                            sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
@@ -361,7 +373,7 @@ Test(raster, ps2_modulate_and_blend)
     gc_rs_target t;
     new_target(&t, 4, 4);
     static const uint8_t texel[4] = {200, 100, 50, 0x80};
-    gc_rs_texture tex = {1, 1, texel, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT};
+    gc_rs_texture tex = mktex(1, 1, texel, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT);
     gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
                           sv(64, 0, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80),
                           sv(0, 64, 1, 0, 0, 0x40, 0x80, 0xFF, 0x80)};
@@ -389,7 +401,7 @@ Test(raster, wrap_repeat_and_clamp)
     for (int mode = 0; mode < 2; mode++) {
         gc_rs_target t;
         new_target(&t, 16, 1);
-        gc_rs_texture tex = {2, 1, texels, mode, GC_RS_WRAP_REPEAT};
+        gc_rs_texture tex = mktex(2, 1, texels, mode, GC_RS_WRAP_REPEAT);
         gc_rs_svertex a[3] = {sv(0, 0, 1, -0.5f, 0, 0x80, 0x80, 0x80, 0x80),
                               sv(256, 0, 1, 1.5f, 0, 0x80, 0x80, 0x80, 0x80),
                               sv(0, 64, 1, -0.5f, 0, 0x80, 0x80, 0x80, 0x80)};
@@ -428,4 +440,48 @@ Test(raster, bad_arguments)
     cr_assert_eq(gc_rs_to_fixed(1.0f), 16);
     cr_assert_eq(gc_rs_to_fixed(-1.03125f), -17); /* -16.5 rounds away from zero */
     cr_assert_eq(gc_rs_to_fixed(1e30f), 1 << 24);
+}
+
+/* Mip selection, MIPMAP_NEAREST: level = round(log2(1/q) + K), clamped.
+ * At q = 1/4, log2(w) = 2 exactly; K = -1 gives level 1. */
+Test(raster, mip_level_selection)
+{
+    cr_assert_eq(gc_rs_mip_level(0.25f, -1.0f, 3), 1);
+    cr_assert_eq(gc_rs_mip_level(1.0f / 1.5f, -1.0f, 3), 0);  /* 0.58 - 1 < 0 */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 16.0f, -1.0f, 3), 3); /* 4 - 1 */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 64.0f, -1.0f, 2), 2); /* 5 clamps to the chain */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 64.0f, -1.0f, 0), 0); /* no chain: base */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 6.0f, 0.0f, 3), 3);   /* log2 6 ~ 2.5: rounds up */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 5.0f, 0.0f, 3), 2);   /* ~ 2.25 (linear mantissa) */
+    /* A retail K (-137/16) keeps near surfaces on level 0. */
+    cr_assert_eq(gc_rs_mip_level(1.0f / 100.0f, -137.0f / 16.0f, 3), 0);
+    cr_assert_eq(gc_rs_mip_level(1.0f / 2000.0f, -137.0f / 16.0f, 3), 2);
+
+    /* Drawn: red base, green level 1, blue level 2; the same triangle at
+     * q = 1/1.5, 1/4 and 1/8 (K = -1) takes levels 0, 1 and 2. */
+    static const uint8_t red[16] = {200, 0, 0, 0x80, 200, 0, 0, 0x80,
+                                    200, 0, 0, 0x80, 200, 0, 0, 0x80};
+    static const uint8_t green[4] = {0, 200, 0, 0x80}, blue[4] = {0, 0, 200, 0x80};
+    gc_rs_texture tex = mktex(2, 2, red, GC_RS_WRAP_REPEAT, GC_RS_WRAP_REPEAT);
+    tex.mip_count = 2;
+    tex.mip_width[0] = tex.mip_height[0] = 1;
+    tex.mip_rgba[0] = green;
+    tex.mip_width[1] = tex.mip_height[1] = 1;
+    tex.mip_rgba[1] = blue;
+    tex.lod_k = -1.0f;
+    const float qs[3] = {1.0f / 1.5f, 0.25f, 0.125f};
+    const int want[3] = {0, 1, 2};
+    for (int i = 0; i < 3; i++) {
+        gc_rs_target t;
+        new_target(&t, 4, 4);
+        gc_rs_svertex a[3] = {sv(0, 0, qs[i], 0, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(64, 0, qs[i], 1, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, qs[i], 0, 1, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_draw_screen_triangle(&t, a, &tex);
+        const uint8_t *p = px(&t, 0, 0);
+        cr_assert_eq(p[0] == 200, want[i] == 0, "q %f", qs[i]);
+        cr_assert_eq(p[1] == 200, want[i] == 1, "q %f", qs[i]);
+        cr_assert_eq(p[2] == 200, want[i] == 2, "q %f", qs[i]);
+        gc_rs_target_free(&t);
+    }
 }

@@ -106,12 +106,28 @@ int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3]
 /* A texture: width*height*4 bytes RGBA8, rows top to bottom, alpha 0..0x80
  * (PS2 convention). (s, t) = (0, 0) is the top-left corner of texel (0, 0),
  * (1, 1) the bottom-right corner of the last texel. Sampling is nearest
- * texel: index floor(s * width), then wrapped. */
+ * texel: index floor(s * width), then wrapped.
+ *
+ * Optional mip chain (the GS's MIPTBP1 levels 1..3): mip_count extra levels
+ * in mip_*[0 .. mip_count-1]. With mip_count > 0 each pixel picks its level
+ * the GS way for MIPMAP_NEAREST, LOD = log2(w) + K with w = 1/q the camera
+ * depth, level = round(LOD) clamped to 0..mip_count; log2 is the exponent
+ * plus the linear mantissa fraction of the float's bits (integer, exact on
+ * every compiler, no libm). Within a level sampling stays nearest-texel. */
+#define GC_RS_MIP_EXTRA 3
 typedef struct gc_rs_texture {
     uint32_t width, height;
     const uint8_t *rgba;
     int wrap_s, wrap_t; /* GC_RS_WRAP_* */
+    uint32_t mip_count; /* extra levels present, 0..GC_RS_MIP_EXTRA */
+    uint32_t mip_width[GC_RS_MIP_EXTRA], mip_height[GC_RS_MIP_EXTRA];
+    const uint8_t *mip_rgba[GC_RS_MIP_EXTRA];
+    float lod_k; /* TEX1 K in mip levels (the stored 1/16 units divided by 16) */
 } gc_rs_texture;
+
+/* The mip level a pixel at depth value q (= 1/w) samples: round(log2(1/q)
+ * + lod_k) clamped to 0..mip_count. Exposed for tests and reports. */
+uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count);
 
 /* A world-space vertex. rgba: vertex colour, 0x80 = 1.0 (alpha 0..0x80). */
 typedef struct gc_rs_vertex {

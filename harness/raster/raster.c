@@ -161,6 +161,24 @@ static uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
     return (uint32_t)m;
 }
 
+uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
+{
+    if (mip_count == 0 || !(q > 0.0f))
+        return 0;
+    uint32_t bits;
+    memcpy(&bits, &q, sizeof bits);
+    /* log2(q) ~ exponent + mantissa fraction; exact at powers of two. */
+    float e = (float)((int32_t)((bits >> 23) & 0xFFu) - 127);
+    float m = (float)(bits & 0x7FFFFFu) * (1.0f / 8388608.0f);
+    float lod = lod_k - (e + m);
+    if (!(lod > 0.0f))
+        return 0;
+    float lvl = lod + 0.5f;
+    if (lvl >= (float)mip_count)
+        return mip_count;
+    return (uint32_t)lvl;
+}
+
 static int colour_to_int(float c)
 {
     if (!(c > 0.0f))
@@ -285,9 +303,22 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const
             if (tex) {
                 const float s = (base[1] + f1 * k1[1] + f2 * k2[1]) / q;
                 const float tt = (base[2] + f1 * k1[2] + f2 * k2[2]) / q;
-                uint32_t ix = wrap_coord(floor_to_int(s * tw), tex->width, tex->wrap_s);
-                uint32_t iy = wrap_coord(floor_to_int(tt * th), tex->height, tex->wrap_t);
-                const uint8_t *tx = tex->rgba + ((size_t)iy * tex->width + ix) * 4;
+                uint32_t lw = tex->width, lh = tex->height;
+                const uint8_t *lrgba = tex->rgba;
+                float fw = tw, fh = th;
+                if (tex->mip_count) {
+                    uint32_t l = gc_rs_mip_level(q, tex->lod_k, tex->mip_count);
+                    if (l > 0) {
+                        lw = tex->mip_width[l - 1];
+                        lh = tex->mip_height[l - 1];
+                        lrgba = tex->mip_rgba[l - 1];
+                        fw = (float)lw;
+                        fh = (float)lh;
+                    }
+                }
+                uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, tex->wrap_s);
+                uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, tex->wrap_t);
+                const uint8_t *tx = lrgba + ((size_t)iy * lw + ix) * 4;
                 if (tx[3] == 0) {
                     t->stats.texels_discarded++;
                     continue;
