@@ -76,6 +76,8 @@ _Static_assert(LZ_BLOCK_LAST_END - UNIT_MAX - 3u > LZ_BLOCK_BYTES / 2u,
 #define CHAIN_DEPTH 16  /* candidates examined per position */
 #define NICE_LEN    64u /* stop searching once a match this long is found */
 #define LAZY_LEN    16u /* try the next position only if the match is shorter */
+#define GOOD_LEN    8u  /* a match this long gets a quarter of the lazy search */
+#define LAZY_DIV    2   /* otherwise the lazy search gets CHAIN_DEPTH / LAZY_DIV */
 
 /* What the last non-pad packet was: decides whether a literal packet may
  * follow (§1.2 rule 1, §1.6 step 4; a pad is transparent for this). */
@@ -324,36 +326,41 @@ static int32_t match_gain(uint32_t len, uint32_t dist)
     return (int32_t)len - (int32_t)match_cost(len, dist);
 }
 
-/* Best match for the bytes at pos among the chained earlier positions. The
- * length is clamped to the bytes left in the input, so no match can reach
- * past the end (the defect of formats.md §1.5). Returns len 0 if none pays. */
-static lz_match find_match(const lz_enc *e, size_t pos)
+/* Best match for the bytes at pos among the chained earlier positions that is
+ * longer than bar_len and saves more than bar_gain bytes; len 0 if there is
+ * none. The length is clamped to the bytes left in the input, so no match can
+ * reach past the end (the defect of formats.md §1.5). */
+static lz_match find_match(const lz_enc *e, size_t pos, uint32_t bar_len, int32_t bar_gain,
+                           int depth)
 {
     lz_match best = {0, 0};
     size_t left = e->len - pos;
-    if (left < MATCH_MIN)
+    if (left < MATCH_MIN || left <= bar_len)
         return best;
     uint32_t near_max = left < NEAR_LEN_MAX ? (uint32_t)left : NEAR_LEN_MAX;
     uint32_t far_max = left < FAR_LEN_MAX ? (uint32_t)left : FAR_LEN_MAX;
     const uint8_t *cur = e->src + pos;
-    int32_t best_gain = 0;
+    uint32_t beat = bar_len; /* a candidate must be longer than this */
+    int32_t best_gain = bar_gain;
     int32_t cand = e->head[hash3(cur)];
-    for (int depth = 0; cand >= 0 && depth < CHAIN_DEPTH; depth++) {
+    for (; cand >= 0 && depth > 0; depth--) {
         size_t dist = pos - (size_t)cand;
         if (dist > FAR_DIST_MAX || dist == 0)
             break;
         uint32_t max = dist > NEAR_DIST_MAX ? far_max : near_max;
         const uint8_t *c = e->src + cand;
-        /* A farther candidate costs at least as much, so it only wins by
-         * being longer than the best so far: test that byte first. */
-        if (best.len < max && c[best.len] == cur[best.len] && c[0] == cur[0] && c[1] == cur[1] &&
+        /* Candidates come nearest first and a farther one never costs less
+         * for the same length, so it only wins by being longer than the best
+         * so far: test the byte that would make it longer first. */
+        if (beat < max && c[beat] == cur[beat] && c[0] == cur[0] && c[1] == cur[1] &&
             c[2] == cur[2]) {
             uint32_t l = common_len(c, cur, max);
             int32_t g = match_gain(l, (uint32_t)dist);
-            if (l >= MATCH_MIN && g > best_gain) {
+            if (l > beat && l >= MATCH_MIN && g > best_gain) {
                 best.len = l;
                 best.dist = (uint32_t)dist;
                 best_gain = g;
+                beat = l;
                 if (l >= NICE_LEN || l == max)
                     break;
             }
@@ -385,17 +392,19 @@ static int encode(lz_enc *e)
     int have_held = 0;
     while (pos + MATCH_MIN <= len) {
         insert_upto(e, pos);
-        lz_match m = find_match(e, pos);
+        lz_match m = find_match(e, pos, 0, 0, CHAIN_DEPTH);
         if (m.len == 0) {
             pos++;
             continue;
         }
-        /* One-step lazy evaluation: a better match one byte later is worth
-         * one more literal byte. */
+        /* One-step lazy evaluation: a longer match that saves more one byte
+         * later is worth one more literal byte. A match that is already good
+         * gets a shorter look. */
         while (m.len < LAZY_LEN && pos + 1 + MATCH_MIN <= len) {
             insert_upto(e, pos + 1);
-            lz_match m2 = find_match(e, pos + 1);
-            if (m2.len == 0 || match_gain(m2.len, m2.dist) <= match_gain(m.len, m.dist))
+            int depth = m.len >= GOOD_LEN ? CHAIN_DEPTH / 4 : CHAIN_DEPTH / LAZY_DIV;
+            lz_match m2 = find_match(e, pos + 1, m.len, match_gain(m.len, m.dist), depth);
+            if (m2.len == 0)
                 break;
             m = m2;
             pos++;
