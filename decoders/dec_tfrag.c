@@ -132,7 +132,7 @@ typedef struct tfrag_patch_row {
     uint8_t walk_error_list;
     uint64_t walk_error_ofs;
     char walk_error_name[16];
-    char walk_where[48];
+    char walk_where[64];
 } tfrag_patch_row;
 
 typedef struct tfrag_vertex_row {
@@ -327,7 +327,7 @@ static const gc_column patch_cols[] = {
            "where the walk went wrong (null if it did not)"),
     GC_COL(tfrag_patch_row, walk_error_name, GC_T_STR, 0, "", "walk error name"),
     GC_COL(tfrag_patch_row, walk_where, GC_T_STR, 0, "",
-           "breadcrumb of the walk error: tfrag[17]/lod0/vif@0x1a4"),
+           "breadcrumb of the walk error: core_data/tfrag[17]/lod0/vif@0x1a4 (offset in core_data)"),
 };
 
 static const gc_column vertex_cols[] = {
@@ -1103,7 +1103,7 @@ static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
         p->walk_error_list = (uint8_t)w.err_list;
         p->walk_error_ofs = w.err_ofs;
         snprintf(p->walk_error_name, sizeof p->walk_error_name, "%s", walk_error_names[w.err]);
-        snprintf(p->walk_where, sizeof p->walk_where, "tfrag[%u]/%s/vif@0x%llx", index,
+        snprintf(p->walk_where, sizeof p->walk_where, "core_data/tfrag[%u]/%s/vif@0x%llx", index,
                  list_names[w.err_list], (unsigned long long)w.err_ofs);
         p->unclassified_unpacks = 0;
         p->adgif_payload_ofs = UINT32_MAX;
