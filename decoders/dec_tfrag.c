@@ -326,8 +326,9 @@ static const gc_column patch_cols[] = {
     GC_COL(tfrag_patch_row, walk_error_ofs, GC_T_U64, GC_CF_HEX | NUL, CD,
            "where the walk went wrong (null if it did not)"),
     GC_COL(tfrag_patch_row, walk_error_name, GC_T_STR, 0, "", "walk error name"),
-    GC_COL(tfrag_patch_row, walk_where, GC_T_STR, 0, "",
-           "breadcrumb of the walk error: core_data/tfrag[17]/lod0/vif@0x1a4 (offset in core_data)"),
+    GC_COL(
+        tfrag_patch_row, walk_where, GC_T_STR, 0, "",
+        "breadcrumb of the walk error: core_data/tfrag[17]/lod0/vif@0x1a4 (offset in core_data)"),
 };
 
 static const gc_column vertex_cols[] = {

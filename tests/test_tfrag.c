@@ -263,7 +263,8 @@ Test(tfrag, a_bad_patch_does_not_stop_the_others)
     cr_assert_eq(num(p, 0, "walk_error_list"), 2);
     cr_assert_eq(num(p, 0, "walk_error_ofs"), c.bad_ofs[0]);
     char want[64];
-    snprintf(want, sizeof want, "core_data/tfrag[0]/lod1/vif@0x%llx", (unsigned long long)c.bad_ofs[0]);
+    snprintf(want, sizeof want, "core_data/tfrag[0]/lod1/vif@0x%llx",
+             (unsigned long long)c.bad_ofs[0]);
     cr_assert_str_eq(str(p, 0, "walk_where"), want);
     cr_assert_eq(num(p, 0, "positions_decoded"), 0);
     cr_assert_eq(num(p, 1, "walk_ok"), 1);
