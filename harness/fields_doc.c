@@ -112,6 +112,11 @@ char *gc_fields_markdown(void)
                "the row it belongs to as `link.column`. Every row carries `file_ofs`, the\n"
                "offset it was decoded from; for rows decoded from inside a compressed stream\n"
                "the offset is inside the decompressed stream, and the column's unit says so.\n\n");
+    gc_sb_puts(&b, "Types: `bool` is 0 or 1; `u8`..`u64` and `s8`..`s64` are integers; `f32` and\n"
+                   "`f64` are floats; `str[N]` is a string of at most N-1 bytes. \"hex\": reports\n"
+                   "print the value in hexadecimal. \"null if all ones\": the all-ones value\n"
+                   "(0xffffffff for a `u32`) reads as null in expressions, meaning \"no value\".\n"
+                   "A unit of `-` means the column has no unit.\n\n");
     gc_sb_printf(&b, "%zu table%s.\n\n", n, n == 1 ? "" : "s");
     gc_sb_puts(&b, "| table | columns | parent | doc |\n|---|---|---|---|\n");
     for (size_t i = 0; i < n; i++) {
