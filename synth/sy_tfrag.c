@@ -1259,20 +1259,32 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
     int64_t vdups_total = (int64_t)vi_t - ty.all;
     for (int t = 0; t < 3; t++)
         ty.tgt[t] = ty.cap[t] - (int64_t)((double)vdups_total * (double)ty.cap[t] / (double)vi_t);
+    int64_t carry = 0; /* triangles a patch could not take, handed to the next one */
     for (uint32_t i = 0; i < n; i++) {
         tf_plan *q = &pl[i];
         memset(q, 0, sizeof *q);
         q->P = (uint16_t)P[i];
-        q->T = (uint16_t)T[i];
         q->A = (uint16_t)(1u + A[i]);
-        if (P[i] > 255 || T[i] > 255 || q->A > 40 || O[i] > P[i] / 2)
+        if (P[i] > 255 || q->A > 40 || O[i] > P[i] / 2)
             goto out;
         q->orphans = (uint8_t)O[i];
         double left = (double)(ty.all - ty.done);
         double phi = left > 0 ? (double)(ty.tgt[0] - ty.cur[0]) / left : 1.0;
-        int e = solve_shape(q, P[i] - O[i], T[i], q->A, phi);
+        /* the weighted share, or the nearest count this patch's positions can carry */
+        int64_t want = (int64_t)T[i] + carry;
+        int e = -1;
+        int64_t got = want;
+        for (int dlt = 0; dlt <= 40 && e < 0; dlt++)
+            for (int sg = -1; sg <= 1 && e < 0; sg += 2) {
+                got = want + sg * dlt;
+                if (got < 1 || got > 255 || (dlt == 0 && sg > 0))
+                    continue;
+                e = solve_shape(q, P[i] - O[i], (unsigned)got, q->A, phi);
+            }
         if (e < 0 || e > 96)
             goto out;
+        carry = want - got;
+        q->T = (uint16_t)got;
         q->pdups = (uint8_t)e;
         if (assign_tiers(q, &ty, P[i] - O[i]) < 0)
             goto out;
@@ -1299,6 +1311,8 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
         vu_layout(g, q->A, 3, (q->extras & X_IDX2) != 0, &vu);
         q->vu_used = (uint16_t)(vu.end + 4u * q->pdups + 4u);
     }
+    if (carry != 0)
+        goto out;
     /* vertex-info copies per tier: what each tier's total still lacks, spread by weight and
      * capped by each patch's sites and VU room */
     for (int t = 0; t < 3; t++) {
