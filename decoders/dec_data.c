@@ -27,7 +27,8 @@
 #define LZ_MAX_RATIO 64u
 #define CORE_DATA_MAX_BYTES (256u * 1024u * 1024u)
 /* Output beyond the declared size is accepted (formats.md §1.5: Wrench's
- * encoder can emit up to 265 extra bytes) and shows up as a row value. */
+ * encoder can emit up to 265 extra bytes) and shows up as a row value;
+ * output short of it is a truncated stream. */
 #define LZ_SLACK_BYTES 4096u
 
 enum { R_OVERLAY, R_CORE_INDEX, R_GS_RAM, R_HUD_HEADER, R_HUD0, R_CORE_DATA = 9, R_TRANSITION, R_COUNT };
@@ -174,10 +175,18 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
         free(out);
         return s;
     }
+    row->decompressed_bytes = got;
+    if (got < (size_t)want) {
+        /* The stream ended before the size the core header declares: every
+         * offset into the missing tail would read nothing, so stop here. */
+        free(out);
+        return gc_diag_set(diag, GC_E_TRUNCATED, cz->file_ofs + stream_size,
+                           "core_data decompressed to %zu bytes, the core header declares %lld", got,
+                           (long long)want);
+    }
     free(lv->core_data);
     lv->core_data = out;
     lv->core_data_size = got;
-    row->decompressed_bytes = got;
     row->decompressed = 1;
     gc_diag_pop(diag);
     return GC_OK;

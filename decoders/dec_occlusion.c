@@ -132,13 +132,13 @@ static gc_status read_node(gc_diag *diag, gc_reader *blk, uint32_t words, gc_rea
 static gc_status decode_grid(gc_level *lv, gc_diag *diag)
 {
     uint64_t ofs = (uint32_t)lv->core.occlusion;
+    gc_diag_push(diag, "core_data/occlusion@0x%llx", (unsigned long long)ofs);
     if (ofs >= lv->core_data_size)
-        return gc_diag_set(diag, GC_E_RANGE, ofs, "occlusion offset 0x%llx is outside core_data",
-                           (unsigned long long)ofs);
+        return gc_diag_set(diag, GC_E_RANGE, ofs, "occlusion offset 0x%llx is outside the %zu-byte core_data",
+                           (unsigned long long)ofs, lv->core_data_size);
     uint64_t end = gc_core_next_start(lv, ofs, lv->core_data_size);
     if (end > lv->core_data_size)
         end = lv->core_data_size;
-    gc_diag_push(diag, "core_data/occlusion@0x%llx", (unsigned long long)ofs);
     gc_reader blk = gc_reader_make(lv->core_data + ofs, (size_t)(end - ofs), ofs);
     occl_grid_row g;
     memset(&g, 0, sizeof g);

@@ -132,6 +132,21 @@ Test(dec_data, declared_size_smaller_than_stream_output)
     gc_level_free(&lv);
 }
 
+Test(dec_data, stream_output_short_of_declared_size)
+{
+    fx_set_u32(&fx.file, fx.data_ofs + fx.ci_ofs + 0x8c, FX_CD_SIZE + 16);
+    gc_level lv;
+    const gc_decode_status_row *r = decode(&lv);
+    cr_assert_eq(r->status, GC_E_TRUNCATED);
+    cr_assert(strstr(r->where, "core_data") != NULL);
+    cr_assert_eq(fx_col(&lv, "data.core_data", 0, "decompressed_bytes"), FX_CD_SIZE);
+    cr_assert_eq(fx_col(&lv, "data.core_data", 0, "decompressed"), 0);
+    cr_assert(!lv.data_ok);
+    cr_assert(lv.core_data == NULL);
+    cr_assert(fx_status(&lv, "moby")->skipped);
+    gc_level_free(&lv);
+}
+
 Test(dec_data, stream_output_far_beyond_declared_size)
 {
     /* a 12 KiB core_data declared as 256 bytes: the decoder stops at the
