@@ -413,7 +413,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         rtri *tr = &s->tris[s->ntris++];
         tr->patch = p;
         double lod = get_f(r, tlod);
-        tr->lod = (uint8_t)(lod >= 1 && lod <= 2 ? lod : 0);
+        /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
+        tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
         for (int k = 0; k < 3; k++) {
             tr->vi[k] = get_index(r, tcorner[k]);
             tr->v[k] = get_index(r, tpos[k]);
