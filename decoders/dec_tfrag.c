@@ -902,9 +902,11 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         if (tier != 0) {
             const byte_array *pa = &s->parents[tier - 1];
             uint32_t j = i - tier_start[tier];
-            uint32_t per_elem = GC_FAULT(x->lv, v4_8_one_index) ? 4 : 1;
-            if (j < pa->n / per_elem) {
-                uint32_t pv = pa->b[j * per_elem];
+            /* 4 indices per V4_8 element; the historical bug took one per
+             * element, so only the first n/4 entries had a parent */
+            uint32_t avail = GC_FAULT(x->lv, v4_8_one_index) ? pa->n / 4 : pa->n;
+            if (j < avail) {
+                uint32_t pv = pa->b[j];
                 r->parent_vi = pv;
                 if (pv < VI_MAX && s->vi_present[pv])
                     r->parent0 = pos_of_field(s, s->vi[pv][3]);
