@@ -311,3 +311,168 @@ Test(dec_misc, seeded_mutations)
     free(buf);
     cr_assert_gt(failed_somewhere, 0); /* the mutations did reach the decoders' checks */
 }
+
+/* ---- every invariant of invariants/{level,data,core,classes,gameplay,misc}.yaml
+ * passes on the clean fixture and fails on a mutation made for it, so no
+ * invariant can be vacuous ---------------------------------------------------- */
+#include "gc_inv.h"
+
+typedef void (*fx_mut)(fx_level *f);
+
+static void m_none(fx_level *f) { (void)f; }
+static void m_header_size(fx_level *f) { fx_set_u32(&f->file, 0, 0x68); }
+static void m_tile(fx_level *f) { fx_set_u32(&f->file, 0x1c, 0); } /* sound bank size 0: a gap */
+static void m_inside(fx_level *f) { fx_set_u32(&f->file, 0x24, 1000); }
+static void m_unit(fx_level *f) { fx_set_u32(&f->sound_bank, 4, 0x900); }
+static void m_ids_known(fx_level *f) { f->level_id = 21; }
+static void m_data_present(fx_level *f) { fx_set_u32(&f->file, 0x14, 0); }
+static void m_ranges_inside(fx_level *f)
+{
+    fx_set_u32(&f->file, f->data_ofs + 0x18, (uint32_t)f->data_size - 8);
+    fx_set_u32(&f->file, f->data_ofs + 0x1c, 16);
+}
+static void m_magic(fx_level *f) { f->file.p[f->data_ofs + f->cd_ofs] = 'M'; }
+static void m_sizes(fx_level *f) { fx_set_u32(&f->file, f->data_ofs + f->ci_ofs + 0x88, (uint32_t)f->cd_z_size + 1); }
+static void m_ci_header(fx_level *f) { fx_set_u32(&f->file, f->data_ofs + 12, 0xB0); }
+static void m_region(fx_level *f) { fx_set_u32(&f->core_index, 0x10, 0x50); }
+static void m_chain(fx_level *f) { fx_set_u32(&f->core_index, 0x24, FX_CI_TIE + 0x10); }
+static void m_table_inside(fx_level *f) { fx_set_u32(&f->core_index, 0x00, 5); }
+static void m_table_start(fx_level *f) { fx_set_u32(&f->core_index, 0x1c, 0x80); }
+static void m_class_ofs(fx_level *f) { fx_set_u32(&f->core_index, FX_CI_MOBY, FX_CD_SIZE + 0x10); }
+static void m_disjoint(fx_level *f) { fx_set_u32(&f->core_index, FX_CI_SHRUB, FX_CD_TIE); }
+static void m_tie_oclass(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_TIE + 0x44, FX_TIE_OCLASS + 1); }
+static void m_tie_lod(fx_level *f) { fx_set_f32(&f->core_data, FX_CD_TIE + 0x14, 50.0f); }
+static void m_tie_packets(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_TIE + 0x08, 0x1000); }
+static void m_shrub_oclass(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_SHRUB + 0x24, FX_SHRUB_OCLASS + 1); }
+static void m_shrub_data(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_SHRUB + 0x2c, 0x100); }
+static void m_identity(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_MOBY + 0x68, 0xD4); }
+static void m_packet_count(fx_level *f) { fx_set_u8(&f->core_data, FX_CD_MOBY + 0x04, 3); }
+static void m_gp_decodes(fx_level *f) { fx_set_u32(&f->gameplay, 0x14, 0x5000); }
+static void m_light_units(fx_level *f) { fx_set_f32(&f->gameplay, FX_GP_LIGHTS + 0x10 + 0x18, 0.9f); }
+static void m_light_count(fx_level *f) { fx_set_u32(&f->gameplay, FX_GP_LIGHTS, 2); }
+static void m_gp_occl(fx_level *f) { fx_set_u32(&f->gameplay, FX_GP_OCCL, 100); }
+static void m_normals(fx_level *f) { fx_set_f32(&f->overlay, FX_OV_TABLE + 8 * 200, 0.5f); }
+static void m_sound(fx_level *f) { f->sound_bank.p[0x24] = 'd'; }
+static void m_map_tfrags(fx_level *f) { fx_set_u32(&f->occlusion, 0, 1); } /* 1 mapping, 0 patches */
+static void m_grid_masks(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_OCCLUSION + 24, 5); }
+static void m_sky_header(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_SKY + 6, 9); }
+static void m_sky_shells(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_SKY + 0x40, 1000); }
+
+static const struct {
+    const char *id;
+    fx_mut parts; /* applied to the parts, before fx_assemble */
+    fx_mut file;  /* applied to the assembled file */
+} inv_cases[] = {
+    {"level.header_size", m_none, m_header_size},
+    {"level.extents_tile", m_none, m_tile},
+    {"level.extents_inside", m_none, m_inside},
+    {"level.extent_unit", m_unit, m_none},
+    {"level.ids_known", m_ids_known, m_none},
+    {"level.data_present", m_none, m_data_present},
+    {"data.ranges_inside", m_none, m_ranges_inside},
+    {"data.core_data_magic", m_none, m_magic},
+    {"data.core_data_sizes", m_none, m_sizes},
+    {"data.core_index_header", m_none, m_ci_header},
+    {"core.region_order", m_region, m_none},
+    {"core.table_chain", m_chain, m_none},
+    {"core.table_inside", m_table_inside, m_none},
+    {"core.table_start", m_table_start, m_none},
+    {"core.class_offsets", m_class_ofs, m_none},
+    {"classes.spans_disjoint", m_disjoint, m_none},
+    {"tie.o_class", m_tie_oclass, m_none},
+    {"tie.lod_order", m_tie_lod, m_none},
+    {"tie.packets_inside", m_tie_packets, m_none},
+    {"shrub.span_o_class", m_shrub_oclass, m_none},
+    {"shrub.data_offset", m_shrub_data, m_none},
+    {"moby.packet_identity", m_identity, m_none},
+    {"moby.packet_count", m_packet_count, m_none},
+    {"gameplay.decodes", m_gp_decodes, m_none},
+    {"gameplay.light_units", m_light_units, m_none},
+    {"gameplay.light_count", m_light_count, m_none},
+    {"gameplay.occlusion_fits", m_gp_occl, m_none},
+    {"normals.table_curve", m_normals, m_none},
+    {"sound_bank.signatures", m_sound, m_none},
+    {"occlusion.mapping_tfrags", m_map_tfrags, m_none},
+    {"occlusion.grid_masks", m_grid_masks, m_none},
+    {"sky.header", m_sky_header, m_none},
+    {"sky.shells", m_sky_shells, m_none},
+};
+
+static gc_inv_set *load_invariants(void)
+{
+    size_t n;
+    const gc_table_desc *const *d = gc_table_registry(&n);
+    static char err[8192];
+    gc_inv_set *s = gc_inv_load_dir(GC_TEST_DATA_DIR "/../invariants", d, n, err, sizeof err);
+    cr_assert_not_null(s, "%s", err);
+    return s;
+}
+
+/* Failed rows of invariant `id` on the fixture after the two mutations. */
+static uint64_t failures(gc_inv_set *s, const char *id, fx_mut parts, fx_mut file)
+{
+    fx_release(&fx);
+    fx_parts(&fx);
+    fx_set_u32(&fx.occlusion, 0, 0); /* the fixture has no tfrag patches */
+    parts(&fx);
+    fx_assemble(&fx);
+    file(&fx);
+    size_t k = gc_inv_find(s, id);
+    cr_assert_neq(k, (size_t)-1, "invariant %s not loaded", id);
+    gc_level lv;
+    fx_decode(&lv, fx.file.p, fx.file.len);
+    gc_table *tabs = calloc(lv.table_count, sizeof *tabs);
+    gc_level_tables(&lv, tabs);
+    gc_inv_result r;
+    cr_assert_eq(gc_inv_eval_level(s, k, tabs, 3, 1, &r), 0);
+    uint64_t failed = r.failed;
+    cr_assert(r.checked > 0 || failed > 0, "%s checked nothing", id);
+    gc_inv_result_free(&r);
+    free(tabs);
+    gc_level_free(&lv);
+    return failed;
+}
+
+Test(dec_misc, invariants_pass_clean_and_fail_mutated)
+{
+    gc_inv_set *s = load_invariants();
+    for (size_t i = 0; i < sizeof inv_cases / sizeof inv_cases[0]; i++) {
+        cr_assert_eq(failures(s, inv_cases[i].id, m_none, m_none), 0, "%s fails on the clean fixture",
+                     inv_cases[i].id);
+        cr_assert_gt(failures(s, inv_cases[i].id, inv_cases[i].parts, inv_cases[i].file), 0,
+                     "%s does not catch its mutation", inv_cases[i].id);
+    }
+    gc_inv_free(s);
+}
+
+Test(dec_misc, level_ids_unique_across_corpus)
+{
+    gc_inv_set *s = load_invariants();
+    size_t k = gc_inv_find(s, "level.ids_unique");
+    cr_assert_neq(k, (size_t)-1);
+    fx_assemble(&fx);
+    fx_level other;
+    fx_parts(&other);
+    for (int same = 0; same < 2; same++) {
+        other.level_id = same ? fx.level_id : 30;
+        fx_assemble(&other);
+        gc_level a, b;
+        fx_decode(&a, fx.file.p, fx.file.len);
+        fx_decode(&b, other.file.p, other.file.len);
+        gc_table *ta = calloc(a.table_count, sizeof *ta), *tb = calloc(b.table_count, sizeof *tb);
+        gc_level_tables(&a, ta);
+        gc_level_tables(&b, tb);
+        const gc_table *levels[2] = {ta, tb};
+        int ids[2] = {3, 21};
+        gc_inv_result r;
+        cr_assert_eq(gc_inv_eval_corpus(s, k, levels, ids, 2, 2, &r), 0);
+        cr_assert_eq(r.failed, same ? 2u : 0u, "same=%d", same);
+        gc_inv_result_free(&r);
+        free(ta);
+        free(tb);
+        gc_level_free(&a);
+        gc_level_free(&b);
+    }
+    fx_release(&other);
+    gc_inv_free(s);
+}
