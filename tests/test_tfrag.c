@@ -455,6 +455,29 @@ Test(tfrag, origin_falls_back_to_the_light_block)
     done(&r);
 }
 
+Test(tfrag, an_unpack_to_no_known_address_is_counted_not_decoded)
+{
+    /* the ad-gif unpack sent to VU address 10 instead of the header's 9 */
+    tf_core c;
+    tf_build(&c, 1, NULL);
+    uint8_t *code = c.b + c.data_ofs[0] + tf_get16(c.b + c.tfrags + 0x40 + 0x1c) - 4;
+    cr_assert_eq(tf_get32(code) & 0x3ff, 9);
+    tf_put32(code, (tf_get32(code) & ~0x3ffu) | 10);
+    run r;
+    decode(&r, c.b, c.n, c.tfrags, c.occlusion, 0);
+    const gc_rowbuf *p = rows(&r.lv, "tfrag.patch");
+    cr_assert_eq(num(p, 0, "walk_ok"), 1);
+    cr_assert_eq(num(p, 0, "unclassified_unpacks"), 1);
+    cr_assert_eq(num(p, 0, "adgif_count"), 0);
+    cr_assert_eq(num(p, 0, "adgif_payload_ofs"), -1);
+    cr_assert_eq(rows(&r.lv, "tfrag.adgif")->count, 0);
+    /* triangles keep their rows but name no texture */
+    const gc_rowbuf *t = rows(&r.lv, "tfrag.triangle");
+    cr_assert_eq(t->count, 10);
+    cr_assert_eq(num(t, 0, "texture"), -1);
+    done(&r);
+}
+
 Test(tfrag, needs_the_core_header)
 {
     gc_level lv;
