@@ -82,6 +82,7 @@ typedef struct tf_plan {
     uint16_t sites, sites_c, sites_01; /* seam-copy capacity (see geo_sites) */
     uint16_t vu_used;                  /* VU qw before vertex-info copies */
     uint8_t extras;                    /* bit set of optional VIF codes */
+    uint8_t flat; /* every vertex common: both LOD tiers empty (unk_06 = unk_0a = 0) */
 } tf_plan;
 
 enum { X_STCOL = 1, X_NOP = 2, X_MPG = 4, X_STMASK = 8, X_DIRECT = 16, X_IDX2 = 32 };
@@ -351,7 +352,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
         int srcid = (int)((i * 7u + index) % (unsigned)ngrid);
         tf_node n = g->node[srcid];
         n.kind = K_ORPHAN;
-        n.tier = T_LOD0;
+        n.tier = pl->flat ? T_COMMON : T_LOD0;
         n.src = (int16_t)srcid;
         if (add_node(g, &n) < 0)
             return -1;
@@ -709,6 +710,7 @@ static int pick_tier(const tf_tally *ty, unsigned size, unsigned mask)
 
 static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
 {
+    unsigned mask = pl->flat ? 1u : 7u;
     unsigned R = pl->R, K = pl->K;
     ty->done += ref_positions;
     int64_t even = 0;
@@ -725,9 +727,9 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
             for (unsigned r = 1; r < R; r += 2)
                 pl->flex_tier[base + j * ((R - 1) / 2) + (r / 2)] = T_NONE;
         for (unsigned r = 1; r < R; r += 2) {
-            int t = pick_tier(ty, pl->w[k], 7u);
+            int t = pick_tier(ty, pl->w[k], mask);
             for (unsigned j = 0; j < pl->w[k]; j++) {
-                int tt = t >= 0 ? t : pick_tier(ty, 1, 7u);
+                int tt = t >= 0 ? t : pick_tier(ty, 1, mask);
                 if (tt < 0)
                     return -1;
                 pl->flex_tier[base + j * ((R - 1) / 2) + (r / 2)] = (uint8_t)tt;
@@ -738,9 +740,9 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
     }
     for (int e = 0; e < 2; e++) {
         unsigned b = skirt_nodes(pl->skirt_t[e]);
-        int t = b ? pick_tier(ty, b, 7u) : 0;
+        int t = b ? pick_tier(ty, b, mask) : 0;
         for (unsigned i = 0; i < b; i++) {
-            int tt = t >= 0 ? t : pick_tier(ty, 1, 7u);
+            int tt = t >= 0 ? t : pick_tier(ty, 1, mask);
             if (tt < 0)
                 return -1;
             pl->flex_tier[f++] = (uint8_t)tt;
@@ -748,7 +750,7 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
         }
     }
     for (unsigned i = 0; i < pl->pdups; i++) {
-        int t = pick_tier(ty, 1, 7u);
+        int t = pick_tier(ty, 1, mask);
         if (t < 0)
             return -1;
         pl->flex_tier[f++] = (uint8_t)t;
@@ -1257,8 +1259,13 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
     ty.cap[2] = p->vi_lod0;
     ty.all = (int64_t)p->positions - (int64_t)orphans;
     int64_t vdups_total = (int64_t)vi_t - ty.all;
-    for (int t = 0; t < 3; t++)
-        ty.tgt[t] = ty.cap[t] - (int64_t)((double)vdups_total * (double)ty.cap[t] / (double)vi_t);
+    /* Seam copies go mostly to the LOD tiers (a LOD entry may repeat a coarse vertex), which
+     * leaves the common tier room for some flat patches. */
+    int64_t vdc = (int64_t)((double)vdups_total * (double)ty.cap[0] / (double)vi_t / 4.0);
+    int64_t vd1 = (int64_t)((double)vdups_total * (double)ty.cap[1] / (double)vi_t);
+    ty.tgt[0] = ty.cap[0] - vdc;
+    ty.tgt[1] = ty.cap[1] - vd1;
+    ty.tgt[2] = ty.cap[2] - (vdups_total - vdc - vd1);
     int64_t carry = 0; /* triangles a patch could not take, handed to the next one */
     for (uint32_t i = 0; i < n; i++) {
         tf_plan *q = &pl[i];
@@ -1286,8 +1293,18 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
         carry = want - got;
         q->T = (uint16_t)got;
         q->pdups = (uint8_t)e;
-        if (assign_tiers(q, &ty, P[i] - O[i]) < 0)
-            goto out;
+        /* about one patch in four may be flat while the common tier has a surplus; the rest
+         * of the level then leans on R = 7 / 9 ribbons (see solve_shape's phi) */
+        q->flat = (uint8_t)(h3(i, p->seed, 5) % 4u == 0 && phi > 0.60);
+        tf_tally keep = ty;
+        if (assign_tiers(q, &ty, P[i] - O[i]) < 0) {
+            if (!q->flat)
+                goto out;
+            ty = keep;
+            q->flat = 0;
+            if (assign_tiers(q, &ty, P[i] - O[i]) < 0)
+                goto out;
+        }
         uint32_t hx = h3(i, p->seed, 0xE7u);
         q->extras = (uint8_t)((((hx & 3u) == 1u || i == 1) ? X_STCOL : 0) |
                               (((hx >> 2) % 3u == 0 || i == 1) ? X_NOP : 0) |
@@ -1328,6 +1345,8 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
                 int capt = t == 0   ? q->sites_c - q->vdup[0]
                            : t == 1 ? q->sites_01 - q->vdup[0] - q->vdup[1]
                                     : q->sites - used;
+                if (q->flat && t != T_COMMON)
+                    capt = 0;
                 /* each copy costs 1 qw of vertex info and up to half a qw of parent slots */
                 int room = ((int)TF_VU_LIMIT - (int)q->vu_used) * 2 / 3 - used;
                 capt = capt < room ? capt : room;

@@ -130,7 +130,7 @@ static void walk_list(walk *w, const uint8_t *p, size_t len, int list, int *seen
 typedef struct level_sum {
     uint64_t patches, pos, tri, vi[3], adgifs, seams, collide01, idx2, later_strow_differs;
     uint64_t n_stcol, n_stmask, n_mpg, n_direct, odd_v3, tri1, tri2;
-    uint64_t lod_pos, patches_lod_pos, patches_lod_most, pos_common, orphans;
+    uint64_t lod_pos, patches_lod_pos, patches_lod_most, pos_common, orphans, collide0;
     uint8_t tex_used[4096];
 } level_sum;
 
@@ -290,6 +290,9 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
             cr_assert_not_null(pa);
             for (unsigned k = 0; k < vi0; k++)
                 cr_assert_lt(pa->data[k], vic);
+        } else {
+            cr_assert_eq(hv[16], hv[17], "empty LOD-0 tier: address collides with the next");
+            ls->collide0++;
         }
         if (hv[15] != hv[16] || hv[17] != hv[13])
             ls->idx2++;
@@ -418,8 +421,9 @@ Test(synth_tfrag, level0_retail_totals)
     cr_assert_gt(ls.collide01, 0u, "some patches have an empty LOD-01 tier");
     cr_assert_gt(ls.idx2, 0u);
     cr_assert_lt(ls.idx2, ls.patches);
-    /* a walker that reads only the common list must fail on nearly every patch */
-    cr_assert_geq(ls.patches_lod_pos * 10, ls.patches * 9);
+    /* a walker that reads only the common list must fail on most patches */
+    cr_assert_gt(ls.collide0, 0u, "some patches are flat: both LOD tiers empty");
+    cr_assert_geq(ls.patches_lod_pos * 10, ls.patches * 8);
     cr_log_info("level 0: %llu of %llu positions in the LOD lists; %llu/%llu patches with LOD "
                 "positions, %llu with more LOD than common; LOD-1 %llu, LOD-2 %llu triangles",
                 (unsigned long long)ls.lod_pos, (unsigned long long)ls.pos,
