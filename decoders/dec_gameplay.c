@@ -183,6 +183,9 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
         size_t got = 0;
         s = gc_lz_decompress(z->data, z->size, z->file_ofs, out, (size_t)cap, &got, diag);
         if (s == GC_OK) {
+            uint8_t *fit = realloc(out, got ? got : 1); /* give back the unused tail */
+            if (fit)
+                out = fit;
             free(lv->gameplay);
             lv->gameplay = out;
             lv->gameplay_size = got;
