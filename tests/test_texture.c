@@ -5,13 +5,19 @@
  * (opacity, transparency, distinct colours, total variation with and without
  * the remap) with exact expected values, mip level placement, and the error
  * paths. The fixture is written here from formats.md §4.4/§6, not by synth/. */
+#define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <math.h>
+#include <png.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_level.h"
+#include "gc_png.h"
 #include "gc_texture.h"
+#include "sy_corpus.h"
 
 extern const gc_decoder gc_dec_texture;
 
@@ -451,3 +457,165 @@ Test(texture, fault_alpha_255_loses_opacity)
     fx_free(&f);
 }
 #endif
+
+/* ---- the small synthetic corpus: decoded totals against the writer's plan */
+
+Test(texture, synthetic_corpus_matches_plan_and_shape)
+{
+    sy_options o = {SY_SCALE_SMALL, 1};
+    size_t total = 0, opaque = 0, many = 0, smoother = 0, varied = 0;
+    for (int i = 0; i < SY_LEVEL_COUNT; i++) {
+        const sy_level_plan *p = sy_plan(SY_SCALE_SMALL, i);
+        cr_assert_not_null(p);
+        sy_buf b;
+        sy_buf_init(&b);
+        cr_assert_eq(sy_level_build(&o, i, &b), 0);
+        gc_level lv;
+        cr_assert_eq(gc_level_init(&lv, i, "LEVEL.WAD", b.data, b.len), GC_OK);
+        gc_level_decode(&lv);
+        gc_rowbuf *st = gc_level_rows(&lv, &gc_table_decode_status);
+        int found = 0;
+        for (size_t k = 0; k < st->count; k++) {
+            const gc_decode_status_row *r = gc_rows_at(st, k);
+            if (strcmp(r->name, "texture") == 0) {
+                cr_assert(r->ok, "level %d: %s %s", i, r->where, r->message);
+                found = 1;
+            }
+        }
+        cr_assert(found, "the texture decoder is registered");
+        gc_rowbuf *rb = gc_level_rows(&lv, gc_dec_texture.tables[0]);
+        cr_assert_eq(rb->count, p->tfrag_textures, "level %d", i);
+        for (size_t k = 0; k < rb->count; k++) {
+            const gc_texture_row *r = gc_rows_at(rb, k);
+            cr_assert(r->pixels_ok, "level %d texture %zu", i, k);
+            cr_assert_geq(r->mip_levels, 2, "level %d texture %zu", i, k);
+            cr_assert_eq(r->width, r->height, "tfrag textures are square");
+            total++;
+            opaque += r->fully_opaque;
+            many += r->distinct_colors > 8;
+            if (r->tv_raw > 0) {
+                varied++;
+                smoother += r->tv_csm1 < r->tv_raw;
+            }
+        }
+        gc_level_free(&lv);
+        sy_buf_free(&b);
+    }
+    /* the corpus invariants of invariants/texture.yaml, with the retail shape */
+    cr_assert_geq(opaque * 100, total * 90, "%zu of %zu fully opaque", opaque, total);
+    cr_assert_lt(opaque, total, "some textures have transparent texels (grilles)");
+    cr_assert_geq(many * 100, total * 90, "%zu of %zu with > 8 colours", many, total);
+    cr_assert_geq(smoother * 100, varied * 75, "%zu of %zu smoother with CSM1", smoother, varied);
+}
+
+/* ---- PNG output and gcverify dump-texture --------------------------- */
+
+static uint8_t *png_read(const char *path, uint32_t *w, uint32_t *h)
+{
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_file(&img, path))
+        return NULL;
+    img.format = PNG_FORMAT_RGBA;
+    uint8_t *buf = malloc(PNG_IMAGE_SIZE(img));
+    if (!buf || !png_image_finish_read(&img, NULL, buf, 0, NULL)) {
+        free(buf);
+        png_image_free(&img);
+        return NULL;
+    }
+    *w = img.width;
+    *h = img.height;
+    return buf;
+}
+
+Test(texture, png_writer_round_trip_and_failures)
+{
+    char dir[] = "/tmp/gc_png_XXXXXX";
+    cr_assert(mkdtemp(dir) != NULL);
+    char path[256], bad[256];
+    snprintf(path, sizeof path, "%s/t.png", dir);
+    snprintf(bad, sizeof bad, "%s/missing/t.png", dir);
+    uint8_t px[3 * 2 * 4];
+    for (size_t i = 0; i < sizeof px; i++)
+        px[i] = (uint8_t)(i * 37 + 5);
+    char err[256];
+    cr_assert_eq(gc_png_write_rgba(path, px, 3, 2, err, sizeof err), 0, "%s", err);
+    uint32_t w = 0, h = 0;
+    uint8_t *back = png_read(path, &w, &h);
+    cr_assert_not_null(back);
+    cr_assert(w == 3 && h == 2);
+    cr_assert(memcmp(back, px, sizeof px) == 0, "RGBA bytes survive exactly");
+    free(back);
+    /* same pixels, same bytes: nothing time- or build-dependent in the file */
+    char path2[256];
+    snprintf(path2, sizeof path2, "%s/t2.png", dir);
+    cr_assert_eq(gc_png_write_rgba(path2, px, 3, 2, err, sizeof err), 0);
+    FILE *a = fopen(path, "rb"), *b = fopen(path2, "rb");
+    uint8_t fa[4096], fb[4096];
+    size_t na = fread(fa, 1, sizeof fa, a), nb = fread(fb, 1, sizeof fb, b);
+    fclose(a);
+    fclose(b);
+    cr_assert(na == nb && memcmp(fa, fb, na) == 0);
+    err[0] = '\0';
+    cr_assert_eq(gc_png_write_rgba(bad, px, 3, 2, err, sizeof err), -1);
+    cr_assert(err[0] != '\0');
+    cr_assert_eq(gc_png_write_rgba(path, px, 0, 2, err, sizeof err), -1, "empty image");
+    cr_assert_eq(gc_png_write_rgba(path, NULL, 3, 2, err, sizeof err), -1);
+    unlink(path);
+    unlink(path2);
+    cr_assert_eq(rmdir(dir), 0, "no temporary file left behind");
+}
+
+int gc_cmd_dump_texture(int argc, char **argv);
+
+Test(texture, dump_texture_writes_the_decoded_image)
+{
+    char dir[] = "/tmp/gc_dumptex_XXXXXX";
+    cr_assert(mkdtemp(dir) != NULL);
+    char lvl[256], png[256];
+    snprintf(lvl, sizeof lvl, "%s/level0.wad", dir); /* any case */
+    snprintf(png, sizeof png, "%s/t.png", dir);
+    sy_options o = {SY_SCALE_SMALL, 1};
+    sy_buf b;
+    sy_buf_init(&b);
+    cr_assert_eq(sy_level_build(&o, 0, &b), 0);
+    FILE *f = fopen(lvl, "wb");
+    cr_assert_eq(fwrite(b.data, 1, b.len, f), b.len);
+    fclose(f);
+
+    char *argv[] = {"dump-texture", "--corpus", dir,  "--level", "0", "--texture", "0",
+                    "--mip",        "1",        "-o", png,       NULL};
+    cr_assert_eq(gc_cmd_dump_texture(11, argv), 0);
+    uint32_t w = 0, h = 0;
+    uint8_t *img = png_read(png, &w, &h);
+    cr_assert_not_null(img);
+    /* the same pixels through the API, alpha expanded to 0..255 */
+    gc_level lv;
+    gc_level_init(&lv, 0, "LEVEL0.WAD", b.data, b.len);
+    gc_level_decode(&lv);
+    uint8_t *rgba;
+    uint32_t tw, th;
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(gc_texture_rgba(&lv, 0, 1, 0, &rgba, &tw, &th, &d), GC_OK, "%s", d.msg);
+    cr_assert(w == tw && h == th);
+    cr_assert(memcmp(img, rgba, (size_t)w * h * 4) == 0);
+    free(rgba);
+    free(img);
+    gc_level_free(&lv);
+
+    char *bad_tex[] = {"dump-texture", "--corpus", dir,  "--level", "0",
+                       "--texture",    "99999",    "-o", png,       NULL};
+    unlink(png);
+    cr_assert_eq(gc_cmd_dump_texture(9, bad_tex), 1);
+    cr_assert(access(png, F_OK) != 0, "no PNG for a texture that does not exist");
+    char *no_out[] = {"dump-texture", "--level", "0", "--texture", "0", NULL};
+    cr_assert_eq(gc_cmd_dump_texture(5, no_out), 2);
+    char *bad_mip[] = {"dump-texture", "--level", "0",  "--texture", "0",
+                       "--mip",        "4",       "-o", png,         NULL};
+    cr_assert_eq(gc_cmd_dump_texture(9, bad_mip), 2);
+    unlink(lvl);
+    sy_buf_free(&b);
+    cr_assert_eq(rmdir(dir), 0);
+}
