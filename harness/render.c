@@ -156,6 +156,13 @@ static uint32_t get_index(const uint8_t *row, colref c)
     return (uint32_t)d;
 }
 
+/* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
+static uint32_t wrap_mode(const uint8_t *row, colref c)
+{
+    double v = get_f(row, c);
+    return v >= 0.0 && v <= 3.0 ? (uint32_t)v : 0u;
+}
+
 /* ---- the scene ----------------------------------------------------------- */
 
 typedef struct rpatch {
@@ -440,8 +447,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                 if (g->patch == NONE || g->key == NONE)
                     continue;
                 g->row = (uint32_t)i;
-                g->wrap_s = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, aws));
-                g->wrap_t = (uint8_t)gc_rs_wrap_from_clamp((uint32_t)get_f(r, awt));
+                g->wrap_s = (uint8_t)gc_rs_wrap_from_clamp(wrap_mode(r, aws));
+                g->wrap_t = (uint8_t)gc_rs_wrap_from_clamp(wrap_mode(r, awt));
                 /* TEX1 MMIN 2..5 are the mipmapped minification filters
                  * (retail uses 4, LINEAR_MIPMAP_NEAREST); 0 and 1 sample
                  * the base level only. Without an MMIN column, assume 4. */
