@@ -67,8 +67,13 @@ _Static_assert(LZ_BLOCK_LAST_END - UNIT_MAX - 3u > LZ_BLOCK_BYTES / 2u,
                "a pad must always sit in the second half of its block, or the decoder's "
                "0x1000-boundary skip would land in the middle of the block");
 
-/* Match finder. Chains are indexed by position modulo the window so that a
- * chain link is always to a position still inside the window. */
+/* Match finder. Chains link positions whose first 4 bytes hash alike; they
+ * are indexed by position modulo the window so that a link always points to
+ * a position still inside the window. A 3-byte match only pays as a little
+ * match (2 bytes for 3), so 3-byte keys get just a table of the newest
+ * position, checked when it is close enough for a little match. Keying the
+ * chains on 4 bytes keeps them free of candidates that fail on byte 4: on the
+ * bench buffer that was both faster and 1.3% smaller than 3-byte chains. */
 #define HASH_BITS   16u
 #define HASH_SIZE   (1u << HASH_BITS)
 #define WINDOW_SIZE 32768u /* > FAR_DIST_MAX */
@@ -99,8 +104,9 @@ typedef struct lz_enc {
     sy_buf *out;
     size_t base; /* out->len where this stream starts */
     enum last_kind last;
-    int32_t *head;      /* HASH_SIZE: newest position with this hash, or -1 */
-    int32_t *chain;     /* WINDOW_SIZE: previous position with the same hash */
+    int32_t *head;      /* HASH_SIZE: newest position with this 4-byte hash, or -1 */
+    int32_t *chain;     /* WINDOW_SIZE: previous position with the same 4-byte hash */
+    int32_t *head3;     /* HASH_SIZE: newest position with this 3-byte hash, or -1 */
     size_t next_insert; /* positions below this are in the hash chains */
 } lz_enc;
 
@@ -286,17 +292,29 @@ static uint32_t hash3(const uint8_t *p)
     return (v * 2654435761u) >> (32u - HASH_BITS);
 }
 
-/* Put every position below `upto` that has 3 bytes after it into the chains,
- * each exactly once (a position inserted twice would link to itself). */
+static uint32_t hash4(const uint8_t *p)
+{
+    uint32_t v =
+        (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+    return (v * 2654435761u) >> (32u - HASH_BITS);
+}
+
+/* Enter every position below `upto` into the 3-byte table (if 3 bytes follow
+ * it) and the 4-byte chains (if 4 do), each exactly once: a position chained
+ * twice would link to itself. */
 static void insert_upto(lz_enc *e, size_t upto)
 {
-    size_t stop = e->len >= MATCH_MIN ? e->len - MATCH_MIN + 1 : 0;
-    if (upto > stop)
-        upto = stop;
+    size_t stop3 = e->len >= 3 ? e->len - 2 : 0;
+    size_t stop4 = e->len >= 4 ? e->len - 3 : 0;
+    if (upto > stop3)
+        upto = stop3;
     for (size_t i = e->next_insert; i < upto; i++) {
-        uint32_t h = hash3(e->src + i);
-        e->chain[i & WINDOW_MASK] = e->head[h];
-        e->head[h] = (int32_t)i;
+        e->head3[hash3(e->src + i)] = (int32_t)i;
+        if (i < stop4) {
+            uint32_t h = hash4(e->src + i);
+            e->chain[i & WINDOW_MASK] = e->head[h];
+            e->head[h] = (int32_t)i;
+        }
     }
     if (upto > e->next_insert)
         e->next_insert = upto;
@@ -342,7 +360,27 @@ static lz_match find_match(const lz_enc *e, size_t pos, uint32_t bar_len, int32_
     const uint8_t *cur = e->src + pos;
     uint32_t beat = bar_len; /* a candidate must be longer than this */
     int32_t best_gain = bar_gain;
-    int32_t cand = e->head[hash3(cur)];
+    if (beat < MATCH_MIN) {
+        /* the newest 3-byte match, if a little match can reach it */
+        int32_t c3 = e->head3[hash3(cur)];
+        size_t dist = pos - (size_t)c3;
+        if (c3 >= 0 && dist != 0 && dist <= LITTLE_DIST_MAX) {
+            const uint8_t *c = e->src + c3;
+            if (c[0] == cur[0] && c[1] == cur[1] && c[2] == cur[2]) {
+                uint32_t l = common_len(c, cur, near_max);
+                int32_t g = match_gain(l, (uint32_t)dist);
+                if (g > best_gain) {
+                    best.len = l;
+                    best.dist = (uint32_t)dist;
+                    best_gain = g;
+                    beat = l;
+                }
+            }
+        }
+    }
+    if (left < 4)
+        return best;
+    int32_t cand = e->head[hash4(cur)];
     for (; cand >= 0 && depth > 0; depth--) {
         size_t dist = pos - (size_t)cand;
         if (dist > FAR_DIST_MAX || dist == 0)
@@ -438,9 +476,11 @@ int sy_lz_compress(const uint8_t *src, size_t len, const char *label, sy_buf *ou
     e.last = LAST_START;
     e.head = malloc(HASH_SIZE * sizeof *e.head);
     e.chain = malloc(WINDOW_SIZE * sizeof *e.chain);
+    e.head3 = malloc(HASH_SIZE * sizeof *e.head3);
     int rc = -1;
-    if (e.head && e.chain && sy_buf_reserve(out, LZ_HEADER_BYTES) == 0) {
+    if (e.head && e.chain && e.head3 && sy_buf_reserve(out, LZ_HEADER_BYTES) == 0) {
         memset(e.head, 0xFF, HASH_SIZE * sizeof *e.head); /* all -1 */
+        memset(e.head3, 0xFF, HASH_SIZE * sizeof *e.head3);
         uint8_t hdr[LZ_HEADER_BYTES] = {'W', 'A', 'D'};
         const char *lab = label ? label : LZ_DEFAULT_LABEL;
         /* strncpy semantics: up to 9 bytes, zero-padded, not terminated. */
@@ -464,5 +504,6 @@ int sy_lz_compress(const uint8_t *src, size_t len, const char *label, sy_buf *ou
     }
     free(e.head);
     free(e.chain);
+    free(e.head3);
     return rc;
 }
