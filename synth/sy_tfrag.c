@@ -790,10 +790,10 @@ static void write_strips(sy_buf *b, const tf_geo *g, int lod, unsigned addr)
         if (st->lod != lod)
             continue;
         int biased = prev < 0 || st->slot != prev; /* the first record always loads an ad-gif */
-        rec[4 * n + 0] = (uint8_t)(biased ? (int)st->n - 128 : (int)st->n);
-        rec[4 * n + 1] = 0;
-        rec[4 * n + 2] = (uint8_t)(biased ? TF_ADGIF_QW * st->slot : 0);
-        rec[4 * n + 3] = 0;
+        rec[4 * n + 0] = (uint8_t)(biased ? (int)st->n - 128 : (int)st->n); /* +0 count/flag */
+        rec[4 * n + 1] = 0;                                                 /* +1 y: load ad-gif */
+        rec[4 * n + 2] = (uint8_t)(biased ? TF_ADGIF_QW * st->slot : 0);    /* +2 ad-gif qw */
+        rec[4 * n + 3] = 0;                                                 /* +3 pad */
         prev = st->slot;
         n++;
     }
@@ -832,10 +832,10 @@ static void write_vi(sy_buf *b, const tf_geo *g, int tier, unsigned addr)
         int parent = 0;
         if (tier != T_COMMON)
             parent = 2 * g->pos_of[nd->tier == T_COMMON ? e->node : nd->p1];
-        put_s16(buf + 8 * n + 0, s);
-        put_s16(buf + 8 * n + 2, nd->t);
-        put_s16(buf + 8 * n + 4, parent);
-        put_s16(buf + 8 * n + 6, 2 * g->pos_of[e->node]);
+        put_s16(buf + 8 * n + 0, s);                      /* +0 s */
+        put_s16(buf + 8 * n + 2, nd->t);                  /* +2 t */
+        put_s16(buf + 8 * n + 4, parent);                 /* +4 parent: 2 x position */
+        put_s16(buf + 8 * n + 6, 2 * g->pos_of[e->node]); /* +6 vertex: 2 x position */
         n++;
     }
     sy_vif_unpack(b, SY_VIF_V4_16, n, addr, 0, buf);
@@ -1086,12 +1086,12 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         unsigned set = index % 3u == 1u ? 1u : 0u;
         unsigned blend = (index % 5u == 2u && (nd->row & 1u)) ? 0x80u : 0u;
         uint8_t *r = lrec + 8 * p;
-        r[0] = 0;
-        r[1] = 0x80;
-        r[2] = az;
-        r[3] = (uint8_t)el;
-        put_s16(r + 4, c555);
-        put_s16(r + 6, (int)(set | (blend << 8)));
+        r[0] = 0;                                  /* +0 unknown_0 */
+        r[1] = 0x80;                               /* +1 intensity */
+        r[2] = az;                                 /* +2 azimuth index */
+        r[3] = (uint8_t)el;                        /* +3 elevation index */
+        put_s16(r + 4, c555);                      /* +4 base colour 5:5:5:1 */
+        put_s16(r + 6, (int)(set | (blend << 8))); /* +6 select: set, blend / 256 */
     }
     sy_buf_put(out, col, (size_t)rgba_qw * 16u);
     size_t light = out->len - d;
@@ -1187,32 +1187,32 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         memcpy(&u, &sph[i], 4);
         put_u32le(h + 4 * i, u);
     }
-    put_u32le(h + 0x10, (uint32_t)(d - (block_start + TF_TABLE_OFS)));
-    put_s16(h + 0x14, 0);
-    put_s16(h + 0x16, (int)shared);
-    put_s16(h + 0x18, (int)lod1);
-    put_s16(h + 0x1a, (int)lod0);
-    put_s16(h + 0x1c, (int)tex_ofs);
-    put_s16(h + 0x1e, (int)rgba);
-    h[0x20] = (uint8_t)common_qw;
-    h[0x21] = (uint8_t)lod2_qw;
-    h[0x22] = (uint8_t)lod1_qw;
-    h[0x23] = (uint8_t)lod0_qw;
-    h[0x24] = (uint8_t)g->npos[0];
-    h[0x25] = (uint8_t)(g->npos[0] + g->npos[1]);
-    h[0x26] = (uint8_t)P;
-    h[0x28] = (uint8_t)pl->A;
-    h[0x29] = (uint8_t)rgba_qw;
-    h[0x2c] = (uint8_t)nms;
-    put_s16(h + 0x2e, (int)msph);
-    put_s16(h + 0x30, (int)light);
-    put_s16(h + 0x32, (int)msph);
-    h[0x34] = 0xff;
-    put_s16(h + 0x36, 0xffff);
-    put_s16(h + 0x38, (int)cube);
-    put_s16(h + 0x3a, (int)index);
-    h[0x3c] = (uint8_t)P;
-    h[0x3d] = (uint8_t)tris;
+    put_u32le(h + 0x10, (uint32_t)(d - (block_start + TF_TABLE_OFS))); /* data: table-relative */
+    put_s16(h + 0x14, 0);            /* lod_2_ofs: the LOD-2 list opens the data block */
+    put_s16(h + 0x16, (int)shared);  /* shared_ofs */
+    put_s16(h + 0x18, (int)lod1);    /* lod_1_ofs */
+    put_s16(h + 0x1a, (int)lod0);    /* lod_0_ofs (the LOD-01 list) */
+    put_s16(h + 0x1c, (int)tex_ofs); /* tex_ofs: ad-gif payload, 4 past its code word */
+    put_s16(h + 0x1e, (int)rgba);    /* rgba_ofs */
+    h[0x20] = (uint8_t)common_qw;    /* common_size */
+    h[0x21] = (uint8_t)lod2_qw;      /* lod_2_size: LOD-2 + common */
+    h[0x22] = (uint8_t)lod1_qw;      /* lod_1_size: common + LOD-1 + LOD-01 */
+    h[0x23] = (uint8_t)lod0_qw;      /* lod_0_size: LOD-01 + LOD-0 */
+    h[0x24] = (uint8_t)g->npos[0];   /* lod_2_rgba_count (writer's choice) */
+    h[0x25] = (uint8_t)(g->npos[0] + g->npos[1]); /* lod_1_rgba_count (writer's choice) */
+    h[0x26] = (uint8_t)P;                         /* lod_0_rgba_count (writer's choice) */
+    h[0x28] = (uint8_t)pl->A;                     /* texture_count */
+    h[0x29] = (uint8_t)rgba_qw;                   /* rgba_size */
+    h[0x2c] = (uint8_t)nms;                       /* msphere_count */
+    put_s16(h + 0x2e, (int)msph);                 /* msphere_ofs */
+    put_s16(h + 0x30, (int)light);                /* light_ofs */
+    put_s16(h + 0x32, (int)msph);                 /* light_end_ofs == msphere_ofs on R&C2 */
+    h[0x34] = 0xff;                               /* dir_lights_one */
+    put_s16(h + 0x36, 0xffff);                    /* point_lights: none (runtime feature) */
+    put_s16(h + 0x38, (int)cube);                 /* cube_ofs */
+    put_s16(h + 0x3a, (int)index);                /* occl_index */
+    h[0x3c] = (uint8_t)P;                         /* vert_count */
+    h[0x3d] = (uint8_t)tris;                      /* tri_count: LOD-0 strips */
     memcpy(out->data + table_pos, h, sizeof h);
 
     cnt->pos += P;
