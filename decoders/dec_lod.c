@@ -277,7 +277,6 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
         const uint8_t *row = patches->data + i * patches->desc->row_size;
         float sphere[4] = {load_f32(row, o_cx), load_f32(row, o_cy), load_f32(row, o_cz),
                            load_f32(row, o_r)};
-        float centre_only[4] = {sphere[0], sphere[1], sphere[2], 0.0f};
         uint64_t pofs;
         memcpy(&pofs, row + o_ofs, sizeof pofs);
         float r = sphere[3] == sphere[3] && sphere[3] > 0.0f ? sphere[3] : 0.0f;
@@ -305,8 +304,9 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
             for (int a = 0; a < 3; a++)
                 eye[a] = sphere[a] + dist[k] * sweep_dir[a];
             gc_lod_pick p = gc_lod_select(L, sphere, eye, lv->fault);
-            gc_lod_pick pc = gc_lod_select(L, centre_only, eye, 0);
             lod_eval e = evaluate(L, sphere, eye, 1);
+            lod_eval ec = e;
+            ec.r = 0; /* the centre-only rule: the same test with radius 0 */
             int str = 0, str_far = 0;
             for (int t = 0; t < 3; t++) {
                 if (!near_ge(&e, t) && far_ge(&e, t))
@@ -333,7 +333,7 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
             s->morph_lod0 = p.morph_lod0;
             s->straddles = (uint8_t)str;
             s->straddles_far = (uint8_t)str_far;
-            s->mode_by_centre = (uint8_t)pc.mode;
+            s->mode_by_centre = (uint8_t)mode_of(&ec);
         }
     }
     gc_diag_pop(diag);
