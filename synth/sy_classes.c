@@ -8,7 +8,8 @@
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 static void put_u16(uint8_t *p, uint16_t v)
 {
@@ -21,19 +22,20 @@ static void put_f32(uint8_t *p, float f)
     put_u32(p, u);
 }
 
-/* VIF code words (formats.md §5.3): UNPACK = (0x60|vnvl)<<24 | num<<16 | flg<<15 | usn<<14 | addr. */
-#define VIF_UNPACK(cmd, num, usn, addr)                                                           \
-    ((uint32_t)(cmd) << 24 | ((uint32_t)(num)&0xFFu) << 16 | 1u << 15 | (uint32_t)(usn) << 14 |  \
+/* VIF code words (formats.md §5.3): UNPACK = (0x60|vnvl)<<24 | num<<16 | flg<<15 | usn<<14 | addr.
+ */
+#define VIF_UNPACK(cmd, num, usn, addr)                                                            \
+    ((uint32_t)(cmd) << 24 | ((uint32_t)(num)&0xFFu) << 16 | 1u << 15 | (uint32_t)(usn) << 14 |    \
      ((uint32_t)(addr)&0x3FFu))
 #define VIF_V2_16_MASKED 0x75u /* 0x60 | mask bit 0x10 | V2_16 */
-#define VIF_V4_8 0x6Eu
-#define VIF_V4_16 0x6Du
-#define VIF_V4_32 0x6Cu
-#define VIF_STCYCL_4_4 0x01000404u
-#define VIF_STMOD_0 0x05000000u
+#define VIF_V4_8         0x6Eu
+#define VIF_V4_16        0x6Du
+#define VIF_V4_32        0x6Cu
+#define VIF_STCYCL_4_4   0x01000404u
+#define VIF_STMOD_0      0x05000000u
 
 #define MOBY_HEADER_BYTES 0x48u
-#define MOBY_TABLE_OFS 0x50u
+#define MOBY_TABLE_OFS    0x50u
 
 size_t sy_moby_class_min_bytes(uint32_t packets)
 {
@@ -63,23 +65,23 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
     size_t fixed = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * joints;
     size_t budget = span > fixed ? (span - fixed) * 3 / 5 : 0; /* packets take ~60% */
     /* Header (offsets relative to the class start). */
-    put_u32(c + 0x00, MOBY_TABLE_OFS);                 /* packet_table_offset */
-    c[0x04] = (uint8_t)high;                           /* high_lod_count */
-    c[0x05] = (uint8_t)low;                            /* low_lod_count */
-    c[0x06] = 0;                                       /* metal_count */
-    c[0x07] = (uint8_t)packets;                        /* metal_begin */
-    c[0x08] = (uint8_t)joints;                         /* joint_count */
-    c[0x0B] = 0;                                       /* format flag: R&C2 */
-    c[0x0C] = 0;                                       /* sequence_count */
-    c[0x0E] = (uint8_t)(1 + sy_rng_below(r, 8));       /* lod_trans */
-    put_f32(c + 0x24, 0.25f);                          /* scale */
-    c[0x2D] = (uint8_t)(32 + sy_rng_below(r, 64));     /* mip_dist */
-    put_f32(c + 0x30, 0.0f);                           /* bounding_sphere */
+    put_u32(c + 0x00, MOBY_TABLE_OFS);             /* packet_table_offset */
+    c[0x04] = (uint8_t)high;                       /* high_lod_count */
+    c[0x05] = (uint8_t)low;                        /* low_lod_count */
+    c[0x06] = 0;                                   /* metal_count */
+    c[0x07] = (uint8_t)packets;                    /* metal_begin */
+    c[0x08] = (uint8_t)joints;                     /* joint_count */
+    c[0x0B] = 0;                                   /* format flag: R&C2 */
+    c[0x0C] = 0;                                   /* sequence_count */
+    c[0x0E] = (uint8_t)(1 + sy_rng_below(r, 8));   /* lod_trans */
+    put_f32(c + 0x24, 0.25f);                      /* scale */
+    c[0x2D] = (uint8_t)(32 + sy_rng_below(r, 64)); /* mip_dist */
+    put_f32(c + 0x30, 0.0f);                       /* bounding_sphere */
     put_f32(c + 0x34, 0.0f);
     put_f32(c + 0x38, (float)(int)sy_rng_below(r, 8));
     put_f32(c + 0x3C, (float)(2 + (int)sy_rng_below(r, 30)));
-    put_u32(c + 0x40, 0x80808080u);                    /* glow_rgba */
-    put_u16(c + 0x44, (uint16_t)(o_class & 0x7FFF));   /* mode_bits (carries the class) */
+    put_u32(c + 0x40, 0x80808080u);                  /* glow_rgba */
+    put_u16(c + 0x44, (uint16_t)(o_class & 0x7FFF)); /* mode_bits (carries the class) */
     /* Packet bodies after the table (+ all-zero terminator record). */
     size_t at = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1);
     uint32_t per = real ? (uint32_t)(budget / real) : 0;
@@ -100,14 +102,14 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
             if (at + 16 * (lq + vq) + 64u * joints > span)
                 return -1;
         }
-        put_u32(e + 0x0, (uint32_t)at);                       /* vif_list_offset */
-        put_u16(e + 0x4, (uint16_t)lq);                       /* vif_list_size (qw) */
-        put_u16(e + 0x6, 0);                                  /* texture_unpack_offset */
-        put_u32(e + 0x8, (uint32_t)(at + 16 * lq));           /* vertex_offset */
-        e[0xC] = (uint8_t)vq;                                 /* vertex_data_size (qw) */
-        e[0xD] = (uint8_t)((15 + 6 * m) / 16);                /* d */
-        e[0xE] = (uint8_t)((3 + m) / 4);                      /* e */
-        e[0xF] = (uint8_t)m;                                  /* transfer_vertex_count */
+        put_u32(e + 0x0, (uint32_t)at);             /* vif_list_offset */
+        put_u16(e + 0x4, (uint16_t)lq);             /* vif_list_size (qw) */
+        put_u16(e + 0x6, 0);                        /* texture_unpack_offset */
+        put_u32(e + 0x8, (uint32_t)(at + 16 * lq)); /* vertex_offset */
+        e[0xC] = (uint8_t)vq;                       /* vertex_data_size (qw) */
+        e[0xD] = (uint8_t)((15 + 6 * m) / 16);      /* d */
+        e[0xE] = (uint8_t)((3 + m) / 4);            /* e */
+        e[0xF] = (uint8_t)m;                        /* transfer_vertex_count */
         uint8_t *v = c + at;
         put_u32(v, VIF_UNPACK(VIF_V2_16_MASKED, m, 0, 0xC2)); /* STs */
         for (uint32_t i = 0; i < m; i++) {
@@ -116,21 +118,21 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
         }
         uint8_t *ix = v + 4 + 4 * m;
         uint32_t ie = 1 + (m + 3) / 4;
-        put_u32(ix, VIF_UNPACK(VIF_V4_8, ie, 1, 0x12D));      /* index buffer */
+        put_u32(ix, VIF_UNPACK(VIF_V4_8, ie, 1, 0x12D)); /* index buffer */
         ix[4] = 0, ix[5] = 0, ix[6] = (uint8_t)(int8_t)-1, ix[7] = 0;
         for (uint32_t i = 0; i < 4 * (ie - 1); i++)
             ix[8 + i] = (uint8_t)(i < m ? i : 0);
         /* Vertex table: 8 x u16 header, then 16-byte vertices. */
         uint8_t *vt = c + at + 16 * lq;
-        put_u16(vt + 6, (uint16_t)m);   /* main_count */
-        put_u16(vt + 10, (uint16_t)m);  /* transfer_vertex_count */
-        put_u16(vt + 12, 16);           /* vertex_table_offset */
+        put_u16(vt + 6, (uint16_t)m);  /* main_count */
+        put_u16(vt + 10, (uint16_t)m); /* transfer_vertex_count */
+        put_u16(vt + 12, 16);          /* vertex_table_offset */
         int32_t px = (int32_t)sy_rng_below(r, 2048) - 1024, py = 0, pz = 0;
         for (uint32_t i = 0; i < m; i++) {
             uint8_t *q = vt + 16 + 16 * i;
             put_u16(q + 0, (uint16_t)(i >= 7 ? (i - 7) & 0x1FF : 0)); /* index of vertex i-7 */
-            q[8] = (uint8_t)sy_rng_below(r, 256);  /* normal azimuth */
-            q[9] = (uint8_t)sy_rng_below(r, 128);  /* normal elevation */
+            q[8] = (uint8_t)sy_rng_below(r, 256);                     /* normal azimuth */
+            q[9] = (uint8_t)sy_rng_below(r, 128);                     /* normal elevation */
             px += (int32_t)sy_rng_below(r, 65) - 32;
             py += (int32_t)sy_rng_below(r, 65) - 32;
             pz += (int32_t)sy_rng_below(r, 65) - 32;
@@ -144,7 +146,7 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
         uint8_t *t = c + MOBY_TABLE_OFS + 16u * packets; /* the terminator */
         if (zero_zero) {
             put_u16(t + 0x4, (uint16_t)(1 + sy_rng_below(r, 6))); /* vif_list_size: a count */
-            t[0xF] = (uint8_t)(1 + sy_rng_below(r, 12));         /* transfer_vertex_count */
+            t[0xF] = (uint8_t)(1 + sy_rng_below(r, 12));          /* transfer_vertex_count */
         } else {
             put_u32(t + 0x8, (uint32_t)at); /* "next": the skeleton that follows */
         }
@@ -168,8 +170,7 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
 
 #define TIE_HEADER_BYTES 0x80u
 
-int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_of_order,
-                       sy_rng *r)
+int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_of_order, sy_rng *r)
 {
     size_t base = out->len;
     if (span < SY_TIE_CLASS_MIN_BYTES || sy_buf_reserve(out, span) != 0)
@@ -177,7 +178,8 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
     sy_buf_zero(out, span);
     uint8_t *c = out->data + base;
     uint32_t texture_count = 1 + sy_rng_below(r, 3);
-    float near_d = (float)(8 + (int)sy_rng_below(r, 8)), mid_d = near_d + (float)(8 + (int)sy_rng_below(r, 16));
+    float near_d = (float)(8 + (int)sy_rng_below(r, 8)),
+          mid_d = near_d + (float)(8 + (int)sy_rng_below(r, 16));
     float far_d = mid_d + (float)(10 + (int)sy_rng_below(r, 30));
     if (lod_out_of_order) { /* the real disc has a few of these: mid before near */
         float t = near_d;
@@ -187,15 +189,15 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
     put_f32(c + 0x10, near_d);
     put_f32(c + 0x14, mid_d);
     put_f32(c + 0x18, far_d);
-    put_u32(c + 0x1C, TIE_HEADER_BYTES);                /* ad_gif_ofs */
+    put_u32(c + 0x1C, TIE_HEADER_BYTES); /* ad_gif_ofs */
     c[0x0F] = (uint8_t)texture_count;
-    put_f32(c + 0x40, 0.25f);                            /* scale */
-    put_u16(c + 0x44, (uint16_t)o_class);               /* o_class == the table's class number */
-    put_u16(c + 0x46, 0);                                /* t_class */
-    put_f32(c + 0x48, far_d * 2.0f);                     /* mip_dist */
-    put_u32(c + 0x4C, 0x80808080u);                      /* glow_rgba */
+    put_f32(c + 0x40, 0.25f);             /* scale */
+    put_u16(c + 0x44, (uint16_t)o_class); /* o_class == the table's class number */
+    put_u16(c + 0x46, 0);                 /* t_class */
+    put_f32(c + 0x48, far_d * 2.0f);      /* mip_dist */
+    put_u32(c + 0x4C, 0x80808080u);       /* glow_rgba */
     put_f32(c + 0x5C, 4.0f + (float)(int)sy_rng_below(r, 12)); /* bsphere radius */
-    for (uint32_t t = 0; t < texture_count; t++) {       /* ad-gifs: TEX0 TEX1 MIPTBP1 CLAMP MIPTBP2 */
+    for (uint32_t t = 0; t < texture_count; t++) { /* ad-gifs: TEX0 TEX1 MIPTBP1 CLAMP MIPTBP2 */
         uint8_t *a = c + TIE_HEADER_BYTES + 0x50 * t;
         static const uint8_t regs[5] = {0x06, 0x14, 0x34, 0x08, 0x36};
         for (int k = 0; k < 5; k++)
@@ -212,8 +214,8 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
             pc = 1, per = share > 0x60 ? (share - 16) / 16 * 16 : 0;
         if (per < 0x40)
             return -1;
-        put_u32(c + 4 * l, (uint32_t)at);                /* packets[l] */
-        c[0x0C + l] = (uint8_t)pc;                       /* packet_count[l] */
+        put_u32(c + 4 * l, (uint32_t)at); /* packets[l] */
+        c[0x0C + l] = (uint8_t)pc;        /* packet_count[l] */
         size_t body = at + 16u * pc;
         uint32_t verts_total = 0, strips_total = 0;
         for (uint32_t k = 0; k < pc; k++) {
@@ -223,17 +225,17 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
             size_t vert_qw = per / 16 > vert_ofs ? per / 16 - vert_ofs : 1;
             if (vert_qw > 255)
                 vert_qw = 255;
-            put_u32(h + 0, (uint32_t)(body - at));      /* data, relative to packets[l] */
-            h[4] = (uint8_t)texture_count;               /* shader_count */
-            h[8] = (uint8_t)vert_ofs;                    /* vert_ofs (qw) */
-            h[9] = (uint8_t)vert_qw;                     /* vert_size (qw) */
+            put_u32(h + 0, (uint32_t)(body - at)); /* data, relative to packets[l] */
+            h[4] = (uint8_t)texture_count;         /* shader_count */
+            h[8] = (uint8_t)vert_ofs;              /* vert_ofs (qw) */
+            h[9] = (uint8_t)vert_qw;               /* vert_size (qw) */
             h[10] = (uint8_t)(vert_qw > 255 ? 255 : vert_qw);
             for (uint32_t s = 0; s < texture_count && s < 4; s++) {
-                put_u32(b + 4 * s, 0x20 + 0x10 * s);     /* ad-gif destinations */
-                put_u32(b + 0x10 + 4 * s, 0x50 * s);     /* sources (/0x50 = texture) */
+                put_u32(b + 4 * s, 0x20 + 0x10 * s); /* ad-gif destinations */
+                put_u32(b + 0x10 + 4 * s, 0x50 * s); /* sources (/0x50 = texture) */
             }
-            b[0x23] = (uint8_t)strips;                   /* unpack header: strip_count */
-            b[0x28] = (uint8_t)(vert_qw * 16 / 16 + 4);  /* dinky_vertices_size + 4 */
+            b[0x23] = (uint8_t)strips;                  /* unpack header: strip_count */
+            b[0x28] = (uint8_t)(vert_qw * 16 / 16 + 4); /* dinky_vertices_size + 4 */
             for (uint32_t s = 0; s < strips; s++) {
                 uint8_t *st = b + 0x2C + 4 * s;
                 st[0] = (uint8_t)(3 + sy_rng_below(r, 10));
@@ -281,17 +283,17 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
     uint8_t *c = out->data + base;
     uint32_t packets = 1 + sy_rng_below(r, 3);
     float radius = 2.0f + (float)(int)sy_rng_below(r, 6);
-    put_f32(c + 0x0C, radius);                             /* bounding_sphere w */
-    put_f32(c + 0x10, sy_rng_below(r, 5) ? 5.0f : 7.5f);   /* mip_distance */
-    put_u16(c + 0x14, 0);                                  /* mode_bits */
-    put_f32(c + 0x20, 0.25f);                              /* scale */
-    put_u16(c + 0x24, (uint16_t)o_class);                  /* o_class */
-    put_u16(c + 0x26, 0);                                  /* s_class */
-    put_u16(c + 0x28, (uint16_t)packets);                  /* packet_count */
+    put_f32(c + 0x0C, radius);                           /* bounding_sphere w */
+    put_f32(c + 0x10, sy_rng_below(r, 5) ? 5.0f : 7.5f); /* mip_distance */
+    put_u16(c + 0x14, 0);                                /* mode_bits */
+    put_f32(c + 0x20, 0.25f);                            /* scale */
+    put_u16(c + 0x24, (uint16_t)o_class);                /* o_class */
+    put_u16(c + 0x26, 0);                                /* s_class */
+    put_u16(c + 0x28, (uint16_t)packets);                /* packet_count */
     size_t normals = SHRUB_HEADER_BYTES + 8u * packets;
     normals = (normals + 15) / 16 * 16;
-    put_u32(c + 0x2C, (uint32_t)normals);                  /* normals_offset: inside the span */
-    for (int n = 0; n < 24; n++) {                          /* 24 x {s16 x, y, z, pad} */
+    put_u32(c + 0x2C, (uint32_t)normals); /* normals_offset: inside the span */
+    for (int n = 0; n < 24; n++) {        /* 24 x {s16 x, y, z, pad} */
         put_u16(c + normals + 8 * n + 0, (uint16_t)(int16_t)((n % 3 - 1) * 0x3000));
         put_u16(c + normals + 8 * n + 2, (uint16_t)(int16_t)((n / 3 % 3 - 1) * 0x3000));
         put_u16(c + normals + 8 * n + 4, (uint16_t)(int16_t)0x3000);
@@ -307,12 +309,12 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
             break;
         uint8_t *p = c + at;
         put_u32(p + 0, VIF_STCYCL_4_4);
-        put_u32(p + 4, 0);                                 /* NOP */
+        put_u32(p + 4, 0); /* NOP */
         put_u32(p + 8, VIF_STMOD_0);
         put_u32(p + 12, VIF_UNPACK(VIF_V4_32, hdr_qw, 0, 0));
         uint8_t *h = p + 16;
         put_u32(h + 0, tex), put_u32(h + 4, tags), put_u32(h + 8, nv), put_u32(h + 12, 0);
-        put_u32(h + 16, 0x8000u | nv);                     /* GIF tag NLOOP / EOP */
+        put_u32(h + 16, 0x8000u | nv); /* GIF tag NLOOP / EOP */
         for (uint32_t t = 0; t < tex; t++) {
             static const uint8_t regs[4] = {0x14, 0x06, 0x34, 0x08};
             for (int q = 0; q < 4; q++)
@@ -325,7 +327,7 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
             put_u16(q + 0, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
             put_u16(q + 2, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048)));
             put_u16(q + 4, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
-            put_u16(q + 6, (uint16_t)(v * 3));             /* gs_packet_offset */
+            put_u16(q + 6, (uint16_t)(v * 3)); /* gs_packet_offset */
         }
         uint8_t *u2 = u1 + 4 + 8 * nv;
         put_u32(u2, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw + nv));
@@ -336,13 +338,13 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
             put_u16(q + 4, 0);
             put_u16(q + 6, (uint16_t)((v % 24) | (v + 4 == nv ? 0x8000u : 0))); /* stop bit */
         }
-        put_u32(c + SHRUB_HEADER_BYTES + 8 * k, (uint32_t)at);      /* packet offset */
+        put_u32(c + SHRUB_HEADER_BYTES + 8 * k, (uint32_t)at);        /* packet offset */
         put_u32(c + SHRUB_HEADER_BYTES + 8 * k + 4, (uint32_t)bytes); /* packet size */
         at += bytes;
         drawn++;
     }
     put_u16(c + 0x28, (uint16_t)drawn);
-    put_u16(c + 0x34, (uint16_t)drawn);                    /* drawn_count */
+    put_u16(c + 0x34, (uint16_t)drawn); /* drawn_count */
     if (at < span)
         sy_fill_bulk(c + at, span - at, r);
     return 0;

@@ -14,12 +14,12 @@
 
 #define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
 #define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
-#define SY_RATCHET_SEQS 256u
+#define SY_RATCHET_SEQS      256u
 
 typedef struct tex_slot {
     unsigned dim;
     int kind;
-    uint32_t data_offset; /* from textures_base */
+    uint32_t data_offset;                  /* from textures_base */
     uint32_t palette_gs, mip2_gs, mip3_gs; /* byte addresses in GS RAM */
 } tex_slot;
 
@@ -30,7 +30,8 @@ static size_t align_up(size_t v, size_t a)
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 static void put_u16(uint8_t *p, uint16_t v)
 {
@@ -99,8 +100,8 @@ static int write_textures(const sy_ctx *c, tex_slot *slots, const uint32_t count
             s->dim = sy_texture_dim(t, i, c->level);
             s->kind = sy_texture_kind(t, i, c->level);
             uint32_t pal[256];
-            sy_texture_draw(s->kind, s->dim, c->seed * 0x9E37u + (uint32_t)c->level * 977u + k,
-                            pix, pal);
+            sy_texture_draw(s->kind, s->dim, c->seed * 0x9E37u + (uint32_t)c->level * 977u + k, pix,
+                            pal);
             int hole0 = s->kind == SY_KIND_GRILLE;
             unsigned d = s->dim;
             sy_texture_halve(pix, d, hole0, half);
@@ -214,9 +215,16 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
 
     /* 1. tfrag block at data offset 0, so core.tfrags == 0 and the region is [0, occlusion). */
-    sy_tfrag_params tp = {p->tfrag_patches, p->tfrag_positions, p->tfrag_triangles, p->vi_common,
-                          p->vi_lod01, p->vi_lod0, p->tfrag_adgifs, p->tfrag_textures,
-                          p->tfrag_textures_referenced, c->seed * 1000u + (uint32_t)c->level};
+    sy_tfrag_params tp = {p->tfrag_patches,
+                          p->tfrag_positions,
+                          p->tfrag_triangles,
+                          p->vi_common,
+                          p->vi_lod01,
+                          p->vi_lod0,
+                          p->tfrag_adgifs,
+                          p->tfrag_textures,
+                          p->tfrag_textures_referenced,
+                          c->seed * 1000u + (uint32_t)c->level};
     sy_tfrag_stats ts;
     memset(&ts, 0, sizeof ts);
 #if SY_HAVE_TFRAG
@@ -449,38 +457,38 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
         goto done;
     }
     uint8_t *h = ix->data;
-    put_u32(h + 0x00, ntex * 3);            /* gs_ram count (no stash entries) */
-    put_u32(h + 0x04, t_gs);                /* gs_ram offset */
-    put_u32(h + 0x08, 0);                   /* tfrags */
-    put_u32(h + 0x0C, ofs_occlusion);       /* occlusion */
-    put_u32(h + 0x10, ofs_sky);             /* sky */
-    put_u32(h + 0x14, ofs_collision);       /* collision */
-    put_u32(h + 0x18, ncl[0]);              /* moby_classes {count, offset} */
+    put_u32(h + 0x00, ntex * 3);      /* gs_ram count (no stash entries) */
+    put_u32(h + 0x04, t_gs);          /* gs_ram offset */
+    put_u32(h + 0x08, 0);             /* tfrags */
+    put_u32(h + 0x0C, ofs_occlusion); /* occlusion */
+    put_u32(h + 0x10, ofs_sky);       /* sky */
+    put_u32(h + 0x14, ofs_collision); /* collision */
+    put_u32(h + 0x18, ncl[0]);        /* moby_classes {count, offset} */
     put_u32(h + 0x1C, t_moby);
-    put_u32(h + 0x20, ncl[1]);              /* tie_classes */
+    put_u32(h + 0x20, ncl[1]); /* tie_classes */
     put_u32(h + 0x24, t_tie);
-    put_u32(h + 0x28, ncl[2]);              /* shrub_classes */
+    put_u32(h + 0x28, ncl[2]); /* shrub_classes */
     put_u32(h + 0x2C, t_shrub);
     for (int t = 0; t < SY_TEX_TABLES; t++) { /* tfrag/moby/tie/shrub textures at 0x30..0x48 */
         put_u32(h + 0x30 + 8 * t, counts[t]);
         put_u32(h + 0x34 + 8 * t, t_tex[t]);
     }
-    put_u32(h + 0x50, x->part_textures);    /* part_textures */
+    put_u32(h + 0x50, x->part_textures); /* part_textures */
     put_u32(h + 0x54, t_part);
-    put_u32(h + 0x58, x->fx_textures);      /* fx_textures */
+    put_u32(h + 0x58, x->fx_textures); /* fx_textures */
     put_u32(h + 0x5C, t_fx);
-    put_u32(h + 0x60, textures_base);       /* textures_base_offset */
-    put_u32(h + 0x64, part_bank);           /* part_bank_offset */
-    put_u32(h + 0x68, fx_bank);             /* fx_bank_offset */
-    put_u32(h + 0x6C, t_partdefs);          /* part_defs_offset */
-    put_u32(h + 0x70, t_sound);             /* sound_remap_offset */
-    put_u32(h + 0x78, t_ratchet);           /* ratchet_seqs */
-    put_u32(h + 0x84, 0);                   /* moby_gs_stash_count */
-    put_u32(h + 0x88, 0);                   /* assets_compressed_size: patched by the caller */
+    put_u32(h + 0x60, textures_base); /* textures_base_offset */
+    put_u32(h + 0x64, part_bank);     /* part_bank_offset */
+    put_u32(h + 0x68, fx_bank);       /* fx_bank_offset */
+    put_u32(h + 0x6C, t_partdefs);    /* part_defs_offset */
+    put_u32(h + 0x70, t_sound);       /* sound_remap_offset */
+    put_u32(h + 0x78, t_ratchet);     /* ratchet_seqs */
+    put_u32(h + 0x84, 0);             /* moby_gs_stash_count */
+    put_u32(h + 0x88, 0);             /* assets_compressed_size: patched by the caller */
     put_u32(h + 0x8C, (uint32_t)p->core_data_bytes); /* assets_decompressed_size */
-    put_u32(h + 0x98, 0x4000);              /* glass_map_texture */
-    put_u32(h + 0x9C, 0x400);               /* glass_map_palette */
-    put_u32(h + 0xAC, t_stash);             /* moby_gs_stash_list */
+    put_u32(h + 0x98, 0x4000);                       /* glass_map_texture */
+    put_u32(h + 0x9C, 0x400);                        /* glass_map_palette */
+    put_u32(h + 0xAC, t_stash);                      /* moby_gs_stash_list */
     (void)SY_CORE_HEADER_BYTES;
     rc = 0;
 done:

@@ -8,22 +8,32 @@
 
 #include "sy_internal.h"
 
-#define GP_TABLE_BYTES 0x9Cu
-#define GP_DIR_LIGHTS 0x04u
-#define GP_OCCLUSION 0x90u
-#define TIE_INSTANCE_BYTES 0x60u
+#define GP_TABLE_BYTES       0x9Cu
+#define GP_DIR_LIGHTS        0x04u
+#define GP_OCCLUSION         0x90u
+#define TIE_INSTANCE_BYTES   0x60u
 #define SHRUB_INSTANCE_BYTES 0x70u
-#define MOBY_INSTANCE_BYTES 0x70u
+#define MOBY_INSTANCE_BYTES  0x70u
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 
 /* Instance counts: derived from the plan so the gameplay file and the occlusion extent agree. */
-static uint32_t tie_instances(const sy_ctx *c) { return c->plan->tie_classes * 6u; }
-static uint32_t shrub_instances(const sy_ctx *c) { return c->plan->shrub_classes * 12u; }
-static uint32_t moby_instances(const sy_ctx *c) { return c->plan->moby_classes * 2u; }
+static uint32_t tie_instances(const sy_ctx *c)
+{
+    return c->plan->tie_classes * 6u;
+}
+static uint32_t shrub_instances(const sy_ctx *c)
+{
+    return c->plan->shrub_classes * 12u;
+}
+static uint32_t moby_instances(const sy_ctx *c)
+{
+    return c->plan->moby_classes * 2u;
+}
 
 int sy_occlusion_mappings_write(const sy_ctx *c, sy_buf *out)
 {
@@ -172,15 +182,15 @@ int sy_gameplay_write(const sy_ctx *c, sy_buf *out)
     sy_buf_u32(out, nmi);
     sy_buf_zero(out, 12);
     for (uint32_t i = 0; i < nmi; i++) {
-        sy_buf_u32(out, 1000 + i);                  /* uid */
+        sy_buf_u32(out, 1000 + i); /* uid */
         sy_buf_u32(out, i % (nmc ? nmc : 1));
         sy_buf_u32(out, sy_rng_below(&r, nlights)); /* light */
         sy_buf_u32(out, 0xFFFFFFFFu);               /* pvar index: none */
         for (int k = 0; k < 24; k++)
             sy_buf_f32(out, (float)((int)sy_rng_below(&r, 4096) - 2048) / 4.0f);
     }
-    static const size_t empty[] = {0x50, 0x54, 0x58, 0x5C, 0x60, 0x64, 0x78, 0x7C,
-                                   0x84, 0x88, 0x8C, 0x98};
+    static const size_t empty[] = {0x50, 0x54, 0x58, 0x5C, 0x60, 0x64,
+                                   0x78, 0x7C, 0x84, 0x88, 0x8C, 0x98};
     for (size_t k = 0; k < sizeof empty / sizeof empty[0]; k++)
         counted_block(out, empty[k], base, 0, 0, &r); /* present, empty, with a real header */
     counted_block(out, 0x68, base, 4, 0x80, &r);      /* cuboids */
@@ -228,11 +238,11 @@ int sy_sound_bank_write(sy_buf *out, size_t bytes, uint32_t seed, int level)
     uint32_t sounds = 16 + sy_rng_below(&r, 48);
     size_t table = 0x40, data = table + 16u * sounds;
     data = (data + 15) / 16 * 16;
-    put_u32(b + 0x00, 2);                    /* version */
-    put_u32(b + 0x04, (uint32_t)bytes);      /* total size */
-    put_u32(b + 0x08, (uint32_t)table);      /* sound table */
+    put_u32(b + 0x00, 2);               /* version */
+    put_u32(b + 0x04, (uint32_t)bytes); /* total size */
+    put_u32(b + 0x08, (uint32_t)table); /* sound table */
     put_u32(b + 0x0C, sounds);
-    put_u32(b + 0x10, (uint32_t)data);       /* sample data */
+    put_u32(b + 0x10, (uint32_t)data); /* sample data */
     put_u32(b + 0x14, (uint32_t)(bytes - data));
     memcpy(b + 0x18, "SBlk", 4);
     put_u32(b + 0x1C, 1);
@@ -242,12 +252,12 @@ int sy_sound_bank_write(sy_buf *out, size_t bytes, uint32_t seed, int level)
     for (uint32_t s = 0; s < sounds; s++) {
         put_u32(b + table + 16 * s, (uint32_t)(data + per * s - data)); /* offset in data */
         put_u32(b + table + 16 * s + 4, (uint32_t)per);
-        put_u32(b + table + 16 * s + 8, 22050);                        /* sample rate */
+        put_u32(b + table + 16 * s + 8, 22050); /* sample rate */
         put_u32(b + table + 16 * s + 12, s);
     }
     for (size_t f = data; f + 16 <= bytes; f += 16) {
         b[f] = (uint8_t)(sy_rng_below(&r, 5) << 4 | sy_rng_below(&r, 12));
-        b[f + 1] = (uint8_t)((f - data) % per == per - 16 ? 1 : 0);     /* end-of-sample flag */
+        b[f + 1] = (uint8_t)((f - data) % per == per - 16 ? 1 : 0); /* end-of-sample flag */
         for (int k = 2; k < 16; k++)
             b[f + k] = (uint8_t)sy_rng_below(&r, 256);
     }

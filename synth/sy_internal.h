@@ -101,7 +101,7 @@ int sy_tie_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, int lod
 int sy_shrub_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, sy_rng *r);
 /* Smallest span each writer accepts. */
 size_t sy_moby_class_min_bytes(uint32_t packets);
-#define SY_TIE_CLASS_MIN_BYTES 0x400u
+#define SY_TIE_CLASS_MIN_BYTES   0x400u
 #define SY_SHRUB_CLASS_MIN_BYTES 0x300u
 
 /* Regions of core_data (sy_regions.c); each appends at out->len, 16-aligned start. */

@@ -7,20 +7,21 @@
 #include "sy_internal.h"
 #include "sy_lz.h"
 
-#define SY_SECTOR 0x800u
+#define SY_SECTOR             0x800u
 #define SY_LEVEL_HEADER_BYTES 0x60u
-#define SY_DATA_HEADER_BYTES 0x58u
-#define SY_DATA_ITEM_ALIGN 0x40u
-#define SY_CHUNK_SLOTS 3
+#define SY_DATA_HEADER_BYTES  0x58u
+#define SY_DATA_ITEM_ALIGN    0x40u
+#define SY_CHUNK_SLOTS        3
 
 const char *sy_generator_version(void)
 {
-    return "synth-2";
+    return "synth-3";
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 
 /* The data extent: header of ByteRanges {offset, size} relative to the extent, then the items,
@@ -147,7 +148,8 @@ int sy_level_build(const sy_options *opt, int index, sy_buf *out)
         goto fail_nocore;
     if (build_data_extent(&c, &core, &data) != 0)
         goto fail;
-    if (sy_gameplay_write(&c, &gp_raw) != 0 || sy_lz_compress(gp_raw.data, gp_raw.len, "gameplay", &gp) != 0)
+    if (sy_gameplay_write(&c, &gp_raw) != 0 ||
+        sy_lz_compress(gp_raw.data, gp_raw.len, "gameplay", &gp) != 0)
         goto fail;
     if (sy_occlusion_mappings_write(&c, &occ) != 0)
         goto fail;
@@ -167,14 +169,15 @@ int sy_level_build(const sy_options *opt, int index, sy_buf *out)
         size_t slot[4 + 2 * SY_CHUNK_SLOTS] = {0x18, 0x10, 0x20, 0x28};
         for (int k = 0; k < SY_CHUNK_SLOTS; k++) {
             ext[4 + k] = &chunk[k], slot[4 + k] = 0x30 + 8u * (size_t)k;
-            ext[4 + SY_CHUNK_SLOTS + k] = &cbank[k], slot[4 + SY_CHUNK_SLOTS + k] = 0x48 + 8u * (size_t)k;
+            ext[4 + SY_CHUNK_SLOTS + k] = &cbank[k],
+                                     slot[4 + SY_CHUNK_SLOTS + k] = 0x48 + 8u * (size_t)k;
         }
         uint8_t hdr[SY_LEVEL_HEADER_BYTES];
         memset(hdr, 0, sizeof hdr);
-        put_u32(hdr + 0x00, SY_LEVEL_HEADER_BYTES);            /* header_size */
+        put_u32(hdr + 0x00, SY_LEVEL_HEADER_BYTES);              /* header_size */
         put_u32(hdr + 0x04, 0x3E9u + 0x4000u * (uint32_t)index); /* sector: synthetic LBA */
-        put_u32(hdr + 0x08, (uint32_t)c.plan->level_id);       /* id */
-        put_u32(hdr + 0x0C, (uint32_t)(index % 5));            /* reverb */
+        put_u32(hdr + 0x08, (uint32_t)c.plan->level_id);         /* id */
+        put_u32(hdr + 0x0C, (uint32_t)(index % 5));              /* reverb */
         for (int k = 0; k < 4 + 2 * SY_CHUNK_SLOTS; k++) {
             if (ext[k]->len == 0)
                 continue; /* empty range: {0, 0} */

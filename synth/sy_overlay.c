@@ -66,10 +66,18 @@ void sy_normal_table(uint32_t bits[512])
         }
         int64_t x, y; /* rotate the first-quadrant value by q quarter turns */
         switch (q) {
-        case 0: x = c, y = s; break;
-        case 1: x = -s, y = c; break;
-        case 2: x = -c, y = -s; break;
-        default: x = s, y = -c; break;
+        case 0:
+            x = c, y = s;
+            break;
+        case 1:
+            x = -s, y = c;
+            break;
+        case 2:
+            x = -c, y = -s;
+            break;
+        default:
+            x = s, y = -c;
+            break;
         }
         bits[2 * i] = x == 0 ? 0 : q62_to_f32_bits(x);
         bits[2 * i + 1] = y == 0 ? 0 : q62_to_f32_bits(y);
@@ -78,7 +86,8 @@ void sy_normal_table(uint32_t bits[512])
 
 static void put_u32le(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 
 /* One R5900-looking instruction word: the mix of a compiled function body. */
@@ -88,18 +97,30 @@ static uint32_t code_word(sy_rng *r, uint32_t *pc)
     uint32_t imm = (uint32_t)sy_rng_below(r, 0x200) * 4;
     *pc += 4;
     switch (sy_rng_below(r, 12)) {
-    case 0: return 0x8C000000u | rs << 21 | rt << 16 | imm;        /* lw */
-    case 1: return 0xAC000000u | rs << 21 | rt << 16 | imm;        /* sw */
-    case 2: return 0x24000000u | rs << 21 | rt << 16 | (imm >> 2); /* addiu */
-    case 3: return 0x00000021u | rs << 21 | rt << 16 | rd << 11;   /* addu */
-    case 4: return 0x0C000000u | ((0x100000u + sy_rng_below(r, 0xA0000)) & 0x3FFFFFF); /* jal */
-    case 5: return 0x00000000u;                                    /* nop (delay slot) */
-    case 6: return 0x3C000000u | rt << 16 | (0x0010 + sy_rng_below(r, 0x30)); /* lui */
-    case 7: return 0x34000000u | rs << 21 | rt << 16 | imm;        /* ori */
-    case 8: return 0x10000000u | rs << 21 | rt << 16 | (sy_rng_below(r, 64) + 1); /* beq */
-    case 9: return 0xC4000000u | rs << 21 | rt << 16 | imm;        /* lwc1 */
-    case 10: return 0x46000002u | rt << 16 | rd << 11 | rs << 6;   /* mul.s */
-    default: return 0x7C000000u | rs << 21 | rt << 16 | imm;       /* sq */
+    case 0:
+        return 0x8C000000u | rs << 21 | rt << 16 | imm; /* lw */
+    case 1:
+        return 0xAC000000u | rs << 21 | rt << 16 | imm; /* sw */
+    case 2:
+        return 0x24000000u | rs << 21 | rt << 16 | (imm >> 2); /* addiu */
+    case 3:
+        return 0x00000021u | rs << 21 | rt << 16 | rd << 11; /* addu */
+    case 4:
+        return 0x0C000000u | ((0x100000u + sy_rng_below(r, 0xA0000)) & 0x3FFFFFF); /* jal */
+    case 5:
+        return 0x00000000u; /* nop (delay slot) */
+    case 6:
+        return 0x3C000000u | rt << 16 | (0x0010 + sy_rng_below(r, 0x30)); /* lui */
+    case 7:
+        return 0x34000000u | rs << 21 | rt << 16 | imm; /* ori */
+    case 8:
+        return 0x10000000u | rs << 21 | rt << 16 | (sy_rng_below(r, 64) + 1); /* beq */
+    case 9:
+        return 0xC4000000u | rs << 21 | rt << 16 | imm; /* lwc1 */
+    case 10:
+        return 0x46000002u | rt << 16 | rd << 11 | rs << 6; /* mul.s */
+    default:
+        return 0x7C000000u | rs << 21 | rt << 16 | imm; /* sq */
     }
 }
 

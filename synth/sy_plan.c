@@ -10,8 +10,8 @@
  * remainders handed to the heaviest levels so every column sums exactly. core_idx and gs_ram are
  * not free: they are what sy_core.c lays out for the row's table counts (core_idx) and the GS RAM
  * image rounded up to 0x2000 (level 0: padded to its measured 518,656 bytes). The small scale is
- * the same table divided by 20 with floors (>= 8 patches, >= 4 textures, >= 3 classes of a kind, one
- * of each special case per level). */
+ * the same table divided by 20 with floors (>= 8 patches, >= 4 textures, >= 3 classes of a kind,
+ * one of each special case per level). */
 #include "sy_corpus.h"
 #include "sy_internal.h"
 

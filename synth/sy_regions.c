@@ -13,7 +13,8 @@
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16),
+    p[3] = (uint8_t)(v >> 24);
 }
 static void put_u16(uint8_t *p, uint16_t v)
 {
@@ -68,7 +69,8 @@ int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
     size_t base = out->len;
     if (target < 0x400)
         target = 0x400;
-    unsigned zc = 8 + sy_rng_below(r, 16), yc = 6 + sy_rng_below(r, 10), xc = 8 + sy_rng_below(r, 24);
+    unsigned zc = 8 + sy_rng_below(r, 16), yc = 6 + sy_rng_below(r, 10),
+             xc = 8 + sy_rng_below(r, 24);
     /* Nodes take about zc*yc*(4+2*xc) bytes; shrink the grid if that leaves no room for masks. */
     while ((size_t)zc * yc * (8 + 2 * xc) + 1024 > target / 2 && xc > 2)
         xc /= 2, yc = yc > 2 ? yc - 1 : yc;
@@ -103,7 +105,8 @@ int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
             put_u16(g + yat, (uint16_t)sy_rng_below(r, 16));
             put_u16(g + yat + 2, (uint16_t)xc);
             for (unsigned x = 0; x < xc; x++) {
-                uint32_t m = sy_rng_below(r, 10) == 0 ? 0xFFFFu : sy_rng_below(r, (uint32_t)mask_count);
+                uint32_t m =
+                    sy_rng_below(r, 10) == 0 ? 0xFFFFu : sy_rng_below(r, (uint32_t)mask_count);
                 put_u16(g + yat + 4 + 2 * x, (uint16_t)m);
             }
         }
@@ -143,8 +146,8 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
     uint8_t pix[128 * 128];
     for (unsigned t = 0; t < ntex; t++) {
         uint32_t pal[256];
-        sy_texture_draw(t % 2 ? SY_KIND_ROCK : SY_KIND_GRASS, dim, 0x5C1u + t * 17u +
-                        (uint32_t)sy_rng_below(r, 1000), pix, pal);
+        sy_texture_draw(t % 2 ? SY_KIND_ROCK : SY_KIND_GRASS, dim,
+                        0x5C1u + t * 17u + (uint32_t)sy_rng_below(r, 1000), pix, pal);
         size_t pofs = out->len - base - tdata;
         uint8_t clut[1024];
         for (unsigned j = 0; j < 256; j++)
@@ -170,28 +173,39 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
         for (unsigned k = 0; k < clusters; k++) {
             size_t data = out->len - base;
             /* A 4x4 quad patch of a dome: ring k of 8 around the zenith, radius 1000 units. */
-            float cx = 0, cy = 0, cz = 0, pts[25][3];
+            float cx, cy, cz, pts[25][3];
             for (unsigned v = 0; v < verts; v++) {
-                float u = (float)(v % (grid + 1)) / (float)grid, w = (float)(v / (grid + 1)) / (float)grid;
-                float x = ((float)(int)(k % 4) - 2.0f + u) * 0.5f, y = ((float)(int)(k / 4) - 1.0f + w) * 0.5f;
+                float u = (float)(v % (grid + 1)) / (float)grid,
+                      w = (float)(v / (grid + 1)) / (float)grid;
+                float x = ((float)(int)(k % 4) - 2.0f + u) * 0.5f,
+                      y = ((float)(int)(k / 4) - 1.0f + w) * 0.5f;
                 float z = 1.0f, len = sqrtf(x * x + y * y + z * z);
                 pts[v][0] = x / len * (1000.0f - 100.0f * (float)s);
                 pts[v][1] = y / len * (1000.0f - 100.0f * (float)s);
                 pts[v][2] = z / len * (1000.0f - 100.0f * (float)s);
-                cx += pts[v][0], cy += pts[v][1], cz += pts[v][2];
             }
+            /* Stored: s16 x, y, z (read back as s16 / 1024; the 1000-unit dome is stored at
+             * 32/1024 of its size to fit s16) and s16 alpha. The bsphere is computed from the
+             * positions as they read back, so it contains every stored vertex exactly. */
+            int16_t qp[25][3];
+            cx = cy = cz = 0;
+            for (unsigned v = 0; v < verts; v++)
+                for (int a = 0; a < 3; a++)
+                    qp[v][a] = (int16_t)(pts[v][a] * 32.0f);
+            for (unsigned v = 0; v < verts; v++)
+                cx += (float)qp[v][0] / 1024.0f, cy += (float)qp[v][1] / 1024.0f,
+                    cz += (float)qp[v][2] / 1024.0f;
             cx /= (float)verts, cy /= (float)verts, cz /= (float)verts;
             float rad = 0;
             for (unsigned v = 0; v < verts; v++) {
-                float dx = pts[v][0] - cx, dy = pts[v][1] - cy, dz = pts[v][2] - cz;
+                float dx = (float)qp[v][0] / 1024.0f - cx, dy = (float)qp[v][1] / 1024.0f - cy,
+                      dz = (float)qp[v][2] / 1024.0f - cz;
                 float d = sqrtf(dx * dx + dy * dy + dz * dz);
                 rad = d > rad ? d : rad;
-                /* s16 x, y, z (the game divides by 1024; 1000 units would not fit, so the dome
-                 * is stored at 1/32 of its size), s16 alpha */
-                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][0] * 32.0f));
-                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][1] * 32.0f));
-                sy_buf_u16(out, (uint16_t)(int16_t)(pts[v][2] * 32.0f));
-                sy_buf_u16(out, (uint16_t)(0x40 + 0x40 * (v % 2)));  /* alpha, 0x80 = opaque */
+                sy_buf_u16(out, (uint16_t)qp[v][0]);
+                sy_buf_u16(out, (uint16_t)qp[v][1]);
+                sy_buf_u16(out, (uint16_t)qp[v][2]);
+                sy_buf_u16(out, (uint16_t)(0x40 + 0x40 * (v % 2))); /* alpha, 0x80 = opaque */
             }
             size_t st = out->len - base - data;
             for (unsigned v = 0; v < verts; v++) {
@@ -201,9 +215,13 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
             size_t tri = out->len - base - data;
             for (unsigned q = 0; q < grid * grid; q++) {
                 unsigned a = q / grid * (grid + 1) + q % grid;
-                uint8_t f[8] = {(uint8_t)a, (uint8_t)(a + 1), (uint8_t)(a + grid + 1),
+                uint8_t f[8] = {(uint8_t)a,
+                                (uint8_t)(a + 1),
+                                (uint8_t)(a + grid + 1),
                                 (uint8_t)(s == shells - 1 ? 0xFF : k % ntex),
-                                (uint8_t)(a + 1), (uint8_t)(a + grid + 2), (uint8_t)(a + grid + 1),
+                                (uint8_t)(a + 1),
+                                (uint8_t)(a + grid + 2),
+                                (uint8_t)(a + grid + 1),
                                 (uint8_t)(s == shells - 1 ? 0xFF : k % ntex)};
                 sy_buf_put(out, f, 8);
             }
@@ -211,8 +229,8 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
                 return -1;
             uint8_t *cl = out->data + base + ctab + 32u * k;
             put_f32(cl + 0, cx), put_f32(cl + 4, cy), put_f32(cl + 8, cz);
-            put_f32(cl + 12, rad + 1.0f);                  /* bsphere, rounded up */
-            put_u32(cl + 16, (uint32_t)data);              /* data (from the sky block) */
+            put_f32(cl + 12, rad * 1.001f + 0.001f); /* bsphere radius, rounded up */
+            put_u32(cl + 16, (uint32_t)data);        /* data (from the sky block) */
             put_u16(cl + 20, (uint16_t)verts), put_u16(cl + 22, (uint16_t)tris);
             put_u16(cl + 24, 0), put_u16(cl + 26, (uint16_t)st), put_u16(cl + 28, (uint16_t)tri);
             put_u16(cl + 30, (uint16_t)(out->len - base - data)); /* data_size */

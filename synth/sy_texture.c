@@ -21,10 +21,14 @@ int sy_texture_kind(int table, unsigned i, int level)
     if ((i * 7u + L * 3u + t) % 27u == 5u)
         return SY_KIND_SIGN;
     switch ((i + t) % 4u) {
-    case 0: return SY_KIND_PANEL;
-    case 1: return SY_KIND_ROCK;
-    case 2: return SY_KIND_GRASS;
-    default: return (i / 4u) % 2u ? SY_KIND_PANEL : SY_KIND_ROCK;
+    case 0:
+        return SY_KIND_PANEL;
+    case 1:
+        return SY_KIND_ROCK;
+    case 2:
+        return SY_KIND_GRASS;
+    default:
+        return (i / 4u) % 2u ? SY_KIND_PANEL : SY_KIND_ROCK;
     }
 }
 
@@ -80,7 +84,9 @@ static void ramp(uint32_t pal[256], const uint8_t lo[3], const uint8_t mid[3], c
 static void draw_panel(unsigned dim, uint32_t s, uint8_t *pix, int grille)
 {
     unsigned bev = dim / 16 ? dim / 16 : 1, rr = bev + bev / 2;
-    unsigned rv[4][2] = {{bev * 3, bev * 3}, {dim - bev * 3, bev * 3}, {bev * 3, dim - bev * 3},
+    unsigned rv[4][2] = {{bev * 3, bev * 3},
+                         {dim - bev * 3, bev * 3},
+                         {bev * 3, dim - bev * 3},
                          {dim - bev * 3, dim - bev * 3}};
     unsigned slots = 4, pitch = dim / slots;
     for (unsigned y = 0; y < dim; y++)
@@ -152,7 +158,8 @@ void sy_texture_draw(int kind, unsigned dim, uint32_t seed, uint8_t *pix, uint32
         for (unsigned y = 0; y < dim; y++)
             for (unsigned x = 0; x < dim; x++) {
                 unsigned band = ((x + y) * 6 / dim) % 2;
-                int edge = x < dim / 16 || y < dim / 16 || x >= dim - dim / 16 || y >= dim - dim / 16;
+                int edge =
+                    x < dim / 16 || y < dim / 16 || x >= dim - dim / 16 || y >= dim - dim / 16;
                 pix[y * dim + x] = (uint8_t)(edge ? 24 : band ? 60 : 200);
             }
         break;

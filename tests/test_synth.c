@@ -38,10 +38,10 @@ static size_t lz_unpack(const uint8_t *in, size_t avail, uint8_t *out, size_t ca
     size_t end = rd32(in, 3), p = 16, n = 0;
     if (end > avail || end < 16)
         return (size_t)-1;
-#define NEED(k)                                                                                   \
-    do {                                                                                          \
-        if (p + (k) > end)                                                                        \
-            return (size_t)-1;                                                                    \
+#define NEED(k)                                                                                    \
+    do {                                                                                           \
+        if (p + (k) > end)                                                                         \
+            return (size_t)-1;                                                                     \
     } while (0)
     while (p < end) {
         unsigned f = in[p++];
@@ -164,17 +164,27 @@ Test(synth_plan, retail_totals_are_the_measured_disc)
         cr_assert_not_null(p);
         cr_assert_eq(p->index, i);
         cr_assert_eq(p->level_id, i == 21 ? 30 : i);
-        uint32_t v[] = {p->tfrag_patches, p->tfrag_positions, p->tfrag_triangles, p->vi_common,
-                        p->vi_lod01, p->vi_lod0, p->tfrag_adgifs, p->tfrag_textures,
-                        p->tfrag_textures_referenced, p->moby_classes, p->tie_classes,
-                        p->shrub_classes, p->moby_packets, p->moby_packets_zero_zero,
+        uint32_t v[] = {p->tfrag_patches,
+                        p->tfrag_positions,
+                        p->tfrag_triangles,
+                        p->vi_common,
+                        p->vi_lod01,
+                        p->vi_lod0,
+                        p->tfrag_adgifs,
+                        p->tfrag_textures,
+                        p->tfrag_textures_referenced,
+                        p->moby_classes,
+                        p->tie_classes,
+                        p->shrub_classes,
+                        p->moby_packets,
+                        p->moby_packets_zero_zero,
                         p->tie_lod_out_of_order};
         for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
             s[k] += v[k];
         chunks += p->has_chunks != 0;
     }
-    uint64_t want[] = {18102, 821439, 809879, 516492, 29043, 341306, 47950, 1595, 1429,
-                       5796,  1864,   358,    43467,  172,   80};
+    uint64_t want[] = {18102, 821439, 809879, 516492, 29043, 341306, 47950, 1595,
+                       1429,  5796,   1864,   358,    43467, 172,    80};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
         cr_assert_eq(s[k], want[k], "column %zu sums to %llu, retail is %llu", k,
                      (unsigned long long)s[k], (unsigned long long)want[k]);
@@ -306,8 +316,8 @@ static void check_index_chain(const level *L, const sy_level_plan *p)
     cr_assert_eq(rd32(h, 0x28), p->shrub_classes);
     cr_assert_eq(rd32(h, 0x30), p->tfrag_textures);
     /* Region offsets strictly increase inside core_data. */
-    uint32_t r[] = {rd32(h, 0x08), rd32(h, 0x0C), rd32(h, 0x10), rd32(h, 0x14), rd32(h, 0x60),
-                    rd32(h, 0x64), rd32(h, 0x68)};
+    uint32_t r[] = {rd32(h, 0x08), rd32(h, 0x0C), rd32(h, 0x10), rd32(h, 0x14),
+                    rd32(h, 0x60), rd32(h, 0x64), rd32(h, 0x68)};
     cr_assert_eq(r[0], 0);
     for (size_t k = 1; k < sizeof r / sizeof r[0]; k++)
         cr_assert_gt(r[k], r[k - 1]);
@@ -513,8 +523,25 @@ static void check_gameplay_sound_occlusion(const level *L, const sy_level_plan *
     const uint8_t *s = L->core + sky;
     uint32_t shells = rd16(s, 6), coll = rd32(L->index, 0x14);
     cr_assert(shells >= 1 && shells <= 8);
-    for (uint32_t k = 0; k < shells; k++)
-        cr_assert_lt(sky + rd32(s, 0x20 + 4 * k), coll);
+    for (uint32_t k = 0; k < shells; k++) {
+        uint32_t sh = rd32(s, 0x20 + 4 * k), clusters = rd32(s, sh);
+        cr_assert_lt(sky + sh, coll);
+        for (uint32_t c = 0; c < clusters; c++) { /* every vertex inside its cluster's sphere */
+            const uint8_t *cl = s + sh + 0x10 + 0x20 * c;
+            float cx = rdf(cl, 0), cy = rdf(cl, 4), cz = rdf(cl, 8), r = rdf(cl, 12);
+            uint32_t data = rd32(cl, 16), nv = rd16(cl, 20), vo = rd16(cl, 24);
+            cr_assert_gt(nv, 0);
+            cr_assert_lt(sky + data + vo + 8 * nv, coll);
+            for (uint32_t v = 0; v < nv; v++) {
+                const uint8_t *q = s + data + vo + 8 * v;
+                float dx = (float)(int16_t)rd16(q, 0) / 1024.0f - cx,
+                      dy = (float)(int16_t)rd16(q, 2) / 1024.0f - cy,
+                      dz = (float)(int16_t)rd16(q, 4) / 1024.0f - cz;
+                cr_assert_leq(sqrtf(dx * dx + dy * dy + dz * dz), r, "sky cluster %u vertex %u", c,
+                              v);
+            }
+        }
+    }
 }
 
 Test(synth_small, every_level_keeps_its_promises, .timeout = 120)
