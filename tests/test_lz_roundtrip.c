@@ -545,3 +545,25 @@ Test(lz_roundtrip, deterministic_and_appends)
     sy_buf_free(&b);
     free(p);
 }
+
+/* -1 leaves the buffer as it was: a buffer already failed is not touched, and
+ * an input whose stream could not fit the s32 size field is refused before
+ * anything is read or written. */
+Test(lz_roundtrip, failure_leaves_the_buffer_as_it_was)
+{
+    uint8_t src[4] = {1, 2, 3, 4};
+    sy_buf b;
+    sy_buf_init(&b);
+    sy_buf_put(&b, "abc", 3);
+    b.failed = 1;
+    cr_assert_eq(sy_lz_compress(src, sizeof src, NULL, &b), -1);
+    cr_assert_eq(b.len, 3);
+    b.failed = 0;
+    cr_assert_eq(sy_lz_compress(src, (size_t)INT32_MAX, NULL, &b), -1);
+    cr_assert_eq(b.len, 3);
+    cr_assert_eq(b.failed, 0);
+    cr_assert_arr_eq(b.data, "abc", 3);
+    cr_assert_eq(sy_lz_compress(src, sizeof src, NULL, &b), 0);
+    cr_assert_eq(b.len, 3 + 16 + 5, "4 bytes: medium literal 01 + 4 bytes");
+    sy_buf_free(&b);
+}
