@@ -106,8 +106,10 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
         }
         c.in_core_data = c.offset_in_asset_wad != 0 && c.offset_in_asset_wad < lv->core_data_size;
         if (c.in_core_data) {
-            c.span_bytes = gc_core_next_start(lv, c.offset_in_asset_wad, lv->core_data_size) -
-                           c.offset_in_asset_wad;
+            uint64_t end = gc_core_next_start(lv, c.offset_in_asset_wad, lv->core_data_size);
+            if (end > lv->core_data_size) /* a hostile start past the data */
+                end = lv->core_data_size;
+            c.span_bytes = end - c.offset_in_asset_wad;
             c.shares_offset = gc_core_class_offset_uses(lv, c.offset_in_asset_wad) > 1;
         }
         if (c.in_core_data && c.span_bytes >= SHRUB_HEADER_BYTES) {

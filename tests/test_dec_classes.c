@@ -263,3 +263,14 @@ Test(dec_classes, synthetic_corpus_matches_plan)
     cr_assert_eq(chunk_levels, 3);
     cr_assert_eq(ids[21], 30); /* container order is not level identity */
 }
+
+Test(dec_classes, span_clamped_to_core_data)
+{
+    /* a known start past the end of core_data (moby_sound_remap) must not
+     * stretch the last class's span beyond the data */
+    fx_set_u32(&fx.core_index, 0xb4, FX_CD_SIZE + 0x4000);
+    gc_level lv;
+    decode(&lv);
+    cr_assert_eq(fx_col(&lv, "shrub.class", 0, "span_bytes"), FX_CD_SIZE - FX_CD_SHRUB);
+    gc_level_free(&lv);
+}
