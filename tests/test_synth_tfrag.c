@@ -238,9 +238,13 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
         /* sphere contains every absolute vertex */
         float cx = rdf(h), cy = rdf(h + 4), cz = rdf(h + 8), rad = rdf(h + 12);
         const unpack *tiers[3] = {uc, u01, u0};
+        double xyz[256][3];
+        unsigned np = 0;
         for (int t = 0; t < 3; t++)
-            for (unsigned v = 0; tiers[t] && v < tiers[t]->num; v++) {
+            for (unsigned v = 0; tiers[t] && v < tiers[t]->num; v++, np++) {
                 const uint8_t *q = tiers[t]->data + 6 * v;
+                for (int a = 0; a < 3; a++)
+                    xyz[np][a] = (int16_t)rd16(q + 2 * a) / 1024.0;
                 double x = ((int32_t)org->r[0] + (int16_t)rd16(q)) / 1024.0;
                 double y = ((int32_t)org->r[1] + (int16_t)rd16(q + 2)) / 1024.0;
                 double z = ((int32_t)org->r[2] + (int16_t)rd16(q + 4)) / 1024.0;
@@ -271,6 +275,12 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
                 if (t > 0) {
                     int16_t par = (int16_t)rd16(vis[t]->data + 8 * v + 4);
                     cr_assert(par >= 0 && par % 2 == 0 && (unsigned)par / 2 < P);
+                    cr_assert_lt((unsigned)par / 2, pc, "second parents are coarse vertices");
+                    const double *va = xyz[vert / 2], *vb = xyz[par / 2];
+                    double dd =
+                        sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
+                             (va[2] - vb[2]) * (va[2] - vb[2]));
+                    cr_assert_leq(dd, 32.0, "a parent is a neighbour in the coarser mesh");
                 }
             }
         for (unsigned v = 0; v < P; v++)
