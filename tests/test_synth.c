@@ -608,3 +608,15 @@ Test(synth_retail, level0_sizes, .timeout = 120)
     cr_assert_eq(count, 93);
     level_free(&L);
 }
+
+Test(synth_retail, level24_is_the_small_one, .timeout = 60)
+{
+    sy_options o = {SY_SCALE_RETAIL, 1};
+    sy_buf b;
+    sy_buf_init(&b);
+    cr_assert_eq(sy_level_build(&o, 24, &b), 0);
+    uint32_t data_sectors = rd32(b.data, 0x14); /* disc: 2,102 sectors, the smallest data extent */
+    cr_assert(data_sectors > 2102 * 9 / 10 && data_sectors < 2102 * 11 / 10, "data %u sectors",
+              data_sectors);
+    sy_buf_free(&b);
+}
