@@ -698,3 +698,40 @@ Test(inv_eval, bad_arguments)
     gc_inv_result_free(&r);
     gc_inv_free(s);
 }
+
+Test(inv_eval, nan_is_null_in_conditions_and_aggregates)
+{
+    P[0].radius = NAN;
+    expect_val("mean(tfrag.patch.radius)", 2.0);
+    expect_val("max(tfrag.patch.radius)", 2.0);
+    expect_val("count(tfrag.patch, radius)", 3);
+    run1 r = inv1("tfrag.patch", NULL, "radius");
+    cr_assert_eq(r.failed, 1);
+    cr_assert_eq(r.s[0].row, 0);
+    cr_assert_str_eq(r.s[0].values, "radius=nan => null");
+    r = inv1("tfrag.patch", NULL, "radius <= 2"); /* IEEE: NaN compares false */
+    cr_assert_eq(r.failed, 1);
+    cr_assert_str_eq(r.s[0].values, "radius=nan");
+}
+
+Test(inv_eval, specialised_where_matches_the_general_one)
+{
+    const char *pairs[][2] = {{"walk_ok", "walk_ok and true"},
+                              {"vert_count > 10", "vert_count + 0 > 10"},
+                              {"sval", "sval != 0"},
+                              {"vert_count != positions_decoded", "not vert_count == positions_decoded"}};
+    for (size_t i = 0; i < GC_COUNTOF(pairs); i++) {
+        run1 a = inv1("tfrag.patch", pairs[i][0], "positions_decoded == vert_count");
+        run1 b = inv1("tfrag.patch", pairs[i][1], "positions_decoded == vert_count");
+        cr_assert_eq(a.checked, b.checked, "%s", pairs[i][0]);
+        cr_assert_eq(a.failed, b.failed, "%s", pairs[i][0]);
+        for (size_t k = 0; k < a.nsamples; k++)
+            cr_assert_eq(a.s[k].row, b.s[k].row);
+    }
+    run1 r = inv1("tfrag.patch", "vert_count > 10", "positions_decoded == vert_count");
+    cr_assert_eq(r.checked, 3);
+    cr_assert_eq(r.failed, 2);
+    r = inv1("tfrag.patch", "vert_count != positions_decoded", "positions_decoded == vert_count");
+    cr_assert_eq(r.checked, 2);
+    cr_assert_eq(r.failed, 2);
+}

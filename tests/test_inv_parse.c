@@ -415,18 +415,30 @@ Test(inv_parse, metric_forms)
                      "t.yaml:9:26: max() of a string column 'name'\n");
 }
 
-Test(inv_parse, error_buffer_is_truncated_safely)
+Test(inv_parse, error_buffer_holds_whole_lines_only)
 {
+    const char *one = "invariants:\n  - id: a.b\n    expect: nope\n    why: w\n";
+    const char *line = "t.yaml:3:13: 'nope' used where there is no row (the invariant has no "
+                       "table); aggregate it, e.g. sum(T.nope)\n";
     char small[24];
     memset(small, 'x', sizeof small);
-    gc_inv_set *s = gc_inv_load_string("t.yaml",
-                                       "invariants:\n  - id: a.b\n    expect: nope\n    why: w\n",
-                                       descs, NDESC, small, sizeof small);
-    cr_assert_null(s);
-    cr_assert_eq(strlen(small), sizeof small - 1);
-    cr_assert_eq(strncmp(small, "t.yaml:3:13: 'nope' use", 23), 0, "%s", small);
-    s = gc_inv_load_string("t.yaml", "invariants:\n  - id: a.b\n", descs, NDESC, NULL, 0);
-    cr_assert_null(s);
+    cr_assert_null(gc_inv_load_string("t.yaml", one, descs, NDESC, small, sizeof small));
+    cr_assert_str_eq(small, ""); /* not even the note fits */
+    char mid[40];
+    cr_assert_null(gc_inv_load_string("t.yaml", one, descs, NDESC, mid, sizeof mid));
+    cr_assert_str_eq(mid, "(1 more errors not shown)\n");
+    char exact[160];
+    cr_assert_null(gc_inv_load_string("t.yaml", one, descs, NDESC, exact, strlen(line) + 1));
+    cr_assert_str_eq(exact, line);
+    const char *two = "invariants:\n  - id: a.b\n    expect: nope\n    why: w\n"
+                      "  - id: a.c\n    expect: nope\n    why: w\n";
+    char buf[200];
+    cr_assert_null(gc_inv_load_string("t.yaml", two, descs, NDESC, buf, sizeof buf));
+    char want[256];
+    snprintf(want, sizeof want, "%s(1 more errors not shown)\n", line);
+    cr_assert_str_eq(buf, want);
+    cr_assert_null(gc_inv_load_string("t.yaml", "invariants:\n  - id: a.b\n", descs, NDESC,
+                                      NULL, 0));
 }
 
 Test(inv_parse, load_dir_reads_sorted_yaml_files_only)

@@ -645,26 +645,46 @@ static int cmp_err(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Whole lines only: when the buffer cannot hold every diagnostic, the ones that fit are
+ * followed by a "(N more errors not shown)" note if that fits too. */
 static void write_errors(loader *L, char *err, size_t errlen)
 {
     if (!err || errlen == 0)
         return;
     err[0] = '\0';
-    size_t o = 0;
+    size_t o = 0, shown = 0;
     if (L->errs.n > 1)
         qsort(L->errs.v, L->errs.n, sizeof *L->errs.v, cmp_err);
-    for (size_t i = 0; i < L->errs.n && o + 1 < errlen; i++) {
-        const gc_inv_error *x = &L->errs.v[i];
-        int w = snprintf(err + o, errlen - o, "%s:%d:%d: %s\n", x->file, x->line, x->col, x->msg);
+    const size_t reserve = 48; /* room for the note */
+    for (; shown < L->errs.n; shown++) {
+        const gc_inv_error *x = &L->errs.v[shown];
+        char line[512];
+        int w = snprintf(line, sizeof line, "%s:%d:%d: %s\n", x->file, x->line, x->col, x->msg);
         if (w < 0)
             break;
-        o += (size_t)w;
+        size_t lw = (size_t)w < sizeof line ? (size_t)w : sizeof line - 1;
+        if ((size_t)w >= sizeof line)
+            line[lw - 1] = '\n'; /* a path too long for the line buffer: still one line */
+        int last = shown + 1 == L->errs.n && !L->errs.dropped;
+        if (o + lw + 1 + (last ? 0 : reserve) > errlen)
+            break;
+        memcpy(err + o, line, lw);
+        o += lw;
+        err[o] = '\0';
     }
-    if (o + 1 < errlen && L->errs.dropped)
-        o += (size_t)snprintf(err + o, errlen - o, "(%zu more errors not shown)\n",
-                              L->errs.dropped);
-    if (o + 1 < errlen && (L->errs.oom || L->s->arena.failed))
-        snprintf(err + o, errlen - o, "out of memory while loading invariants\n");
+    size_t more = L->errs.n - shown + L->errs.dropped;
+    if (more && o + 1 < errlen) {
+        int w = snprintf(err + o, errlen - o, "(%zu more errors not shown)\n", more);
+        if (w > 0 && o + (size_t)w < errlen)
+            o += (size_t)w;
+        else
+            err[o] = '\0'; /* only whole lines */
+    }
+    if ((L->errs.oom || L->s->arena.failed) && o + 1 < errlen) {
+        int w = snprintf(err + o, errlen - o, "out of memory while loading invariants\n");
+        if (!(w > 0 && o + (size_t)w < errlen))
+            err[o] = '\0';
+    }
 }
 
 static gc_inv_set *set_new(const gc_table_desc *const *descs, size_t ndesc)

@@ -98,6 +98,10 @@ void gc_inv_err_add(gc_inv_errors *e, int file_no, const char *file, int line, i
     va_start(ap, fmt);
     vsnprintf(x->msg, sizeof x->msg, fmt, ap);
     va_end(ap);
+    /* one diagnostic per line: echoed file text must not break the line */
+    for (char *p = x->msg; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = ' ';
     e->n++;
 }
 
