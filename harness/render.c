@@ -199,7 +199,8 @@ typedef struct radgif {
     uint32_t patch, key, row;
     uint8_t wrap_s, wrap_t;
     uint8_t has_k;
-    float lod_k; /* TEX1 K in mip levels (k / 16) */
+    uint8_t linear; /* MMIN is LINEAR (1), LINEAR_MIPMAP_NEAREST (4) or LINEAR_MIPMAP_LINEAR (5) */
+    float lod_k;    /* TEX1 K in mip levels (k / 16) */
 } radgif;
 
 #define MIP_LEVELS 4 /* 0 and 1 in core_data, 2 and 3 in GS RAM (gc_texture.h) */
@@ -454,6 +455,9 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                  * the base level only. Without an MMIN column, assume 4. */
                 double mmin = ammin.ok ? get_f(r, ammin) : 4.0;
                 g->has_k = ak.ok && mmin >= 2.0 && mmin <= 5.0;
+                /* The MMAG bit is not decoded: the MMIN filter type is used
+                 * for magnification too. */
+                g->linear = mmin == 1.0 || mmin == 4.0 || mmin == 5.0;
                 g->lod_k = ak.ok ? (float)get_f(r, ak) / 16.0f : 0.0f;
                 s->nadgifs++;
             }
@@ -811,6 +815,7 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
             if (g) {
                 texbuf.wrap_s = g->wrap_s;
                 texbuf.wrap_t = g->wrap_t;
+                texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
                 if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
                     texbuf.mip_count = s->tex[tr->texture].levels - 1;
                     texbuf.lod_k = g->lod_k;

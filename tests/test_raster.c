@@ -485,3 +485,43 @@ Test(raster, mip_level_selection)
         gc_rs_target_free(&t);
     }
 }
+
+/* Bilinear within a level: texel centres at +0.5, 1/256 weights. A 2x1
+ * texture (0 | 200) across 16 pixels: u*256 - 128 = (x + 0.5) * 32 - 128. */
+Test(raster, bilinear_filter)
+{
+    static const uint8_t texels[8] = {0, 0, 0, 0x80, 200, 0, 0, 0x80};
+    for (int mode = 0; mode < 2; mode++) {
+        gc_rs_target t;
+        new_target(&t, 16, 1);
+        gc_rs_texture tex = mktex(2, 1, texels, mode, GC_RS_WRAP_CLAMP);
+        tex.filter = GC_RS_FILTER_LINEAR;
+        gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, 0, 0.5f, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_svertex b[3] = {sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 64, 1, 1, 0.5f, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, 0, 0.5f, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_draw_screen_triangle(&t, a, &tex);
+        gc_rs_draw_screen_triangle(&t, b, &tex);
+        for (uint32_t x = 0; x < 16; x++) {
+            int fu = (int)((x + 0.5) * 32) - 128; /* exact: multiples of 16 */
+            int x0 = fu >= 0 ? fu / 256 : -1, fx = fu - x0 * 256;
+            int c0, c1;
+            if (mode == GC_RS_WRAP_CLAMP) {
+                c0 = x0 <= 0 ? 0 : 200;
+                c1 = x0 + 1 <= 0 ? 0 : 200;
+            } else {
+                c0 = ((x0 % 2) + 2) % 2 ? 200 : 0;
+                c1 = (((x0 + 1) % 2) + 2) % 2 ? 200 : 0;
+            }
+            int top = c0 * (256 - fx) + c1 * fx;
+            int want = (top * 256 + 32768) >> 16;
+            cr_assert_eq(px(&t, x, 0)[0], want, "mode %d x %u", mode, x);
+        }
+        /* Spot values worked by hand: x = 7 blends 112/256 of texel 1 -> 88. */
+        cr_assert_eq(px(&t, 7, 0)[0], 88);
+        cr_assert_eq(px(&t, 15, 0)[0], mode == GC_RS_WRAP_CLAMP ? 200 : 113);
+        gc_rs_target_free(&t);
+    }
+}

@@ -113,8 +113,15 @@ int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3]
  * the GS way for MIPMAP_NEAREST, LOD = log2(w) + K with w = 1/q the camera
  * depth, level = round(LOD) clamped to 0..mip_count; log2 is the exponent
  * plus the linear mantissa fraction of the float's bits (integer, exact on
- * every compiler, no libm). Within a level sampling stays nearest-texel. */
+ * every compiler, no libm). Within a level sampling is `filter`. */
 #define GC_RS_MIP_EXTRA 3
+/* Filtering within a level. LINEAR is the GS's bilinear (MMIN LINEAR and
+ * LINEAR_MIPMAP_*): texel centres at +0.5, weights in 1/256 texel from the
+ * fixed-point coordinate floor(u * 256 - 128), each channel
+ * ((t00(256-fx) + t10 fx)(256-fy) + (t01(256-fx) + t11 fx) fy + 32768) >> 16,
+ * each of the four texels wrapped on its own; a filtered alpha of 0 is
+ * discarded like a transparent texel. */
+enum { GC_RS_FILTER_NEAREST = 0, GC_RS_FILTER_LINEAR = 1 };
 typedef struct gc_rs_texture {
     uint32_t width, height;
     const uint8_t *rgba;
@@ -123,6 +130,7 @@ typedef struct gc_rs_texture {
     uint32_t mip_width[GC_RS_MIP_EXTRA], mip_height[GC_RS_MIP_EXTRA];
     const uint8_t *mip_rgba[GC_RS_MIP_EXTRA];
     float lod_k; /* TEX1 K in mip levels (the stored 1/16 units divided by 16) */
+    int filter;  /* GC_RS_FILTER_*: within the chosen level */
 } gc_rs_texture;
 
 /* The mip level a pixel at depth value q (= 1/w) samples: round(log2(1/q)

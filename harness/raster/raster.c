@@ -179,6 +179,25 @@ uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
     return (uint32_t)lvl;
 }
 
+/* Bilinear sample at texel-space (u, v): see GC_RS_FILTER_LINEAR. */
+static void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
+                            float v, int wrap_s, int wrap_t)
+{
+    int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
+    int32_t x0 = fu >= 0 ? fu / 256 : -((-fu + 255) / 256);
+    int32_t y0 = fv >= 0 ? fv / 256 : -((-fv + 255) / 256);
+    int32_t fx = fu - x0 * 256, fy = fv - y0 * 256;
+    uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
+    uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
+    const uint8_t *t00 = rgba + ((size_t)ya * w + xa) * 4, *t10 = rgba + ((size_t)ya * w + xb) * 4;
+    const uint8_t *t01 = rgba + ((size_t)yb * w + xa) * 4, *t11 = rgba + ((size_t)yb * w + xb) * 4;
+    for (int k = 0; k < 4; k++) {
+        int32_t top = t00[k] * (256 - fx) + t10[k] * fx;
+        int32_t bot = t01[k] * (256 - fx) + t11[k] * fx;
+        out[k] = (uint8_t)((top * (256 - fy) + bot * fy + 32768) >> 16);
+    }
+}
+
 static int colour_to_int(float c)
 {
     if (!(c > 0.0f))
@@ -316,9 +335,17 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const
                         fh = (float)lh;
                     }
                 }
-                uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, tex->wrap_s);
-                uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, tex->wrap_t);
-                const uint8_t *tx = lrgba + ((size_t)iy * lw + ix) * 4;
+                uint8_t filtered[4];
+                const uint8_t *tx;
+                if (tex->filter == GC_RS_FILTER_LINEAR) {
+                    sample_bilinear(filtered, lrgba, lw, lh, s * fw, tt * fh, tex->wrap_s,
+                                    tex->wrap_t);
+                    tx = filtered;
+                } else {
+                    uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, tex->wrap_s);
+                    uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, tex->wrap_t);
+                    tx = lrgba + ((size_t)iy * lw + ix) * 4;
+                }
                 if (tx[3] == 0) {
                     t->stats.texels_discarded++;
                     continue;
