@@ -94,6 +94,12 @@ typedef struct tfrag_patch_row {
     uint8_t lod_2_size;       /* +0x21 qw */
     uint8_t lod_1_size;       /* +0x22 qw */
     uint8_t lod_0_size;       /* +0x23 qw */
+    uint8_t lod_2_rgba_count; /* +0x24 meaning unclear */
+    uint8_t lod_1_rgba_count; /* +0x25 */
+    uint8_t lod_0_rgba_count; /* +0x26 */
+    uint8_t base_only;        /* +0x27 */
+    uint8_t rgba_verts_loc;   /* +0x2a */
+    uint8_t occl_index_stash; /* +0x2b */
     uint8_t texture_count;    /* +0x28 */
     uint8_t rgba_size;        /* +0x29 qw */
     uint8_t msphere_count;    /* +0x2c */
@@ -246,6 +252,15 @@ static const gc_column patch_cols[] = {
     GC_COL(tfrag_patch_row, lod_1_size, GC_T_U8, 0, "qwords",
            "+0x22 common + LOD-1 + LOD-01; the LOD-0 list starts at shared_ofs + 16*lod_1_size"),
     GC_COL(tfrag_patch_row, lod_0_size, GC_T_U8, 0, "qwords", "+0x23 LOD-01 + LOD-0"),
+    GC_COL(tfrag_patch_row, lod_2_rgba_count, GC_T_U8, 0, "count",
+           "+0x24 meaning unclear in the sources"),
+    GC_COL(tfrag_patch_row, lod_1_rgba_count, GC_T_U8, 0, "count",
+           "+0x25 meaning unclear in the sources"),
+    GC_COL(tfrag_patch_row, lod_0_rgba_count, GC_T_U8, 0, "count",
+           "+0x26 meaning unclear in the sources"),
+    GC_COL(tfrag_patch_row, base_only, GC_T_U8, 0, "", "+0x27"),
+    GC_COL(tfrag_patch_row, rgba_verts_loc, GC_T_U8, 0, "", "+0x2a"),
+    GC_COL(tfrag_patch_row, occl_index_stash, GC_T_U8, 0, "", "+0x2b"),
     GC_COL(tfrag_patch_row, texture_count, GC_T_U8, 0, "count", "+0x28 ad-gif records declared"),
     GC_COL(tfrag_patch_row, rgba_size, GC_T_U8, 0, "qwords",
            "+0x29 RGBA array size (4 colours per qw)"),
@@ -1020,10 +1035,14 @@ static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
     p->lod_2_size = gc_u8(&h);       /* 0x21 */
     p->lod_1_size = gc_u8(&h);       /* 0x22 */
     p->lod_0_size = gc_u8(&h);       /* 0x23 */
-    gc_skip(&h, 4);                  /* 0x24..0x27 rgba counts, base_only */
+    p->lod_2_rgba_count = gc_u8(&h); /* 0x24 */
+    p->lod_1_rgba_count = gc_u8(&h); /* 0x25 */
+    p->lod_0_rgba_count = gc_u8(&h); /* 0x26 */
+    p->base_only = gc_u8(&h);        /* 0x27 */
     p->texture_count = gc_u8(&h);    /* 0x28 */
     p->rgba_size = gc_u8(&h);        /* 0x29 */
-    gc_skip(&h, 2);                  /* 0x2a rgba_verts_loc, 0x2b occl_index_stash */
+    p->rgba_verts_loc = gc_u8(&h);   /* 0x2a */
+    p->occl_index_stash = gc_u8(&h); /* 0x2b */
     p->msphere_count = gc_u8(&h);    /* 0x2c */
     p->flags = gc_u8(&h);            /* 0x2d */
     p->msphere_ofs = gc_u16le(&h);   /* 0x2e */
