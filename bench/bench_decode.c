@@ -110,7 +110,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else {
-            fprintf(stderr, "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N]\n");
+            fprintf(stderr,
+                    "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N]\n");
             return 2;
         }
     }
@@ -170,7 +171,8 @@ int main(int argc, char **argv)
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("peak RSS: %.1f MB (input files are mapped and count in it)\n", (double)ru.ru_maxrss / 1024.0);
+    printf("peak RSS: %.1f MB (input files are mapped and count in it)\n",
+           (double)ru.ru_maxrss / 1024.0);
     gc_corpus_close(&c);
     return 0;
 }

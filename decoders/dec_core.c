@@ -15,15 +15,15 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define CORE_HEADER_BYTES 0xBCu
-#define CORE_HEADER_WORDS (CORE_HEADER_BYTES / 4u)
-#define RATCHET_SEQ_COUNT 256u /* ratchet_seqs -> 256 x s32 data offsets */
-#define MOBY_CLASS_STRIDE 0x20u
-#define TIE_CLASS_STRIDE 0x20u
-#define SHRUB_CLASS_STRIDE 0x30u
+#define CORE_HEADER_BYTES    0xBCu
+#define CORE_HEADER_WORDS    (CORE_HEADER_BYTES / 4u)
+#define RATCHET_SEQ_COUNT    256u /* ratchet_seqs -> 256 x s32 data offsets */
+#define MOBY_CLASS_STRIDE    0x20u
+#define TIE_CLASS_STRIDE     0x20u
+#define SHRUB_CLASS_STRIDE   0x30u
 #define TEXTURE_ENTRY_STRIDE 0x10u
-#define GS_RAM_ENTRY_STRIDE 0x10u
-#define NO_VALUE UINT64_MAX
+#define GS_RAM_ENTRY_STRIDE  0x10u
+#define NO_VALUE             UINT64_MAX
 
 /* Every word of the header, in order: member name, byte offset, doc. */
 #define CORE_FIELDS(X)                                                                             \
@@ -111,13 +111,15 @@ typedef struct core_region_row {
 static const gc_column region_cols[] = {
     GC_COL(core_region_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
            "offset of the region in decompressed core_data"),
-    GC_COL(core_region_row, name, GC_T_STR, 0, "", "tfrags, occlusion, sky, collision, textures_base"),
+    GC_COL(core_region_row, name, GC_T_STR, 0, "",
+           "tfrags, occlusion, sky, collision, textures_base"),
     GC_COL(core_region_row, offset, GC_T_S64, GC_CF_HEX, "bytes in core_data",
            "region start as the decoder derived it from the core header"),
     GC_COL(core_region_row, next_offset, GC_T_S64, GC_CF_HEX, "bytes in core_data",
            "start of the next present region (last: core_data size)"),
     GC_COL(core_region_row, size, GC_T_S64, 0, "bytes", "next_offset - offset"),
-    GC_COL(core_region_row, core_data_bytes, GC_T_U64, 0, "bytes", "decompressed core_data length (0 if not decompressed)"),
+    GC_COL(core_region_row, core_data_bytes, GC_T_U64, 0, "bytes",
+           "decompressed core_data length (0 if not decompressed)"),
     GC_COL(core_region_row, present, GC_T_BOOL, 0, "", "offset non-zero (tfrags: always)"),
     GC_COL(core_region_row, inside, GC_T_BOOL, 0, "", "0 <= offset < core_data_bytes"),
 };
@@ -151,8 +153,10 @@ static const gc_column table_cols[] = {
     GC_COL(core_table_row, count, GC_T_S64, 0, "count",
            "ArrayRange +0 (gs_ram: count + moby_gs_stash_count entries are stored)"),
     GC_COL(core_table_row, stride_bytes, GC_T_U32, 0, "bytes", "entry size"),
-    GC_COL(core_table_row, end, GC_T_S64, GC_CF_HEX, "bytes in core_index", "offset + count * stride_bytes"),
-    GC_COL(core_table_row, next_offset, GC_T_U64, GC_CF_HEX | GC_CF_NULL_IF_MAX, "bytes in core_index",
+    GC_COL(core_table_row, end, GC_T_S64, GC_CF_HEX, "bytes in core_index",
+           "offset + count * stride_bytes"),
+    GC_COL(core_table_row, next_offset, GC_T_U64, GC_CF_HEX | GC_CF_NULL_IF_MAX,
+           "bytes in core_index",
            "offset of the next placed table (gs_ram: part_defs); null if none"),
     GC_COL(core_table_row, placed, GC_T_BOOL, 0, "", "not (count == 0 and offset == 0)"),
     GC_COL(core_table_row, inside, GC_T_BOOL, 0, "", "[offset, end) lies inside core_index"),
@@ -199,7 +203,8 @@ static bool add_class_starts(start_list *l, const gc_span *ci, gc_array_range t,
     if (t.count <= 0 || t.offset < 0)
         return true;
     size_t len;
-    if (!gc_size_mul((size_t)t.count, stride, &len) || !gc_range_ok((size_t)t.offset, len, ci->size))
+    if (!gc_size_mul((size_t)t.count, stride, &len) ||
+        !gc_range_ok((size_t)t.offset, len, ci->size))
         return true; /* out of place: the class decoder reports it */
     for (int32_t i = 0; i < t.count; i++)
         if (!add_start(l, (int32_t)gc_load_u32le(ci->data + (size_t)t.offset + (size_t)i * stride)))
@@ -234,7 +239,8 @@ static gc_status build_starts(gc_level *lv, gc_diag *diag)
     if (ok && h->ratchet_seqs > 0 &&
         gc_range_ok((size_t)h->ratchet_seqs, RATCHET_SEQ_COUNT * 4u, lv->core_index.size))
         for (unsigned i = 0; ok && i < RATCHET_SEQ_COUNT; i++)
-            ok = add_start(&l, (int32_t)gc_load_u32le(lv->core_index.data + (size_t)h->ratchet_seqs + 4u * i));
+            ok = add_start(
+                &l, (int32_t)gc_load_u32le(lv->core_index.data + (size_t)h->ratchet_seqs + 4u * i));
     if (!ok) {
         free(l.v);
         return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for the core_data start list");
@@ -259,7 +265,8 @@ static gc_status core_run(gc_level *lv, gc_diag *diag)
     const gc_span *ci = &lv->core_index;
     if (ci->size < CORE_HEADER_BYTES)
         return gc_diag_set(diag, GC_E_TRUNCATED, ci->file_ofs + ci->size,
-                           "core_index of %zu bytes is shorter than the 0xBC core header", ci->size);
+                           "core_index of %zu bytes is shorter than the 0xBC core header",
+                           ci->size);
     gc_reader r = gc_reader_make(ci->data, ci->size, ci->file_ofs);
     int32_t w[CORE_HEADER_WORDS];
     for (unsigned i = 0; i < CORE_HEADER_WORDS; i++) {

@@ -17,21 +17,30 @@
 #include "gc_lz.h"
 #include "gc_reader.h"
 
-#define DATA_HEADER_BYTES 0x58u
-#define CORE_HEADER_BYTES 0xBCu
-#define CORE_OFS_ASSETS_COMPRESSED 0x88u
+#define DATA_HEADER_BYTES            0x58u
+#define CORE_HEADER_BYTES            0xBCu
+#define CORE_OFS_ASSETS_COMPRESSED   0x88u
 #define CORE_OFS_ASSETS_DECOMPRESSED 0x8Cu
 /* Largest believable expansion of a WAD-LZ stream and largest core_data. The
  * retail ratio is about 1.75:1; a 4 GB "decompressed size" in a 9 MB stream is
  * an error, not a malloc. */
-#define LZ_MAX_RATIO 64u
+#define LZ_MAX_RATIO        64u
 #define CORE_DATA_MAX_BYTES (256u * 1024u * 1024u)
 /* Output beyond the declared size is accepted (formats.md §1.5: Wrench's
  * encoder can emit up to 265 extra bytes) and shows up as a row value;
  * output short of it is a truncated stream. */
 #define LZ_SLACK_BYTES 4096u
 
-enum { R_OVERLAY, R_CORE_INDEX, R_GS_RAM, R_HUD_HEADER, R_HUD0, R_CORE_DATA = 9, R_TRANSITION, R_COUNT };
+enum {
+    R_OVERLAY,
+    R_CORE_INDEX,
+    R_GS_RAM,
+    R_HUD_HEADER,
+    R_HUD0,
+    R_CORE_DATA = 9,
+    R_TRANSITION,
+    R_COUNT
+};
 
 static const char *const range_names[R_COUNT] = {
     "overlay",   "core_index", "gs_ram",    "hud_header", "hud_bank0",  "hud_bank1",
@@ -87,7 +96,8 @@ typedef struct data_core_data_row {
 } data_core_data_row;
 
 static const gc_column core_data_cols[] = {
-    GC_COL(data_core_data_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the WAD-LZ stream"),
+    GC_COL(data_core_data_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the WAD-LZ stream"),
     GC_COL(data_core_data_row, range_size_bytes, GC_T_U64, 0, "bytes",
            "size of the core_data ByteRange (stream plus padding)"),
     GC_COL(data_core_data_row, lz_size_field, GC_T_S64, 0, "bytes",
@@ -138,7 +148,8 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
                            "core_index range is absent or outside the data extent");
     if (ci->size < CORE_HEADER_BYTES)
         return gc_diag_set(diag, GC_E_TRUNCATED, ci->file_ofs + ci->size,
-                           "core_index of %zu bytes is shorter than the 0xBC core header", ci->size);
+                           "core_index of %zu bytes is shorter than the 0xBC core header",
+                           ci->size);
     gc_reader r = gc_reader_make(ci->data, ci->size, ci->file_ofs);
     gc_seek(&r, CORE_OFS_ASSETS_COMPRESSED);
     row->assets_compressed_size = gc_s32le(&r);   /* 0x88 */
@@ -168,7 +179,8 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
     size_t cap = (size_t)want + LZ_SLACK_BYTES;
     uint8_t *out = malloc(cap);
     if (!out)
-        return gc_diag_set(diag, GC_E_NOMEM, cz->file_ofs, "no memory for %zu bytes of core_data", cap);
+        return gc_diag_set(diag, GC_E_NOMEM, cz->file_ofs, "no memory for %zu bytes of core_data",
+                           cap);
     size_t got = 0;
     s = gc_lz_decompress(cz->data, cz->size, cz->file_ofs, out, cap, &got, diag);
     if (s != GC_OK) {
@@ -181,8 +193,8 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
          * offset into the missing tail would read nothing, so stop here. */
         free(out);
         return gc_diag_set(diag, GC_E_TRUNCATED, cz->file_ofs + stream_size,
-                           "core_data decompressed to %zu bytes, the core header declares %lld", got,
-                           (long long)want);
+                           "core_data decompressed to %zu bytes, the core header declares %lld",
+                           got, (long long)want);
     }
     free(lv->core_data);
     lv->core_data = out;
@@ -203,7 +215,8 @@ static gc_status data_run(gc_level *lv, gc_diag *diag)
     gc_reader r = gc_reader_make(ext->data, ext->size, ext->file_ofs);
     if (ext->size < DATA_HEADER_BYTES)
         return gc_diag_set(diag, GC_E_TRUNCATED, ext->file_ofs + ext->size,
-                           "data extent of %zu bytes is shorter than its 0x58-byte header", ext->size);
+                           "data extent of %zu bytes is shorter than its 0x58-byte header",
+                           ext->size);
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_data_range);
     for (unsigned i = 0; i < R_COUNT; i++) {
         data_range_row *row = gc_rows_push(rb);

@@ -18,28 +18,28 @@
 #include "gc_lz.h"
 #include "gc_reader.h"
 
-#define GAMEPLAY_TABLE_BYTES 0x9Cu
-#define GAMEPLAY_BLOCKS (GAMEPLAY_TABLE_BYTES / 4u)
-#define BLOCK_DIR_LIGHTS 1u   /* table +0x04 */
-#define BLOCK_OCCLUSION 36u   /* table +0x90 */
+#define GAMEPLAY_TABLE_BYTES   0x9Cu
+#define GAMEPLAY_BLOCKS        (GAMEPLAY_TABLE_BYTES / 4u)
+#define BLOCK_DIR_LIGHTS       1u  /* table +0x04 */
+#define BLOCK_OCCLUSION        36u /* table +0x90 */
 #define DIR_LIGHT_HEADER_BYTES 16u
-#define DIR_LIGHT_BYTES 64u
-#define OCCL_MAP_HEADER_BYTES 16u
-#define OCCL_MAP_ENTRY_BYTES 8u
-#define LZ_FIRST_RATIO 8u
-#define LZ_MAX_RATIO 64u
-#define GAMEPLAY_MAX_BYTES (256u * 1024u * 1024u)
-#define RAW_SKIP_BYTES 8u /* the historical wrong 8-byte "header" (fault gameplay_raw) */
+#define DIR_LIGHT_BYTES        64u
+#define OCCL_MAP_HEADER_BYTES  16u
+#define OCCL_MAP_ENTRY_BYTES   8u
+#define LZ_FIRST_RATIO         8u
+#define LZ_MAX_RATIO           64u
+#define GAMEPLAY_MAX_BYTES     (256u * 1024u * 1024u)
+#define RAW_SKIP_BYTES         8u /* the historical wrong 8-byte "header" (fault gameplay_raw) */
 
 static const char *const block_names[GAMEPLAY_BLOCKS] = {
-    "level_settings", "dir_lights",      "cameras",         "sound_instances", "help_us",
-    "help_uk",        "help_fr",         "help_de",         "help_es",         "help_it",
-    "help_jp",        "help_kr",         "tie_classes",     "tie_instances",   "tie_groups",
-    "shrub_classes",  "shrub_instances", "shrub_groups",    "moby_classes",    "moby_instances",
-    "moby_groups",    "shared_data",     "pvar_fixups",     "pvar_table",      "pvar_data",
-    "pvar_pointers",  "cuboids",         "spheres",         "cylinders",       "pills",
-    "paths",          "grind_paths",     "point_lights",    "env_transitions", "cam_coll_grid",
-    "env_samples",    "occlusion",       "tie_ambient",     "areas",
+    "level_settings", "dir_lights",      "cameras",      "sound_instances", "help_us",
+    "help_uk",        "help_fr",         "help_de",      "help_es",         "help_it",
+    "help_jp",        "help_kr",         "tie_classes",  "tie_instances",   "tie_groups",
+    "shrub_classes",  "shrub_instances", "shrub_groups", "moby_classes",    "moby_instances",
+    "moby_groups",    "shared_data",     "pvar_fixups",  "pvar_table",      "pvar_data",
+    "pvar_pointers",  "cuboids",         "spheres",      "cylinders",       "pills",
+    "paths",          "grind_paths",     "point_lights", "env_transitions", "cam_coll_grid",
+    "env_samples",    "occlusion",       "tie_ambient",  "areas",
 };
 
 typedef struct gp_header_row {
@@ -53,9 +53,11 @@ typedef struct gp_header_row {
 } gp_header_row;
 
 static const gc_column header_cols[] = {
-    GC_COL(gp_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the gameplay extent"),
+    GC_COL(gp_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the gameplay extent"),
     GC_COL(gp_header_row, extent_bytes, GC_T_U64, 0, "bytes", "size of the gameplay extent"),
-    GC_COL(gp_header_row, lz_size_field, GC_T_S64, 0, "bytes", "extent +3: WAD-LZ total size (-1 if no WAD magic)"),
+    GC_COL(gp_header_row, lz_size_field, GC_T_S64, 0, "bytes",
+           "extent +3: WAD-LZ total size (-1 if no WAD magic)"),
     GC_COL(gp_header_row, stream_bytes, GC_T_U64, 0, "bytes", "size of the decoded gameplay data"),
     GC_COL(gp_header_row, blocks_present, GC_T_U32, 0, "count", "non-zero block table entries"),
     GC_COL(gp_header_row, blocks_inside, GC_T_U32, 0, "count",
@@ -82,10 +84,12 @@ typedef struct gp_block_row {
 } gp_block_row;
 
 static const gc_column block_cols[] = {
-    GC_COL(gp_block_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay", "offset of the table entry (4*index)"),
+    GC_COL(gp_block_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
+           "offset of the table entry (4*index)"),
     GC_COL(gp_block_row, index, GC_T_U32, 0, "", "entry index (0..38)"),
     GC_COL(gp_block_row, name, GC_T_STR, 0, "", "block name (formats.md §8.3)"),
-    GC_COL(gp_block_row, offset, GC_T_S64, GC_CF_HEX, "bytes in gameplay", "the s32 entry (0 = absent)"),
+    GC_COL(gp_block_row, offset, GC_T_S64, GC_CF_HEX, "bytes in gameplay",
+           "the s32 entry (0 = absent)"),
     GC_COL(gp_block_row, stream_bytes, GC_T_U64, 0, "bytes", "size of the decoded gameplay data"),
     GC_COL(gp_block_row, present, GC_T_BOOL, 0, "", "offset != 0"),
     GC_COL(gp_block_row, inside, GC_T_BOOL, 0, "", "0x9c <= offset < stream_bytes"),
@@ -112,13 +116,24 @@ typedef struct gp_light_row {
 
 #define LCOL(m, doc) GC_COL(gp_light_row, m, GC_T_F32, 0, "", doc)
 static const gc_column light_cols[] = {
-    GC_COL(gp_light_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay", "offset of the 64-byte light"),
+    GC_COL(gp_light_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
+           "offset of the 64-byte light"),
     GC_COL(gp_light_row, index, GC_T_U32, 0, "", "light index"),
-    LCOL(colour_a_r, "+0x00"), LCOL(colour_a_g, "+0x04"), LCOL(colour_a_b, "+0x08"), LCOL(colour_a_w, "+0x0c"),
-    LCOL(direction_a_x, "+0x10"), LCOL(direction_a_y, "+0x14"), LCOL(direction_a_z, "+0x18"),
+    LCOL(colour_a_r, "+0x00"),
+    LCOL(colour_a_g, "+0x04"),
+    LCOL(colour_a_b, "+0x08"),
+    LCOL(colour_a_w, "+0x0c"),
+    LCOL(direction_a_x, "+0x10"),
+    LCOL(direction_a_y, "+0x14"),
+    LCOL(direction_a_z, "+0x18"),
     LCOL(direction_a_w, "+0x1c"),
-    LCOL(colour_b_r, "+0x20"), LCOL(colour_b_g, "+0x24"), LCOL(colour_b_b, "+0x28"), LCOL(colour_b_w, "+0x2c"),
-    LCOL(direction_b_x, "+0x30"), LCOL(direction_b_y, "+0x34"), LCOL(direction_b_z, "+0x38"),
+    LCOL(colour_b_r, "+0x20"),
+    LCOL(colour_b_g, "+0x24"),
+    LCOL(colour_b_b, "+0x28"),
+    LCOL(colour_b_w, "+0x2c"),
+    LCOL(direction_b_x, "+0x30"),
+    LCOL(direction_b_y, "+0x34"),
+    LCOL(direction_b_z, "+0x38"),
     LCOL(direction_b_w, "+0x3c"),
     GC_COL(gp_light_row, direction_a_length, GC_T_F64, 0, "", "|direction_a.xyz| (sqrt in double)"),
     GC_COL(gp_light_row, direction_b_length, GC_T_F64, 0, "", "|direction_b.xyz| (sqrt in double)"),
@@ -144,8 +159,10 @@ typedef struct gp_occl_row {
 } gp_occl_row;
 
 static const gc_column occl_cols[] = {
-    GC_COL(gp_occl_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay", "offset of the mapping block"),
-    GC_COL(gp_occl_row, present, GC_T_BOOL, 0, "", "block 0x90 present and its header inside the data"),
+    GC_COL(gp_occl_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
+           "offset of the mapping block"),
+    GC_COL(gp_occl_row, present, GC_T_BOOL, 0, "",
+           "block 0x90 present and its header inside the data"),
     GC_COL(gp_occl_row, tfrag_count, GC_T_S32, 0, "count", "+0x00"),
     GC_COL(gp_occl_row, tie_count, GC_T_S32, 0, "count", "+0x04"),
     GC_COL(gp_occl_row, moby_count, GC_T_S32, 0, "count", "+0x08"),
@@ -178,8 +195,8 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
             cap = max;
         uint8_t *out = malloc((size_t)cap);
         if (!out)
-            return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs, "no memory for %llu bytes of gameplay",
-                               (unsigned long long)cap);
+            return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs,
+                               "no memory for %llu bytes of gameplay", (unsigned long long)cap);
         size_t got = 0;
         s = gc_lz_decompress(z->data, z->size, z->file_ofs, out, (size_t)cap, &got, diag);
         if (s == GC_OK) {
@@ -213,7 +230,8 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
     memset(&hdr, 0, sizeof hdr);
     hdr.file_ofs = z->file_ofs;
     hdr.extent_bytes = z->size;
-    hdr.lz_size_field = z->size >= 7 && memcmp(z->data, "WAD", 3) == 0 ? (int32_t)gc_load_u32le(z->data + 3) : -1;
+    hdr.lz_size_field =
+        z->size >= 7 && memcmp(z->data, "WAD", 3) == 0 ? (int32_t)gc_load_u32le(z->data + 3) : -1;
     if (GC_FAULT(lv, gameplay_raw)) {
         /* Historical bug: the extent parsed raw after an 8-byte skip. */
         size_t n = z->size > RAW_SKIP_BYTES ? z->size - RAW_SKIP_BYTES : 0;
@@ -235,9 +253,10 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
     hdr.stream_bytes = lv->gameplay_size;
     gc_reader g = gc_reader_make(lv->gameplay, lv->gameplay_size, 0);
     if (lv->gameplay_size < GAMEPLAY_TABLE_BYTES)
-        return gc_diag_set(diag, GC_E_TRUNCATED, lv->gameplay_size,
-                           "decoded gameplay of %zu bytes is shorter than its 0x9C-byte block table",
-                           lv->gameplay_size);
+        return gc_diag_set(
+            diag, GC_E_TRUNCATED, lv->gameplay_size,
+            "decoded gameplay of %zu bytes is shorter than its 0x9C-byte block table",
+            lv->gameplay_size);
     int64_t ofs[GAMEPLAY_BLOCKS];
     gc_rowbuf *brb = gc_level_rows(lv, &gc_table_gp_block);
     for (unsigned i = 0; i < GAMEPLAY_BLOCKS; i++) {
@@ -250,7 +269,8 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
         ofs[i] = b->offset = gc_s32le(&g); /* 4*i */
         b->stream_bytes = lv->gameplay_size;
         b->present = b->offset != 0;
-        b->inside = b->offset >= (int64_t)GAMEPLAY_TABLE_BYTES && (uint64_t)b->offset < lv->gameplay_size;
+        b->inside =
+            b->offset >= (int64_t)GAMEPLAY_TABLE_BYTES && (uint64_t)b->offset < lv->gameplay_size;
         hdr.blocks_present += b->present;
         hdr.blocks_inside += b->present && b->inside;
     }
@@ -266,9 +286,10 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
         oc.tie_count = gc_s32le(&m);   /* +0x04 */
         oc.moby_count = gc_s32le(&m);  /* +0x08 */
         if (oc.tfrag_count >= 0 && oc.tie_count >= 0 && oc.moby_count >= 0) {
-            oc.size_bytes = OCCL_MAP_HEADER_BYTES + OCCL_MAP_ENTRY_BYTES * ((uint64_t)oc.tfrag_count +
-                                                                          (uint64_t)oc.tie_count +
-                                                                          (uint64_t)oc.moby_count);
+            oc.size_bytes =
+                OCCL_MAP_HEADER_BYTES +
+                OCCL_MAP_ENTRY_BYTES *
+                    ((uint64_t)oc.tfrag_count + (uint64_t)oc.tie_count + (uint64_t)oc.moby_count);
             oc.entries_fit = (uint64_t)mo + oc.size_bytes <= lv->gameplay_size;
         }
     }
@@ -291,7 +312,8 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
             gc_skip(&lb, 12);
             hdr.dir_light_count = count;
             size_t need = 0;
-            if (count < 0 || !gc_size_mul((size_t)count, DIR_LIGHT_BYTES, &need) || need > gc_left(&lb)) {
+            if (count < 0 || !gc_size_mul((size_t)count, DIR_LIGHT_BYTES, &need) ||
+                need > gc_left(&lb)) {
                 st = gc_diag_set(diag, GC_E_TRUNCATED, (uint64_t)lo,
                                  "light bank of %d lights runs past the gameplay data", (int)count);
             } else {
@@ -304,13 +326,16 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
                     }
                     l->file_ofs = gc_tell_file(&lb);
                     l->index = (uint32_t)i;
-                    float v[16]; /* +0x00 colour_a, +0x10 direction_a, +0x20 colour_b, +0x30 direction_b */
+                    float v[16]; /* +0x00 colour_a, +0x10 direction_a, +0x20 colour_b, +0x30
+                                    direction_b */
                     for (int k = 0; k < 16; k++)
                         v[k] = gc_f32le(&lb);
-                    l->colour_a_r = v[0], l->colour_a_g = v[1], l->colour_a_b = v[2], l->colour_a_w = v[3];
+                    l->colour_a_r = v[0], l->colour_a_g = v[1], l->colour_a_b = v[2],
+                    l->colour_a_w = v[3];
                     l->direction_a_x = v[4], l->direction_a_y = v[5], l->direction_a_z = v[6];
                     l->direction_a_w = v[7];
-                    l->colour_b_r = v[8], l->colour_b_g = v[9], l->colour_b_b = v[10], l->colour_b_w = v[11];
+                    l->colour_b_r = v[8], l->colour_b_g = v[9], l->colour_b_b = v[10],
+                    l->colour_b_w = v[11];
                     l->direction_b_x = v[12], l->direction_b_y = v[13], l->direction_b_z = v[14];
                     l->direction_b_w = v[15];
                     double ax = l->direction_a_x, ay = l->direction_a_y, az = l->direction_a_z;

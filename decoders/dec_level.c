@@ -12,14 +12,15 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define LEVEL_HEADER_BYTES 0x60u       /* retail R&C2 (and UYA) header */
+#define LEVEL_HEADER_BYTES       0x60u /* retail R&C2 (and UYA) header */
 #define LEVEL_HEADER_OTHER_BUILD 0x68u /* other R&C2 builds: different layout */
-#define DATA_HEADER_BYTES 0x58u        /* GcUyaLevelDataHeader, formats.md §3.1 */
-#define DATA_HEADER_RANGES 11u         /* overlay, core_index, gs_ram, hud_header, hud_banks[5], core_data, transition */
-#define OCCL_MAP_HEADER_BYTES 16u      /* {tfrag_count, tie_count, moby_count, pad} */
-#define OCCL_MAP_ENTRY_BYTES 8u        /* {bit_index, occlusion_id} */
-#define CHUNK_HEADER_BYTES 8u          /* {tfrags_ofs, collision_ofs} */
-#define NO_VALUE UINT64_MAX
+#define DATA_HEADER_BYTES        0x58u /* GcUyaLevelDataHeader, formats.md §3.1 */
+#define DATA_HEADER_RANGES                                                                         \
+    11u /* overlay, core_index, gs_ram, hud_header, hud_banks[5], core_data, transition */
+#define OCCL_MAP_HEADER_BYTES 16u /* {tfrag_count, tie_count, moby_count, pad} */
+#define OCCL_MAP_ENTRY_BYTES  8u  /* {bit_index, occlusion_id} */
+#define CHUNK_HEADER_BYTES    8u  /* {tfrags_ofs, collision_ofs} */
+#define NO_VALUE              UINT64_MAX
 
 typedef struct level_header_row {
     uint64_t file_ofs;
@@ -34,10 +35,14 @@ typedef struct level_header_row {
 } level_header_row;
 
 static const gc_column header_cols[] = {
-    GC_COL(level_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the header (0)"),
-    GC_COL(level_header_row, header_size, GC_T_S32, GC_CF_HEX, "bytes", "0x00: header size (0x60 retail)"),
-    GC_COL(level_header_row, disc_sector, GC_T_S32, 0, "sectors", "0x04: absolute LBA of the file on the disc"),
-    GC_COL(level_header_row, level_id, GC_T_S32, 0, "", "0x08: level id (not the container number)"),
+    GC_COL(level_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the header (0)"),
+    GC_COL(level_header_row, header_size, GC_T_S32, GC_CF_HEX, "bytes",
+           "0x00: header size (0x60 retail)"),
+    GC_COL(level_header_row, disc_sector, GC_T_S32, 0, "sectors",
+           "0x04: absolute LBA of the file on the disc"),
+    GC_COL(level_header_row, level_id, GC_T_S32, 0, "",
+           "0x08: level id (not the container number)"),
     GC_COL(level_header_row, reverb, GC_T_S32, 0, "", "0x0c: reverb setting"),
     GC_COL(level_header_row, container, GC_T_S32, 0, "", "container number n of LEVEL<n>.WAD"),
     GC_COL(level_header_row, file_size, GC_T_U64, 0, "bytes", "size of the container file"),
@@ -74,11 +79,13 @@ typedef struct level_extent_row {
 static const gc_column extent_cols[] = {
     GC_COL(level_extent_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
            "file offset of the extent's SectorRange in the header (0x10 + 8*slot)"),
-    GC_COL(level_extent_row, header_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "parent level.header row"),
+    GC_COL(level_extent_row, header_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "parent level.header row"),
     GC_COL(level_extent_row, slot, GC_T_U32, 0, "", "position of the range in the header (0..9)"),
     GC_COL(level_extent_row, name, GC_T_STR, 0, "",
            "data, sound_bank, gameplay, occlusion, chunk0..2, chunk_bank0..2"),
-    GC_COL(level_extent_row, offset_sectors, GC_T_S64, 0, "sectors", "SectorRange +0: offset from file start"),
+    GC_COL(level_extent_row, offset_sectors, GC_T_S64, 0, "sectors",
+           "SectorRange +0: offset from file start"),
     GC_COL(level_extent_row, size_sectors, GC_T_S64, 0, "sectors", "SectorRange +4: size"),
     GC_COL(level_extent_row, offset_bytes, GC_T_U64, GC_CF_HEX, "bytes", "offset_sectors * 0x800"),
     GC_COL(level_extent_row, size_bytes, GC_T_U64, 0, "bytes", "size_sectors * 0x800"),
@@ -115,7 +122,7 @@ static uint64_t data_contents(gc_reader r)
         return NO_VALUE;
     uint64_t hi = 0;
     for (unsigned i = 0; i < DATA_HEADER_RANGES; i++) {
-        int32_t ofs = gc_s32le(&r); /* ByteRange +0 */
+        int32_t ofs = gc_s32le(&r);  /* ByteRange +0 */
         int32_t size = gc_s32le(&r); /* ByteRange +4 */
         if (ofs < 0 || size <= 0)
             continue;
@@ -200,10 +207,9 @@ static gc_status level_run(gc_level *lv, gc_diag *diag)
     h->disc_sector = gc_s32le(&r); /* 0x04 */
     h->level_id = gc_s32le(&r);    /* 0x08 */
     h->reverb = gc_s32le(&r);      /* 0x0c */
-    gc_sector_range *ranges[10] = {&h->data,          &h->sound_bank,     &h->gameplay,
-                                   &h->occlusion,     &h->chunks[0],      &h->chunks[1],
-                                   &h->chunks[2],     &h->chunk_banks[0], &h->chunk_banks[1],
-                                   &h->chunk_banks[2]};
+    gc_sector_range *ranges[10] = {
+        &h->data,      &h->sound_bank, &h->gameplay,       &h->occlusion,      &h->chunks[0],
+        &h->chunks[1], &h->chunks[2],  &h->chunk_banks[0], &h->chunk_banks[1], &h->chunk_banks[2]};
     for (unsigned i = 0; i < 10; i++) { /* 0x10 + 8*i: {offset_sectors, size_sectors} */
         ranges[i]->offset_sectors = gc_s32le(&r);
         ranges[i]->size_sectors = gc_s32le(&r);

@@ -47,7 +47,8 @@ typedef struct moby_class_row {
 } moby_class_row;
 
 static const gc_column class_cols[] = {
-    GC_COL(moby_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the class table entry"),
+    GC_COL(moby_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the class table entry"),
     GC_COL(moby_class_row, index, GC_T_U32, 0, "", "entry index in the moby class table"),
     GC_COL(moby_class_row, o_class, GC_T_S32, 0, "", "entry +0x04: class id"),
     GC_COL(moby_class_row, offset_in_asset_wad, GC_T_U32, GC_CF_HEX, "bytes in core_data",
@@ -57,7 +58,8 @@ static const gc_column class_cols[] = {
     GC_COL(moby_class_row, in_core_data, GC_T_BOOL, 0, "", "offset non-zero and inside core_data"),
     GC_COL(moby_class_row, shares_offset, GC_T_BOOL, 0, "",
            "another moby/tie/shrub class has the same non-zero offset"),
-    GC_COL(moby_class_row, header_read, GC_T_BOOL, 0, "", "the 0x48-byte class header fits in its span"),
+    GC_COL(moby_class_row, header_read, GC_T_BOOL, 0, "",
+           "the 0x48-byte class header fits in its span"),
     GC_COL(moby_class_row, packet_table_offset, GC_T_U32, GC_CF_HEX, "bytes in class",
            "header +0x00 (0 = no mesh)"),
     GC_COL(moby_class_row, high_lod_count, GC_T_U8, 0, "count", "header +0x04"),
@@ -67,8 +69,10 @@ static const gc_column class_cols[] = {
     GC_COL(moby_class_row, joint_count, GC_T_U8, 0, "count", "header +0x08"),
     GC_COL(moby_class_row, format_flag, GC_T_U8, 0, "", "header +0x0b: 0 = R&C2 format"),
     GC_COL(moby_class_row, scale, GC_T_F32, 0, "", "header +0x24"),
-    GC_COL(moby_class_row, lod_packet_count, GC_T_U32, 0, "count", "high_lod_count + low_lod_count"),
-    GC_COL(moby_class_row, packets, GC_T_U32, 0, "count", "packet records decoded (moby.packet rows)"),
+    GC_COL(moby_class_row, lod_packet_count, GC_T_U32, 0, "count",
+           "high_lod_count + low_lod_count"),
+    GC_COL(moby_class_row, packets, GC_T_U32, 0, "count",
+           "packet records decoded (moby.packet rows)"),
     GC_COL(moby_class_row, zero_zero_terminators, GC_T_U32, 0, "count",
            "the run ended on a record with zero vif_list_offset and zero vertex_offset (0 or 1)"),
     GC_COL(moby_class_row, terminated, GC_T_BOOL, 0, "", "the run ended on a zero vif_list_offset"),
@@ -100,7 +104,8 @@ typedef struct moby_packet_row {
 } moby_packet_row;
 
 static const gc_column packet_cols[] = {
-    GC_COL(moby_packet_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data", "offset of the 16-byte record"),
+    GC_COL(moby_packet_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the 16-byte record"),
     GC_COL(moby_packet_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "parent moby.class row"),
     GC_COL(moby_packet_row, index, GC_T_U32, 0, "", "record index in the class's packet table"),
     GC_COL(moby_packet_row, vif_list_offset, GC_T_U32, GC_CF_HEX, "bytes in class", "+0x00"),
@@ -113,8 +118,10 @@ static const gc_column packet_cols[] = {
     GC_COL(moby_packet_row, transfer_vertex_count, GC_T_U8, 0, "count", "+0x0f"),
     GC_COL(moby_packet_row, identity_ok, GC_T_BOOL, 0, "",
            "vif_list_offset + 16 * vif_list_size_qwords == vertex_offset"),
-    GC_COL(moby_packet_row, zero_zero, GC_T_BOOL, 0, "", "vif_list_offset and vertex_offset both zero"),
-    GC_COL(moby_packet_row, inside_span, GC_T_BOOL, 0, "", "vertex_offset lies inside the class span"),
+    GC_COL(moby_packet_row, zero_zero, GC_T_BOOL, 0, "",
+           "vif_list_offset and vertex_offset both zero"),
+    GC_COL(moby_packet_row, inside_span, GC_T_BOOL, 0, "",
+           "vertex_offset lies inside the class span"),
 };
 
 static const gc_table_desc gc_table_moby_packet = {
@@ -146,14 +153,14 @@ static gc_status walk_packets(gc_level *lv, gc_diag *diag, gc_reader cls, moby_c
         p.file_ofs = r.file_ofs;
         p.class_row = class_row;
         p.index = k;
-        p.vif_list_offset = gc_u32le(&r);         /* +0x00 */
-        p.vif_list_size_qwords = gc_u16le(&r);    /* +0x04 */
-        p.texture_unpack_offset = gc_u16le(&r);   /* +0x06 */
-        p.vertex_offset = gc_u32le(&r);           /* +0x08 */
-        p.vertex_data_size_qwords = gc_u8(&r);    /* +0x0c */
-        p.d = gc_u8(&r);                          /* +0x0d */
-        p.e = gc_u8(&r);                          /* +0x0e */
-        p.transfer_vertex_count = gc_u8(&r);      /* +0x0f */
+        p.vif_list_offset = gc_u32le(&r);       /* +0x00 */
+        p.vif_list_size_qwords = gc_u16le(&r);  /* +0x04 */
+        p.texture_unpack_offset = gc_u16le(&r); /* +0x06 */
+        p.vertex_offset = gc_u32le(&r);         /* +0x08 */
+        p.vertex_data_size_qwords = gc_u8(&r);  /* +0x0c */
+        p.d = gc_u8(&r);                        /* +0x0d */
+        p.e = gc_u8(&r);                        /* +0x0e */
+        p.transfer_vertex_count = gc_u8(&r);    /* +0x0f */
         p.zero_zero = p.vif_list_offset == 0 && p.vertex_offset == 0;
         p.identity_ok =
             (uint64_t)p.vif_list_offset + 16u * (uint64_t)p.vif_list_size_qwords == p.vertex_offset;
@@ -191,9 +198,10 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
     size_t len = 0;
     if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, MOBY_CLASS_STRIDE, &len) ||
         !gc_range_ok((size_t)t.offset, len, ci->size))
-        return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-                           "moby class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
-                           (int)t.count, (unsigned)t.offset, ci->size);
+        return gc_diag_set(
+            diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
+            "moby class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
+            (int)t.count, (unsigned)t.offset, ci->size);
     gc_diag_pop(diag);
     gc_reader tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_class);
@@ -223,9 +231,9 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
             c.high_lod_count = gc_u8(&h);         /* +0x04 */
             c.low_lod_count = gc_u8(&h);          /* +0x05 */
             c.lod_packet_count = (uint32_t)c.high_lod_count + c.low_lod_count;
-            c.metal_count = gc_u8(&h);            /* +0x06 */
-            c.metal_begin = gc_u8(&h);            /* +0x07 */
-            c.joint_count = gc_u8(&h);            /* +0x08 */
+            c.metal_count = gc_u8(&h); /* +0x06 */
+            c.metal_begin = gc_u8(&h); /* +0x07 */
+            c.joint_count = gc_u8(&h); /* +0x08 */
             gc_skip(&h, 2);
             c.format_flag = gc_u8(&h); /* +0x0b */
             gc_seek(&h, 0x24);

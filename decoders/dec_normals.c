@@ -17,12 +17,12 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define NORMAL_ENTRIES 256u
+#define NORMAL_ENTRIES     256u
 #define NORMAL_TABLE_BYTES (NORMAL_ENTRIES * 8u)
-#define F32_ONE_BITS 0x3F800000u
+#define F32_ONE_BITS       0x3F800000u
 /* f32 carries ~6e-8 relative precision; the table's values are |x| <= 1. */
 #define NORMAL_TOLERANCE 1e-6
-#define PI_DOUBLE 3.14159265358979323846
+#define PI_DOUBLE        3.14159265358979323846
 
 typedef struct normals_row {
     uint64_t file_ofs;
@@ -83,10 +83,11 @@ static double absd(double v)
 
 /* Leading matching entries of the candidate at `at`, and the largest error
  * over the readable entries. */
-static uint32_t match_curve(gc_reader ov, size_t at, const double *c, const double *s, double *max_err)
+static uint32_t match_curve(gc_reader ov, size_t at, const double *c, const double *s,
+                            double *max_err)
 {
-    gc_reader r = gc_window(&ov, at, gc_left(&ov) - at < NORMAL_TABLE_BYTES ? gc_left(&ov) - at
-                                                                              : NORMAL_TABLE_BYTES);
+    gc_reader r = gc_window(
+        &ov, at, gc_left(&ov) - at < NORMAL_TABLE_BYTES ? gc_left(&ov) - at : NORMAL_TABLE_BYTES);
     uint32_t matched = 0;
     bool run = true;
     *max_err = 0.0;

@@ -13,10 +13,10 @@
 #include "gc_reader.h"
 
 #define OCCL_MAP_HEADER_BYTES 16u
-#define OCCL_MAP_ENTRY_BYTES 8u
-#define OCCL_UNIT_BYTES 4u  /* grid offsets count 4-byte words */
-#define OCCL_MASK_BYTES 128u
-#define OCCL_NO_MASK 0xFFFFu
+#define OCCL_MAP_ENTRY_BYTES  8u
+#define OCCL_UNIT_BYTES       4u /* grid offsets count 4-byte words */
+#define OCCL_MASK_BYTES       128u
+#define OCCL_NO_MASK          0xFFFFu
 
 typedef struct occl_mapping_row {
     uint64_t file_ofs;
@@ -28,7 +28,8 @@ typedef struct occl_mapping_row {
 } occl_mapping_row;
 
 static const gc_column map_cols[] = {
-    GC_COL(occl_mapping_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the occlusion extent"),
+    GC_COL(occl_mapping_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the occlusion extent"),
     GC_COL(occl_mapping_row, tfrag_count, GC_T_S32, 0, "count", "+0x00: tfrag mappings"),
     GC_COL(occl_mapping_row, tie_count, GC_T_S32, 0, "count", "+0x04: tie instance mappings"),
     GC_COL(occl_mapping_row, moby_count, GC_T_S32, 0, "count", "+0x08: moby mappings"),
@@ -58,15 +59,18 @@ typedef struct occl_grid_row {
 } occl_grid_row;
 
 static const gc_column grid_cols[] = {
-    GC_COL(occl_grid_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data", "offset of the grid block"),
-    GC_COL(occl_grid_row, region_bytes, GC_T_U64, 0, "bytes", "block size, to the next known start"),
+    GC_COL(occl_grid_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the grid block"),
+    GC_COL(occl_grid_row, region_bytes, GC_T_U64, 0, "bytes",
+           "block size, to the next known start"),
     GC_COL(occl_grid_row, masks_ofs_words, GC_T_S32, 0, "words", "root +0x00: mask array offset"),
     GC_COL(occl_grid_row, z_coord, GC_T_U16, 0, "octants", "root +0x04"),
     GC_COL(occl_grid_row, z_count, GC_T_U16, 0, "count", "root +0x06"),
     GC_COL(occl_grid_row, z_nodes, GC_T_U32, 0, "count", "non-empty z offsets"),
     GC_COL(occl_grid_row, y_nodes, GC_T_U32, 0, "count", "non-empty y offsets over all z nodes"),
     GC_COL(occl_grid_row, x_cells, GC_T_U32, 0, "count", "mask indices other than 0xffff"),
-    GC_COL(occl_grid_row, max_mask_index, GC_T_U32, GC_CF_NULL_IF_MAX, "", "largest mask index; null if none"),
+    GC_COL(occl_grid_row, max_mask_index, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "largest mask index; null if none"),
     GC_COL(occl_grid_row, mask_capacity, GC_T_U64, 0, "count",
            "128-byte masks that fit between masks_ofs and the block end"),
 };
@@ -85,7 +89,8 @@ static gc_status decode_mapping(gc_level *lv, gc_diag *diag)
     gc_diag_push(diag, "occlusion");
     if (ext->size < OCCL_MAP_HEADER_BYTES)
         return gc_diag_set(diag, GC_E_TRUNCATED, ext->file_ofs + ext->size,
-                           "occlusion extent of %zu bytes is shorter than its 16-byte header", ext->size);
+                           "occlusion extent of %zu bytes is shorter than its 16-byte header",
+                           ext->size);
     gc_reader r = gc_reader_make(ext->data, ext->size, ext->file_ofs);
     occl_mapping_row m;
     memset(&m, 0, sizeof m);
@@ -98,7 +103,8 @@ static gc_status decode_mapping(gc_level *lv, gc_diag *diag)
         return gc_diag_set(diag, GC_E_RANGE, ext->file_ofs, "negative mapping count (%d, %d, %d)",
                            (int)m.tfrag_count, (int)m.tie_count, (int)m.moby_count);
     m.size_bytes = OCCL_MAP_HEADER_BYTES +
-                   OCCL_MAP_ENTRY_BYTES * ((uint64_t)m.tfrag_count + (uint64_t)m.tie_count + (uint64_t)m.moby_count);
+                   OCCL_MAP_ENTRY_BYTES *
+                       ((uint64_t)m.tfrag_count + (uint64_t)m.tie_count + (uint64_t)m.moby_count);
     if (m.size_bytes > ext->size)
         return gc_diag_set(diag, GC_E_TRUNCATED, ext->file_ofs,
                            "%llu bytes of mappings declared in a %zu-byte extent",
@@ -118,9 +124,10 @@ static gc_status read_node(gc_diag *diag, gc_reader *blk, uint32_t words, gc_rea
     uint64_t at = (uint64_t)words * OCCL_UNIT_BYTES;
     if (at + 4 > blk->size)
         return gc_diag_set(diag, GC_E_RANGE, blk->file_ofs + at,
-                           "node at word 0x%x lies outside the %zu-byte grid block", (unsigned)words, blk->size);
+                           "node at word 0x%x lies outside the %zu-byte grid block",
+                           (unsigned)words, blk->size);
     gc_reader n = gc_window(blk, (size_t)at, 4);
-    gc_u16le(&n); /* +0x00 coord */
+    gc_u16le(&n);          /* +0x00 coord */
     *count = gc_u16le(&n); /* +0x02 count */
     if (at + 4 + 2u * *count > blk->size)
         return gc_diag_set(diag, GC_E_TRUNCATED, blk->file_ofs + at,
@@ -134,7 +141,8 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
     uint64_t ofs = (uint32_t)lv->core.occlusion;
     gc_diag_push(diag, "core_data/occlusion@0x%llx", (unsigned long long)ofs);
     if (ofs >= lv->core_data_size)
-        return gc_diag_set(diag, GC_E_RANGE, ofs, "occlusion offset 0x%llx is outside the %zu-byte core_data",
+        return gc_diag_set(diag, GC_E_RANGE, ofs,
+                           "occlusion offset 0x%llx is outside the %zu-byte core_data",
                            (unsigned long long)ofs, lv->core_data_size);
     uint64_t end = gc_core_next_start(lv, ofs, lv->core_data_size);
     if (end > lv->core_data_size)
@@ -149,8 +157,8 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
     g.z_coord = gc_u16le(&blk);         /* +0x04 */
     g.z_count = gc_u16le(&blk);         /* +0x06 */
     if (blk.overrun || 8u + 2u * g.z_count > blk.size)
-        return gc_diag_set(diag, GC_E_TRUNCATED, ofs, "grid root of %u z entries runs past the block",
-                           (unsigned)g.z_count);
+        return gc_diag_set(diag, GC_E_TRUNCATED, ofs,
+                           "grid root of %u z entries runs past the block", (unsigned)g.z_count);
     gc_reader zs = gc_window(&blk, 8, 2u * g.z_count);
     /* In a well-formed grid every node is visited once, so the entries read
      * cannot exceed the block's halfwords; nodes shared beyond that would
@@ -168,7 +176,8 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
         if (s != GC_OK)
             return s;
         if (yc > budget)
-            return gc_diag_set(diag, GC_E_CORRUPT, ofs + 4u * zo, "grid nodes are shared beyond the block size");
+            return gc_diag_set(diag, GC_E_CORRUPT, ofs + 4u * zo,
+                               "grid nodes are shared beyond the block size");
         budget -= yc;
         for (unsigned y = 0; y < yc; y++) {
             uint16_t yo = gc_u16le(&ys);
@@ -182,7 +191,8 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
             if (s != GC_OK)
                 return s;
             if (xc > budget)
-                return gc_diag_set(diag, GC_E_CORRUPT, ofs + 4u * yo, "grid nodes are shared beyond the block size");
+                return gc_diag_set(diag, GC_E_CORRUPT, ofs + 4u * yo,
+                                   "grid nodes are shared beyond the block size");
             budget -= xc;
             for (unsigned x = 0; x < xc; x++) {
                 uint16_t mi = gc_u16le(&xs);

@@ -13,9 +13,9 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define SHRUB_CLASS_STRIDE 0x30u
+#define SHRUB_CLASS_STRIDE       0x30u
 #define SHRUB_CLASS_STRIDE_WRONG 0x20u /* the moby stride (fault shrub_stride) */
-#define SHRUB_HEADER_BYTES 0x40u
+#define SHRUB_HEADER_BYTES       0x40u
 
 typedef struct shrub_class_row {
     uint64_t file_ofs;
@@ -39,7 +39,8 @@ typedef struct shrub_class_row {
 } shrub_class_row;
 
 static const gc_column class_cols[] = {
-    GC_COL(shrub_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the class table entry"),
+    GC_COL(shrub_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the class table entry"),
     GC_COL(shrub_class_row, index, GC_T_U32, 0, "", "entry index in the shrub class table"),
     GC_COL(shrub_class_row, o_class, GC_T_S32, 0, "", "entry +0x04: class id"),
     GC_COL(shrub_class_row, offset_in_asset_wad, GC_T_U32, GC_CF_HEX, "bytes in core_data",
@@ -49,16 +50,20 @@ static const gc_column class_cols[] = {
     GC_COL(shrub_class_row, in_core_data, GC_T_BOOL, 0, "", "offset non-zero and inside core_data"),
     GC_COL(shrub_class_row, shares_offset, GC_T_BOOL, 0, "",
            "another moby/tie/shrub class has the same non-zero offset"),
-    GC_COL(shrub_class_row, header_read, GC_T_BOOL, 0, "", "the 0x40-byte class header fits in the span"),
-    GC_COL(shrub_class_row, billboard_width, GC_T_S16, 0, "pixels", "entry +0x20: 0 = no billboard"),
+    GC_COL(shrub_class_row, header_read, GC_T_BOOL, 0, "",
+           "the 0x40-byte class header fits in the span"),
+    GC_COL(shrub_class_row, billboard_width, GC_T_S16, 0, "pixels",
+           "entry +0x20: 0 = no billboard"),
     GC_COL(shrub_class_row, billboard_height, GC_T_S16, 0, "pixels", "entry +0x22"),
     GC_COL(shrub_class_row, mip_distance, GC_T_F32, 0, "world units", "header +0x10"),
     GC_COL(shrub_class_row, instance_count, GC_T_S16, 0, "count", "header +0x16"),
     GC_COL(shrub_class_row, scale, GC_T_F32, 0, "", "header +0x20"),
-    GC_COL(shrub_class_row, span_o_class, GC_T_S16, 0, "", "header +0x24: o_class as the class itself says"),
+    GC_COL(shrub_class_row, span_o_class, GC_T_S16, 0, "",
+           "header +0x24: o_class as the class itself says"),
     GC_COL(shrub_class_row, s_class, GC_T_S16, 0, "", "header +0x26"),
     GC_COL(shrub_class_row, packet_count, GC_T_S16, 0, "count", "header +0x28"),
-    GC_COL(shrub_class_row, data_ofs, GC_T_S32, GC_CF_HEX, "bytes in class", "header +0x2c: normals/data offset"),
+    GC_COL(shrub_class_row, data_ofs, GC_T_S32, GC_CF_HEX, "bytes in class",
+           "header +0x2c: normals/data offset"),
     GC_COL(shrub_class_row, data_ofs_inside, GC_T_BOOL, 0, "", "0 < data_ofs < span_bytes"),
 };
 
@@ -78,15 +83,17 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
         return GC_NEEDS(diag, "decompressed core_data");
     gc_diag_push(diag, "data/core_index/shrub_classes");
     /* Historical bug: the table read at the moby stride. */
-    const size_t stride = GC_FAULT(lv, shrub_stride) ? SHRUB_CLASS_STRIDE_WRONG : SHRUB_CLASS_STRIDE;
+    const size_t stride =
+        GC_FAULT(lv, shrub_stride) ? SHRUB_CLASS_STRIDE_WRONG : SHRUB_CLASS_STRIDE;
     const gc_span *ci = &lv->core_index;
     gc_array_range t = lv->core.shrub_classes;
     size_t len = 0;
     if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, stride, &len) ||
         !gc_range_ok((size_t)t.offset, len, ci->size))
-        return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-                           "shrub class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
-                           (int)t.count, (unsigned)t.offset, ci->size);
+        return gc_diag_set(
+            diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
+            "shrub class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
+            (int)t.count, (unsigned)t.offset, ci->size);
     gc_diag_pop(diag);
     gc_reader tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
@@ -120,12 +127,12 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
             gc_skip(&h, 2);                  /* +0x14 mode_bits */
             c.instance_count = gc_s16le(&h); /* +0x16 */
             gc_seek(&h, 0x20);
-            c.scale = gc_f32le(&h);          /* +0x20 */
-            c.span_o_class = gc_s16le(&h);   /* +0x24 */
-            c.s_class = gc_s16le(&h);        /* +0x26 */
-            c.packet_count = gc_s16le(&h);   /* +0x28 */
-            gc_skip(&h, 2);                  /* +0x2a pad */
-            c.data_ofs = gc_s32le(&h);       /* +0x2c */
+            c.scale = gc_f32le(&h);        /* +0x20 */
+            c.span_o_class = gc_s16le(&h); /* +0x24 */
+            c.s_class = gc_s16le(&h);      /* +0x26 */
+            c.packet_count = gc_s16le(&h); /* +0x28 */
+            gc_skip(&h, 2);                /* +0x2a pad */
+            c.data_ofs = gc_s32le(&h);     /* +0x2c */
             c.data_ofs_inside = c.data_ofs > 0 && (uint64_t)c.data_ofs < c.span_bytes;
         }
         shrub_class_row *row = gc_rows_push(rb);

@@ -13,10 +13,10 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define SKY_HEADER_BYTES 0x40u
-#define SKY_MAX_SHELLS 8u
+#define SKY_HEADER_BYTES       0x40u
+#define SKY_MAX_SHELLS         8u
 #define SKY_SHELL_HEADER_BYTES 0x10u /* {cluster_count, flags}, clusters at +0x10 */
-#define SKY_CLUSTER_BYTES 0x20u
+#define SKY_CLUSTER_BYTES      0x20u
 
 typedef struct sky_header_row {
     uint64_t file_ofs;
@@ -37,8 +37,10 @@ typedef struct sky_header_row {
 } sky_header_row;
 
 static const gc_column header_cols[] = {
-    GC_COL(sky_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data", "offset of the sky block"),
-    GC_COL(sky_header_row, region_bytes, GC_T_U64, 0, "bytes", "block size, to the next known start"),
+    GC_COL(sky_header_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the sky block"),
+    GC_COL(sky_header_row, region_bytes, GC_T_U64, 0, "bytes",
+           "block size, to the next known start"),
     GC_COL(sky_header_row, colour, GC_T_U32, GC_CF_HEX, "", "+0x00: RGBA"),
     GC_COL(sky_header_row, clear_screen, GC_T_S16, 0, "", "+0x04"),
     GC_COL(sky_header_row, shell_count, GC_T_S16, 0, "count", "+0x06 (at most 8)"),
@@ -79,15 +81,18 @@ typedef struct sky_shell_row {
 } sky_shell_row;
 
 static const gc_column shell_cols[] = {
-    GC_COL(sky_shell_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data", "offset of the shell header"),
+    GC_COL(sky_shell_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the shell header"),
     GC_COL(sky_shell_row, header_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "parent sky.header row"),
     GC_COL(sky_shell_row, index, GC_T_U32, 0, "", "shell slot (header +0x20 + 4*index)"),
     GC_COL(sky_shell_row, offset, GC_T_S32, GC_CF_HEX, "bytes in sky", "shells[index]"),
     GC_COL(sky_shell_row, cluster_count, GC_T_S32, 0, "count", "shell +0x00"),
     GC_COL(sky_shell_row, flags, GC_T_S32, GC_CF_HEX, "", "shell +0x04: bit 0 = untextured"),
     GC_COL(sky_shell_row, textured, GC_T_BOOL, 0, "", "flags bit 0 clear"),
-    GC_COL(sky_shell_row, inside, GC_T_BOOL, 0, "", "the shell header and its clusters lie inside the block"),
-    GC_COL(sky_shell_row, vertex_total, GC_T_U32, 0, "count", "sum of cluster vertex_count (+0x14)"),
+    GC_COL(sky_shell_row, inside, GC_T_BOOL, 0, "",
+           "the shell header and its clusters lie inside the block"),
+    GC_COL(sky_shell_row, vertex_total, GC_T_U32, 0, "count",
+           "sum of cluster vertex_count (+0x14)"),
     GC_COL(sky_shell_row, tri_total, GC_T_U32, 0, "count", "sum of cluster tri_count (+0x16)"),
     GC_COL(sky_shell_row, clusters_inside, GC_T_BOOL, 0, "",
            "every cluster's data offset (+0x10) lies inside the block"),
@@ -125,27 +130,28 @@ static gc_status sky_run(gc_level *lv, gc_diag *diag)
         end = lv->core_data_size;
     gc_reader blk = gc_reader_make(lv->core_data + ofs, (size_t)(end - ofs), ofs);
     if (blk.size < SKY_HEADER_BYTES)
-        return gc_diag_set(diag, GC_E_TRUNCATED, end, "sky block of %zu bytes is shorter than its header",
-                           blk.size);
+        return gc_diag_set(diag, GC_E_TRUNCATED, end,
+                           "sky block of %zu bytes is shorter than its header", blk.size);
     sky_header_row h;
     memset(&h, 0, sizeof h);
     h.file_ofs = ofs;
     h.region_bytes = blk.size;
-    h.colour = gc_u32le(&blk);                /* +0x00 */
-    h.clear_screen = gc_s16le(&blk);          /* +0x04 */
-    h.shell_count = gc_s16le(&blk);           /* +0x06 */
-    h.sprite_count = gc_s16le(&blk);          /* +0x08 */
-    h.maximum_sprite_count = gc_s16le(&blk);  /* +0x0a */
-    h.texture_count = gc_s16le(&blk);         /* +0x0c */
-    h.fx_count = gc_s16le(&blk);              /* +0x0e */
-    h.texture_defs = gc_s32le(&blk);          /* +0x10 */
-    h.texture_data = gc_s32le(&blk);          /* +0x14 */
-    h.fx_list = gc_s32le(&blk);               /* +0x18 */
-    h.sprites = gc_s32le(&blk);               /* +0x1c */
+    h.colour = gc_u32le(&blk);               /* +0x00 */
+    h.clear_screen = gc_s16le(&blk);         /* +0x04 */
+    h.shell_count = gc_s16le(&blk);          /* +0x06 */
+    h.sprite_count = gc_s16le(&blk);         /* +0x08 */
+    h.maximum_sprite_count = gc_s16le(&blk); /* +0x0a */
+    h.texture_count = gc_s16le(&blk);        /* +0x0c */
+    h.fx_count = gc_s16le(&blk);             /* +0x0e */
+    h.texture_defs = gc_s32le(&blk);         /* +0x10 */
+    h.texture_data = gc_s32le(&blk);         /* +0x14 */
+    h.fx_list = gc_s32le(&blk);              /* +0x18 */
+    h.sprites = gc_s32le(&blk);              /* +0x1c */
     int32_t shells[SKY_MAX_SHELLS];
     for (unsigned i = 0; i < SKY_MAX_SHELLS; i++)
         shells[i] = gc_s32le(&blk); /* +0x20 + 4*i */
-    h.offsets_inside = zero_or_inside(h.texture_defs, blk.size) && zero_or_inside(h.texture_data, blk.size) &&
+    h.offsets_inside = zero_or_inside(h.texture_defs, blk.size) &&
+                       zero_or_inside(h.texture_data, blk.size) &&
                        zero_or_inside(h.fx_list, blk.size) && zero_or_inside(h.sprites, blk.size);
     gc_rowbuf *hrb = gc_level_rows(lv, &gc_table_sky_header);
     uint32_t header_row = (uint32_t)hrb->count;
@@ -167,17 +173,18 @@ static gc_status sky_run(gc_level *lv, gc_diag *diag)
             s.textured = (s.flags & 1) == 0;
             size_t need = 0;
             if (s.cluster_count >= 0 &&
-                gc_size_mad((size_t)s.cluster_count, SKY_CLUSTER_BYTES, SKY_SHELL_HEADER_BYTES, &need) &&
+                gc_size_mad((size_t)s.cluster_count, SKY_CLUSTER_BYTES, SKY_SHELL_HEADER_BYTES,
+                            &need) &&
                 need <= sh.size) {
                 s.inside = 1;
                 s.clusters_inside = 1;
                 gc_seek(&sh, SKY_SHELL_HEADER_BYTES);
                 for (int32_t c = 0; c < s.cluster_count; c++) {
                     gc_reader cl = gc_take_window(&sh, SKY_CLUSTER_BYTES);
-                    gc_skip(&cl, 16);               /* +0x00 bsphere */
-                    int32_t data = gc_s32le(&cl);   /* +0x10 */
-                    int16_t vc = gc_s16le(&cl);     /* +0x14 */
-                    int16_t tc = gc_s16le(&cl);     /* +0x16 */
+                    gc_skip(&cl, 16);             /* +0x00 bsphere */
+                    int32_t data = gc_s32le(&cl); /* +0x10 */
+                    int16_t vc = gc_s16le(&cl);   /* +0x14 */
+                    int16_t tc = gc_s16le(&cl);   /* +0x16 */
                     if (!(data > 0 && (size_t)data < blk.size))
                         s.clusters_inside = 0;
                     s.vertex_total += vc > 0 ? (uint32_t)vc : 0;

@@ -9,8 +9,8 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define SBLK_OFS 0x18u
-#define DAW_OFS 0x24u
+#define SBLK_OFS             0x18u
+#define DAW_OFS              0x24u
 #define SOUND_BANK_MIN_BYTES 0x28u /* through the DAW signature word */
 
 typedef struct sound_bank_row {
@@ -23,11 +23,13 @@ typedef struct sound_bank_row {
 } sound_bank_row;
 
 static const gc_column sb_cols[] = {
-    GC_COL(sound_bank_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the sound bank extent"),
+    GC_COL(sound_bank_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the sound bank extent"),
     GC_COL(sound_bank_row, size_bytes, GC_T_U64, 0, "bytes", "extent size"),
     GC_COL(sound_bank_row, word_00, GC_T_U32, GC_CF_HEX, "", "+0x00 (undecoded)"),
-    GC_COL(sound_bank_row, total_size, GC_T_U32, 0, "bytes",
-           "+0x04: the bank's total size (docs/formats/sound-bank.md; level.extent_unit checks it)"),
+    GC_COL(
+        sound_bank_row, total_size, GC_T_U32, 0, "bytes",
+        "+0x04: the bank's total size (docs/formats/sound-bank.md; level.extent_unit checks it)"),
     GC_COL(sound_bank_row, sblk_ok, GC_T_BOOL, 0, "", "\"SBlk\" at +0x18"),
     GC_COL(sound_bank_row, daw_ok, GC_T_BOOL, 0, "", "\"DAW\" at +0x24"),
 };
@@ -56,7 +58,7 @@ static gc_status sound_bank_run(gc_level *lv, gc_diag *diag)
     memset(&row, 0, sizeof row);
     row.file_ofs = sb->file_ofs;
     row.size_bytes = sb->size;
-    row.word_00 = gc_u32le(&r); /* +0x00 */
+    row.word_00 = gc_u32le(&r);    /* +0x00 */
     row.total_size = gc_u32le(&r); /* +0x04 */
     row.sblk_ok = memcmp(sb->data + SBLK_OFS, "SBlk", 4) == 0;
     row.daw_ok = memcmp(sb->data + DAW_OFS, "DAW", 3) == 0;

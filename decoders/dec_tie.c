@@ -11,7 +11,7 @@
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define TIE_CLASS_STRIDE 0x20u
+#define TIE_CLASS_STRIDE        0x20u
 #define TIE_HEADER_PREFIX_BYTES 0x48u /* the verified prefix */
 
 typedef struct tie_class_row {
@@ -41,7 +41,8 @@ typedef struct tie_class_row {
 } tie_class_row;
 
 static const gc_column class_cols[] = {
-    GC_COL(tie_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the class table entry"),
+    GC_COL(tie_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the class table entry"),
     GC_COL(tie_class_row, index, GC_T_U32, 0, "", "entry index in the tie class table"),
     GC_COL(tie_class_row, o_class, GC_T_S32, 0, "", "entry +0x04: class id"),
     GC_COL(tie_class_row, offset_in_asset_wad, GC_T_U32, GC_CF_HEX, "bytes in core_data",
@@ -51,10 +52,14 @@ static const gc_column class_cols[] = {
     GC_COL(tie_class_row, in_core_data, GC_T_BOOL, 0, "", "offset non-zero and inside core_data"),
     GC_COL(tie_class_row, shares_offset, GC_T_BOOL, 0, "",
            "another moby/tie/shrub class has the same non-zero offset"),
-    GC_COL(tie_class_row, header_read, GC_T_BOOL, 0, "", "the 0x48-byte header prefix fits in the span"),
-    GC_COL(tie_class_row, packet_ofs_0, GC_T_S32, GC_CF_HEX, "bytes in class", "header +0x00: LOD 0 packets"),
-    GC_COL(tie_class_row, packet_ofs_1, GC_T_S32, GC_CF_HEX, "bytes in class", "header +0x04: LOD 1 packets"),
-    GC_COL(tie_class_row, packet_ofs_2, GC_T_S32, GC_CF_HEX, "bytes in class", "header +0x08: LOD 2 packets"),
+    GC_COL(tie_class_row, header_read, GC_T_BOOL, 0, "",
+           "the 0x48-byte header prefix fits in the span"),
+    GC_COL(tie_class_row, packet_ofs_0, GC_T_S32, GC_CF_HEX, "bytes in class",
+           "header +0x00: LOD 0 packets"),
+    GC_COL(tie_class_row, packet_ofs_1, GC_T_S32, GC_CF_HEX, "bytes in class",
+           "header +0x04: LOD 1 packets"),
+    GC_COL(tie_class_row, packet_ofs_2, GC_T_S32, GC_CF_HEX, "bytes in class",
+           "header +0x08: LOD 2 packets"),
     GC_COL(tie_class_row, packet_count_0, GC_T_U8, 0, "count", "header +0x0c"),
     GC_COL(tie_class_row, packet_count_1, GC_T_U8, 0, "count", "header +0x0d"),
     GC_COL(tie_class_row, packet_count_2, GC_T_U8, 0, "count", "header +0x0e"),
@@ -63,7 +68,8 @@ static const gc_column class_cols[] = {
     GC_COL(tie_class_row, mid_dist, GC_T_F32, 0, "world units", "header +0x14"),
     GC_COL(tie_class_row, far_dist, GC_T_F32, 0, "world units", "header +0x18"),
     GC_COL(tie_class_row, scale, GC_T_F32, 0, "", "header +0x40"),
-    GC_COL(tie_class_row, header_o_class, GC_T_S16, 0, "", "header +0x44: o_class as the class itself says"),
+    GC_COL(tie_class_row, header_o_class, GC_T_S16, 0, "",
+           "header +0x44: o_class as the class itself says"),
     GC_COL(tie_class_row, t_class, GC_T_S16, 0, "", "header +0x46"),
     GC_COL(tie_class_row, lod_ordered, GC_T_BOOL, 0, "", "0 < near_dist < mid_dist < far_dist"),
     GC_COL(tie_class_row, packets_inside, GC_T_BOOL, 0, "",
@@ -95,9 +101,10 @@ static gc_status tie_run(gc_level *lv, gc_diag *diag)
     size_t len = 0;
     if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, TIE_CLASS_STRIDE, &len) ||
         !gc_range_ok((size_t)t.offset, len, ci->size))
-        return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-                           "tie class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
-                           (int)t.count, (unsigned)t.offset, ci->size);
+        return gc_diag_set(
+            diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
+            "tie class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
+            (int)t.count, (unsigned)t.offset, ci->size);
     gc_diag_pop(diag);
     gc_reader tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
@@ -121,21 +128,22 @@ static gc_status tie_run(gc_level *lv, gc_diag *diag)
         if (c.in_core_data && c.span_bytes >= TIE_HEADER_PREFIX_BYTES) {
             gc_reader h = gc_window(&cd, c.offset_in_asset_wad, TIE_HEADER_PREFIX_BYTES);
             c.header_read = 1;
-            c.packet_ofs_0 = gc_s32le(&h);   /* +0x00 */
-            c.packet_ofs_1 = gc_s32le(&h);   /* +0x04 */
-            c.packet_ofs_2 = gc_s32le(&h);   /* +0x08 */
-            c.packet_count_0 = gc_u8(&h);    /* +0x0c */
-            c.packet_count_1 = gc_u8(&h);    /* +0x0d */
-            c.packet_count_2 = gc_u8(&h);    /* +0x0e */
-            c.texture_count = gc_u8(&h);     /* +0x0f */
-            c.near_dist = gc_f32le(&h);      /* +0x10 */
-            c.mid_dist = gc_f32le(&h);       /* +0x14 */
-            c.far_dist = gc_f32le(&h);       /* +0x18 */
+            c.packet_ofs_0 = gc_s32le(&h); /* +0x00 */
+            c.packet_ofs_1 = gc_s32le(&h); /* +0x04 */
+            c.packet_ofs_2 = gc_s32le(&h); /* +0x08 */
+            c.packet_count_0 = gc_u8(&h);  /* +0x0c */
+            c.packet_count_1 = gc_u8(&h);  /* +0x0d */
+            c.packet_count_2 = gc_u8(&h);  /* +0x0e */
+            c.texture_count = gc_u8(&h);   /* +0x0f */
+            c.near_dist = gc_f32le(&h);    /* +0x10 */
+            c.mid_dist = gc_f32le(&h);     /* +0x14 */
+            c.far_dist = gc_f32le(&h);     /* +0x18 */
             gc_seek(&h, 0x40);
             c.scale = gc_f32le(&h);          /* +0x40 */
             c.header_o_class = gc_s16le(&h); /* +0x44 */
             c.t_class = gc_s16le(&h);        /* +0x46 */
-            c.lod_ordered = 0.0f < c.near_dist && c.near_dist < c.mid_dist && c.mid_dist < c.far_dist;
+            c.lod_ordered =
+                0.0f < c.near_dist && c.near_dist < c.mid_dist && c.mid_dist < c.far_dist;
             c.packets_inside = in_span(c.packet_ofs_0, c.span_bytes) &&
                                in_span(c.packet_ofs_1, c.span_bytes) &&
                                in_span(c.packet_ofs_2, c.span_bytes);

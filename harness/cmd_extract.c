@@ -57,8 +57,8 @@ int gc_cmd_extract(int argc, char **argv)
             char *end;
             level = strtol(argv[++i], &end, 10);
             if (*end || level < 0 || level >= GC_LEVEL_COUNT) {
-                fprintf(stderr, "gcverify extract: --level wants 0..%d, got '%s'\n", GC_LEVEL_COUNT - 1,
-                        argv[i]);
+                fprintf(stderr, "gcverify extract: --level wants 0..%d, got '%s'\n",
+                        GC_LEVEL_COUNT - 1, argv[i]);
                 return 2;
             }
         } else {
@@ -103,12 +103,15 @@ int gc_cmd_extract(int argc, char **argv)
             z = (size_t)n;
     }
     int bad = 0;
-    bad |= write_one(out, "data.bin", lv.data_extent.data, lv.data_extent.size, lv.data_extent.present);
+    bad |= write_one(out, "data.bin", lv.data_extent.data, lv.data_extent.size,
+                     lv.data_extent.present);
     bad |= write_one(out, "core_data.wad", lv.core_data_z.data, z, lv.core_data_z.present);
     bad |= write_one(out, "core_data.bin", lv.core_data, lv.core_data_size, lv.data_ok);
-    bad |= write_one(out, "core_index.bin", lv.core_index.data, lv.core_index.size, lv.core_index.present);
+    bad |= write_one(out, "core_index.bin", lv.core_index.data, lv.core_index.size,
+                     lv.core_index.present);
     bad |= write_one(out, "gameplay.bin", lv.gameplay, lv.gameplay_size, lv.gameplay != NULL);
-    bad |= write_one(out, "sound_bank.bin", lv.sound_bank.data, lv.sound_bank.size, lv.sound_bank.present);
+    bad |= write_one(out, "sound_bank.bin", lv.sound_bank.data, lv.sound_bank.size,
+                     lv.sound_bank.present);
     bad |= write_one(out, "gs_ram.bin", lv.gs_ram.data, lv.gs_ram.size, lv.gs_ram.present);
     if (lv.first_error.status != GC_OK)
         fprintf(stderr, "gcverify extract: %s: %s at 0x%llx: %s\n", lv.first_error.where,

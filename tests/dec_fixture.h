@@ -159,7 +159,7 @@ typedef struct fx_level {
     int32_t level_id;
     /* filled by fx_assemble: absolute file offsets */
     size_t data_ofs, data_size;
-    size_t ov_ofs, ci_ofs, cd_ofs, cd_z_size;       /* relative to the data extent */
+    size_t ov_ofs, ci_ofs, cd_ofs, cd_z_size; /* relative to the data extent */
     size_t sound_ofs, gameplay_ofs, gameplay_z_size, occl_ofs;
 } fx_level;
 
@@ -191,24 +191,24 @@ static inline void fx_parts(fx_level *f)
     fx_buf *cd = &f->core_data;
     fx_pad_to(cd, FX_CD_SIZE);
     /* occlusion grid: root, one z node, one y node, one mask */
-    fx_set_u32(cd, FX_CD_OCCLUSION + 0, 8);   /* masks at word 8 */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 4, 5);   /* z_coord */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 6, 2);   /* z_count */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 8, 3);   /* z[0] -> word 3 */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 10, 0);  /* z[1] empty */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 12, 1);  /* y_coord */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 14, 1);  /* y_count */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 16, 5);  /* y[0] -> word 5 */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 20, 2);  /* x_coord */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 22, 2);  /* x_count */
-    fx_set_u16(cd, FX_CD_OCCLUSION + 24, 0);  /* mask 0 */
+    fx_set_u32(cd, FX_CD_OCCLUSION + 0, 8);  /* masks at word 8 */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 4, 5);  /* z_coord */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 6, 2);  /* z_count */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 8, 3);  /* z[0] -> word 3 */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 10, 0); /* z[1] empty */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 12, 1); /* y_coord */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 14, 1); /* y_count */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 16, 5); /* y[0] -> word 5 */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 20, 2); /* x_coord */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 22, 2); /* x_count */
+    fx_set_u16(cd, FX_CD_OCCLUSION + 24, 0); /* mask 0 */
     fx_set_u16(cd, FX_CD_OCCLUSION + 26, 0xFFFF);
     /* sky: one shell with one cluster */
     fx_set_u32(cd, FX_CD_SKY + 0x00, 0x80402010u);
-    fx_set_u16(cd, FX_CD_SKY + 0x06, 1);       /* shell_count */
-    fx_set_u32(cd, FX_CD_SKY + 0x20, 0x40);    /* shells[0] */
-    fx_set_u32(cd, FX_CD_SKY + 0x40, 1);       /* cluster_count */
-    fx_set_u32(cd, FX_CD_SKY + 0x44, 0);       /* flags: textured */
+    fx_set_u16(cd, FX_CD_SKY + 0x06, 1);           /* shell_count */
+    fx_set_u32(cd, FX_CD_SKY + 0x20, 0x40);        /* shells[0] */
+    fx_set_u32(cd, FX_CD_SKY + 0x40, 1);           /* cluster_count */
+    fx_set_u32(cd, FX_CD_SKY + 0x44, 0);           /* flags: textured */
     fx_set_u32(cd, FX_CD_SKY + 0x50 + 0x10, 0x70); /* cluster data */
     fx_set_u16(cd, FX_CD_SKY + 0x50 + 0x14, 3);    /* vertex_count */
     fx_set_u16(cd, FX_CD_SKY + 0x50 + 0x16, 1);    /* tri_count */
@@ -218,13 +218,13 @@ static inline void fx_parts(fx_level *f)
     fx_set_u8(cd, FX_CD_MOBY + 0x04, 2); /* high_lod_count */
     fx_set_u8(cd, FX_CD_MOBY + 0x08, 3); /* joint_count */
     fx_set_f32(cd, FX_CD_MOBY + 0x24, 0.25f);
-    fx_set_u32(cd, FX_CD_MOBY + 0x50, 0x80);  /* vif_list_offset */
-    fx_set_u16(cd, FX_CD_MOBY + 0x54, 2);     /* vif_list_size */
-    fx_set_u32(cd, FX_CD_MOBY + 0x58, 0xA0);  /* vertex_offset = 0x80 + 2*16 */
+    fx_set_u32(cd, FX_CD_MOBY + 0x50, 0x80); /* vif_list_offset */
+    fx_set_u16(cd, FX_CD_MOBY + 0x54, 2);    /* vif_list_size */
+    fx_set_u32(cd, FX_CD_MOBY + 0x58, 0xA0); /* vertex_offset = 0x80 + 2*16 */
     fx_set_u32(cd, FX_CD_MOBY + 0x60, 0xC0);
     fx_set_u16(cd, FX_CD_MOBY + 0x64, 1);
     fx_set_u32(cd, FX_CD_MOBY + 0x68, 0xD0);
-    fx_set_u16(cd, FX_CD_MOBY + 0x74, 3);     /* terminator: zero offsets, count 3 */
+    fx_set_u16(cd, FX_CD_MOBY + 0x74, 3); /* terminator: zero offsets, count 3 */
     /* tie class prefix */
     fx_set_u32(cd, FX_CD_TIE + 0x00, 0x80);
     fx_set_u32(cd, FX_CD_TIE + 0x04, 0x90);
@@ -247,9 +247,9 @@ static inline void fx_parts(fx_level *f)
     /* core_index: 0xBC header, then the tables in their original order */
     fx_buf *ci = &f->core_index;
     fx_pad_to(ci, FX_CI_SIZE);
-    fx_set_u32(ci, 0x00, 1);               /* gs_ram count */
-    fx_set_u32(ci, 0x04, FX_CI_TEXTURES);  /* gs_ram offset */
-    fx_set_u32(ci, 0x08, 0);               /* tfrags */
+    fx_set_u32(ci, 0x00, 1);              /* gs_ram count */
+    fx_set_u32(ci, 0x04, FX_CI_TEXTURES); /* gs_ram offset */
+    fx_set_u32(ci, 0x08, 0);              /* tfrags */
     fx_set_u32(ci, 0x0c, FX_CD_OCCLUSION);
     fx_set_u32(ci, 0x10, FX_CD_SKY);
     fx_set_u32(ci, 0x14, FX_CD_COLLISION);
@@ -259,12 +259,12 @@ static inline void fx_parts(fx_level *f)
     fx_set_u32(ci, 0x24, FX_CI_TIE);
     fx_set_u32(ci, 0x28, 1);
     fx_set_u32(ci, 0x2c, FX_CI_SHRUB);
-    for (unsigned t = 0; t < 6; t++) {     /* texture tables, all empty */
+    for (unsigned t = 0; t < 6; t++) { /* texture tables, all empty */
         fx_set_u32(ci, 0x30 + 8 * t, 0);
         fx_set_u32(ci, 0x34 + 8 * t, FX_CI_TEXTURES);
     }
     fx_set_u32(ci, 0x60, FX_CD_TEXTURES);
-    fx_set_u32(ci, 0x8c, FX_CD_SIZE);      /* assets_decompressed_size; 0x88 set by fx_assemble */
+    fx_set_u32(ci, 0x8c, FX_CD_SIZE); /* assets_decompressed_size; 0x88 set by fx_assemble */
     fx_set_u32(ci, FX_CI_MOBY + 0x00, FX_CD_MOBY);
     fx_set_u32(ci, FX_CI_MOBY + 0x04, FX_MOBY_OCLASS);
     memset(ci->p + FX_CI_MOBY + 0x10, 0xFF, 16);
@@ -282,7 +282,7 @@ static inline void fx_parts(fx_level *f)
     fx_set_u32(gp, 0x04, FX_GP_LIGHTS);
     fx_set_u32(gp, 0x90, FX_GP_OCCL);
     fx_set_u32(gp, FX_GP_LIGHTS, 1);
-    fx_set_f32(gp, FX_GP_LIGHTS + 0x10, 1.0f);       /* colour_a.r */
+    fx_set_f32(gp, FX_GP_LIGHTS + 0x10, 1.0f);        /* colour_a.r */
     fx_set_f32(gp, FX_GP_LIGHTS + 0x10 + 0x14, 0.6f); /* direction_a.y */
     fx_set_f32(gp, FX_GP_LIGHTS + 0x10 + 0x18, 0.8f); /* direction_a.z */
     fx_set_f32(gp, FX_GP_LIGHTS + 0x10 + 0x30, 1.0f); /* direction_b.x */
@@ -328,7 +328,12 @@ static inline void fx_assemble(fx_level *f)
         {(int32_t)f->ov_ofs, (int32_t)f->overlay.len},
         {(int32_t)f->ci_ofs, (int32_t)f->core_index.len},
         {(int32_t)gs_ofs, 0x40},
-        {-1, 0}, {-1, 0}, {-1, 0}, {-1, 0}, {-1, 0}, {-1, 0},
+        {-1, 0},
+        {-1, 0},
+        {-1, 0},
+        {-1, 0},
+        {-1, 0},
+        {-1, 0},
         {(int32_t)f->cd_ofs, (int32_t)(data_end - f->cd_ofs)},
         {-1, 0},
     };
@@ -358,8 +363,10 @@ static inline void fx_assemble(fx_level *f)
     fx_set_u32(b, 0x04, 1234);
     fx_set_u32(b, 0x08, (uint32_t)f->level_id);
     fx_set_u32(b, 0x0c, 2);
-    size_t ext[4][2] = {{f->data_ofs, f->data_size}, {f->sound_ofs, sound_size},
-                        {f->gameplay_ofs, gp_size}, {f->occl_ofs, occl_size}};
+    size_t ext[4][2] = {{f->data_ofs, f->data_size},
+                        {f->sound_ofs, sound_size},
+                        {f->gameplay_ofs, gp_size},
+                        {f->occl_ofs, occl_size}};
     for (int i = 0; i < 4; i++) {
         fx_set_u32(b, 0x10 + 8u * (size_t)i, (uint32_t)(ext[i][0] / 0x800));
         fx_set_u32(b, 0x14 + 8u * (size_t)i, (uint32_t)(ext[i][1] / 0x800));
@@ -419,17 +426,52 @@ static inline double fx_col(gc_level *lv, const char *table, size_t i, const cha
         const uint8_t *p = row + k->offset;
         switch (k->type) {
         case GC_T_BOOL:
-        case GC_T_U8: return *p;
-        case GC_T_S8: return (int8_t)*p;
-        case GC_T_U16: { uint16_t v; memcpy(&v, p, 2); return v; }
-        case GC_T_S16: { int16_t v; memcpy(&v, p, 2); return v; }
-        case GC_T_U32: { uint32_t v; memcpy(&v, p, 4); return v; }
-        case GC_T_S32: { int32_t v; memcpy(&v, p, 4); return v; }
-        case GC_T_U64: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-        case GC_T_S64: { int64_t v; memcpy(&v, p, 8); return (double)v; }
-        case GC_T_F32: { float v; memcpy(&v, p, 4); return v; }
-        case GC_T_F64: { double v; memcpy(&v, p, 8); return v; }
-        default: return NAN;
+        case GC_T_U8:
+            return *p;
+        case GC_T_S8:
+            return (int8_t)*p;
+        case GC_T_U16: {
+            uint16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        case GC_T_S16: {
+            int16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        case GC_T_U32: {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        case GC_T_S32: {
+            int32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        case GC_T_U64: {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            return (double)v;
+        }
+        case GC_T_S64: {
+            int64_t v;
+            memcpy(&v, p, 8);
+            return (double)v;
+        }
+        case GC_T_F32: {
+            float v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        case GC_T_F64: {
+            double v;
+            memcpy(&v, p, 8);
+            return v;
+        }
+        default:
+            return NAN;
         }
     }
     return NAN;

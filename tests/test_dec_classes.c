@@ -35,7 +35,8 @@ Test(dec_classes, moby_class_and_packets)
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "o_class"), FX_MOBY_OCLASS);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "offset_in_asset_wad"), FX_CD_MOBY);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "span_bytes"), FX_CD_TIE - FX_CD_MOBY);
-    cr_assert_eq(fx_col(&lv, "moby.class", 0, "file_ofs"), (double)(fx.data_ofs + fx.ci_ofs + FX_CI_MOBY));
+    cr_assert_eq(fx_col(&lv, "moby.class", 0, "file_ofs"),
+                 (double)(fx.data_ofs + fx.ci_ofs + FX_CI_MOBY));
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "high_lod_count"), 2);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "joint_count"), 3);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "scale"), 0.25);
@@ -47,7 +48,8 @@ Test(dec_classes, moby_class_and_packets)
     for (size_t i = 0; i < 2; i++) {
         cr_assert_eq(fx_col(&lv, "moby.packet", i, "identity_ok"), 1);
         cr_assert_eq(fx_col(&lv, "moby.packet", i, "class_row"), 0);
-        cr_assert_eq(fx_col(&lv, "moby.packet", i, "file_ofs"), FX_CD_MOBY + 0x50 + 16.0 * (double)i);
+        cr_assert_eq(fx_col(&lv, "moby.packet", i, "file_ofs"),
+                     FX_CD_MOBY + 0x50 + 16.0 * (double)i);
     }
     cr_assert_eq(fx_col(&lv, "moby.packet", 1, "vif_list_size_qwords"), 1);
     cr_assert_eq(fx_col(&lv, "moby.packet", 1, "vertex_offset"), 0xD0);
@@ -137,7 +139,8 @@ Test(dec_classes, shrub_words)
     cr_assert_eq(fx_col(&lv, "shrub.class", 0, "data_ofs"), 0x60);
     cr_assert_eq(fx_col(&lv, "shrub.class", 0, "data_ofs_inside"), 1);
     cr_assert_eq(fx_col(&lv, "shrub.class", 0, "mip_distance"), 5.0);
-    cr_assert_eq(fx_col(&lv, "shrub.class", 0, "file_ofs"), (double)(fx.data_ofs + fx.ci_ofs + FX_CI_SHRUB));
+    cr_assert_eq(fx_col(&lv, "shrub.class", 0, "file_ofs"),
+                 (double)(fx.data_ofs + fx.ci_ofs + FX_CI_SHRUB));
     gc_level_free(&lv);
     fx_set_u32(&fx.core_data, FX_CD_SHRUB + 0x2c, 0x100); /* == span: outside */
     decode(&lv);
@@ -150,7 +153,9 @@ Test(dec_classes, table_past_core_index)
     const struct {
         size_t count_at;
         const char *dec, *crumb;
-    } cases[3] = {{0x18, "moby", "moby_classes"}, {0x20, "tie", "tie_classes"}, {0x28, "shrub", "shrub_classes"}};
+    } cases[3] = {{0x18, "moby", "moby_classes"},
+                  {0x20, "tie", "tie_classes"},
+                  {0x28, "shrub", "shrub_classes"}};
     for (int i = 0; i < 3; i++) {
         fx_release(&fx);
         fx_parts(&fx);
@@ -207,7 +212,7 @@ Test(dec_classes, zero_offset_means_no_geometry)
 Test(dec_classes, synthetic_corpus_matches_plan)
 {
     sy_options o = {SY_SCALE_SMALL, 1};
-    const char *mine[] = {"level", "data", "core", "moby", "tie", "shrub",
+    const char *mine[] = {"level",    "data",    "core",       "moby",      "tie", "shrub",
                           "gameplay", "normals", "sound_bank", "occlusion", "sky"};
     unsigned chunk_levels = 0;
     int32_t ids[SY_LEVEL_COUNT];
@@ -250,13 +255,14 @@ Test(dec_classes, synthetic_corpus_matches_plan)
         cr_assert_eq(tie_none, p->tie_classes_no_geometry, "level %d", i);
         cr_assert_eq(shrub_none, p->shrub_classes_no_geometry, "level %d", i);
         cr_assert_eq(tie_bad_lod, p->tie_lod_out_of_order, "level %d", i);
-        cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), p->normal_table_offset, "level %d", i);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), p->normal_table_offset,
+                     "level %d", i);
         cr_assert_eq(fx_col(&lv, "normals.table", 0, "entries_matched"), 256);
         if (lv.sound_bank.present)
             cr_assert_eq(lv.sound_bank.size, p->sound_bank_bytes, "level %d", i);
         chunk_levels += lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present;
-        cr_assert_eq(lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present, p->has_chunks != 0,
-                     "level %d", i);
+        cr_assert_eq(lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present,
+                     p->has_chunks != 0, "level %d", i);
         gc_level_free(&lv);
         sy_buf_free(&b);
     }

@@ -51,7 +51,8 @@ Test(dec_core, header_regions_tables)
     cr_assert_eq(fx_col(&lv, "core.table", 9, "end"), FX_CI_SIZE);
     cr_assert_eq(fx_col(&lv, "core.table", 9, "next_offset"), (double)UINT64_MAX); /* null */
     for (size_t i = 0; i < 9; i++)
-        cr_assert_eq(fx_col(&lv, "core.table", i, "end"), fx_col(&lv, "core.table", i, "next_offset"), "table %zu", i);
+        cr_assert_eq(fx_col(&lv, "core.table", i, "end"),
+                     fx_col(&lv, "core.table", i, "next_offset"), "table %zu", i);
     /* known starts size the class spans */
     cr_assert_eq(gc_core_next_start(&lv, FX_CD_MOBY, 0), FX_CD_TIE);
     cr_assert_eq(gc_core_next_start(&lv, FX_CD_SHRUB, 0), FX_CD_SIZE);
@@ -71,7 +72,8 @@ Test(dec_core, gs_ram_counts_stash_entries)
 
 Test(dec_core, region_out_of_order_is_a_row_value)
 {
-    fx_set_u32(&fx.file, fx.data_ofs + fx.ci_ofs + 0x10, FX_CD_SIZE + 0x100); /* sky past core_data */
+    fx_set_u32(&fx.file, fx.data_ofs + fx.ci_ofs + 0x10,
+               FX_CD_SIZE + 0x100); /* sky past core_data */
     gc_level lv;
     fx_decode(&lv, fx.file.p, fx.file.len);
     cr_assert(fx_status(&lv, "core")->ok);
@@ -90,7 +92,8 @@ Test(dec_core, fault_class_one_word_breaks_chain)
     gc_level_decode(&lv);
     int broken = 0;
     for (size_t i = 0; i < 9; i++)
-        broken += fx_col(&lv, "core.table", i, "end") != fx_col(&lv, "core.table", i, "next_offset");
+        broken +=
+            fx_col(&lv, "core.table", i, "end") != fx_col(&lv, "core.table", i, "next_offset");
     cr_assert(broken > 0);
     gc_level_free(&lv);
 }
@@ -103,7 +106,8 @@ Test(dec_core, fault_region_sizes_breaks_order)
     gc_level_decode(&lv);
     int bad = 0;
     for (size_t i = 0; i < 5; i++)
-        bad += !(fx_col(&lv, "core.region", i, "offset") < fx_col(&lv, "core.region", i, "next_offset"));
+        bad += !(fx_col(&lv, "core.region", i, "offset") <
+                 fx_col(&lv, "core.region", i, "next_offset"));
     cr_assert(bad > 0);
     gc_level_free(&lv);
 }

@@ -76,7 +76,8 @@ Test(dec_data, data_header_truncated)
 
 Test(dec_data, core_index_outside_extent)
 {
-    fx_set_u32(&fx.file, fx.data_ofs + 12, (uint32_t)fx.data_size); /* core_index size = whole extent */
+    fx_set_u32(&fx.file, fx.data_ofs + 12,
+               (uint32_t)fx.data_size); /* core_index size = whole extent */
     gc_level lv;
     const gc_decode_status_row *r = decode(&lv);
     cr_assert_eq(r->status, GC_E_RANGE);

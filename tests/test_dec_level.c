@@ -30,7 +30,8 @@ Test(dec_level, header_row_and_extents)
     cr_assert_eq(fx_col(&lv, "level.header", 0, "level_id"), 3);
     cr_assert_eq(fx_col(&lv, "level.header", 0, "disc_sector"), 1234);
     cr_assert_eq(fx_col(&lv, "level.header", 0, "file_size"), (double)fx.file.len);
-    cr_assert_eq(fx_col(&lv, "level.header", 0, "file_size_sectors"), (double)(fx.file.len / 0x800));
+    cr_assert_eq(fx_col(&lv, "level.header", 0, "file_size_sectors"),
+                 (double)(fx.file.len / 0x800));
     cr_assert_eq(fx_col(&lv, "level.header", 0, "header_end_bytes"), 0x800);
     cr_assert_eq(fx_rows(&lv, "level.extent")->count, 10);
     /* declared extents first, in file order: data, sound_bank, gameplay, occlusion */
@@ -52,7 +53,8 @@ Test(dec_level, header_row_and_extents)
         cr_assert_eq(fx_col(&lv, "level.extent", i, "declared"), 0);
     /* contents: data = highest header range end; gameplay = LZ length;
      * occlusion = 16 + 8 * mappings */
-    cr_assert_eq(fx_col(&lv, "level.extent", 0, "contents_bytes"), (double)(fx.cd_ofs + fx.cd_z_size));
+    cr_assert_eq(fx_col(&lv, "level.extent", 0, "contents_bytes"),
+                 (double)(fx.cd_ofs + fx.cd_z_size));
     cr_assert_eq(fx_col(&lv, "level.extent", 2, "contents_bytes"), (double)fx.gameplay_z_size);
     cr_assert_eq(fx_col(&lv, "level.extent", 3, "contents_bytes"), 24);
     cr_assert_eq(fx_col(&lv, "level.extent", 1, "contents_bytes"), 0x400); /* sound bank +0x04 */
@@ -84,7 +86,8 @@ Test(dec_level, other_header_sizes)
     fx_decode(&lv, fx.file.p, fx.file.len);
     cr_assert_eq(fx_status(&lv, "level")->status, GC_E_UNSUPPORTED);
     cr_assert(!fx_status(&lv, "level")->skipped);
-    cr_assert_eq(fx_col(&lv, "level.header", 0, "header_size"), 0x68); /* row kept for the invariant */
+    cr_assert_eq(fx_col(&lv, "level.header", 0, "header_size"),
+                 0x68); /* row kept for the invariant */
     gc_level_free(&lv);
     fx_set_u32(&fx.file, 0, 0x1018);
     fx_decode(&lv, fx.file.p, fx.file.len);
@@ -138,7 +141,8 @@ Test(dec_level, sectors_converted_not_bytes)
     gc_level_init(&lv, 3, "LEVEL3.WAD", fx.file.p, fx.file.len);
     lv.fault = GC_FAULT_extent_bytes;
     gc_level_decode(&lv);
-    cr_assert_eq(fx_col(&lv, "level.extent", 0, "size_bytes"), fx_col(&lv, "level.extent", 0, "size_sectors"));
+    cr_assert_eq(fx_col(&lv, "level.extent", 0, "size_bytes"),
+                 fx_col(&lv, "level.extent", 0, "size_sectors"));
 #endif
     gc_level_free(&lv);
 }

@@ -101,7 +101,8 @@ Test(dec_misc, fault_gameplay_raw)
     gc_level_init(&lv, 3, "LEVEL3.WAD", fx.file.p, fx.file.len);
     lv.fault = GC_FAULT_gameplay_raw;
     gc_level_decode(&lv);
-    cr_assert(fx_col(&lv, "gameplay.header", 0, "blocks_inside") < fx_col(&lv, "gameplay.header", 0, "blocks_present") ||
+    cr_assert(fx_col(&lv, "gameplay.header", 0, "blocks_inside") <
+                  fx_col(&lv, "gameplay.header", 0, "blocks_present") ||
               !fx_status(&lv, "gameplay")->ok);
     gc_level_free(&lv);
 }
@@ -126,7 +127,8 @@ Test(dec_misc, normals_found_past_decoy)
     cr_assert(fx_status(&lv, "normals")->ok);
     cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), 1);
     cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), FX_OV_TABLE);
-    cr_assert_eq(fx_col(&lv, "normals.table", 0, "file_ofs"), (double)(fx.data_ofs + fx.ov_ofs + FX_OV_TABLE));
+    cr_assert_eq(fx_col(&lv, "normals.table", 0, "file_ofs"),
+                 (double)(fx.data_ofs + fx.ov_ofs + FX_OV_TABLE));
     cr_assert_eq(fx_col(&lv, "normals.table", 0, "entries_matched"), 256);
     cr_assert_eq(fx_col(&lv, "normals.table", 0, "candidates"), 2);
     cr_assert(fx_col(&lv, "normals.table", 0, "max_error") < 1e-7);
@@ -319,44 +321,143 @@ Test(dec_misc, seeded_mutations)
 
 typedef void (*fx_mut)(fx_level *f);
 
-static void m_none(fx_level *f) { (void)f; }
-static void m_header_size(fx_level *f) { fx_set_u32(&f->file, 0, 0x68); }
-static void m_tile(fx_level *f) { fx_set_u32(&f->file, 0x1c, 0); } /* sound bank size 0: a gap */
-static void m_inside(fx_level *f) { fx_set_u32(&f->file, 0x24, 1000); }
-static void m_unit(fx_level *f) { fx_set_u32(&f->sound_bank, 4, 0x900); }
-static void m_ids_known(fx_level *f) { f->level_id = 21; }
-static void m_data_present(fx_level *f) { fx_set_u32(&f->file, 0x14, 0); }
+static void m_none(fx_level *f)
+{
+    (void)f;
+}
+static void m_header_size(fx_level *f)
+{
+    fx_set_u32(&f->file, 0, 0x68);
+}
+static void m_tile(fx_level *f)
+{
+    fx_set_u32(&f->file, 0x1c, 0);
+} /* sound bank size 0: a gap */
+static void m_inside(fx_level *f)
+{
+    fx_set_u32(&f->file, 0x24, 1000);
+}
+static void m_unit(fx_level *f)
+{
+    fx_set_u32(&f->sound_bank, 4, 0x900);
+}
+static void m_ids_known(fx_level *f)
+{
+    f->level_id = 21;
+}
+static void m_data_present(fx_level *f)
+{
+    fx_set_u32(&f->file, 0x14, 0);
+}
 static void m_ranges_inside(fx_level *f)
 {
     fx_set_u32(&f->file, f->data_ofs + 0x18, (uint32_t)f->data_size - 8);
     fx_set_u32(&f->file, f->data_ofs + 0x1c, 16);
 }
-static void m_magic(fx_level *f) { f->file.p[f->data_ofs + f->cd_ofs] = 'M'; }
-static void m_sizes(fx_level *f) { fx_set_u32(&f->file, f->data_ofs + f->ci_ofs + 0x88, (uint32_t)f->cd_z_size + 1); }
-static void m_ci_header(fx_level *f) { fx_set_u32(&f->file, f->data_ofs + 12, 0xB0); }
-static void m_region(fx_level *f) { fx_set_u32(&f->core_index, 0x10, 0x50); }
-static void m_chain(fx_level *f) { fx_set_u32(&f->core_index, 0x24, FX_CI_TIE + 0x10); }
-static void m_table_inside(fx_level *f) { fx_set_u32(&f->core_index, 0x00, 5); }
-static void m_table_start(fx_level *f) { fx_set_u32(&f->core_index, 0x1c, 0x80); }
-static void m_class_ofs(fx_level *f) { fx_set_u32(&f->core_index, FX_CI_MOBY, FX_CD_SIZE + 0x10); }
-static void m_disjoint(fx_level *f) { fx_set_u32(&f->core_index, FX_CI_SHRUB, FX_CD_TIE); }
-static void m_tie_oclass(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_TIE + 0x44, FX_TIE_OCLASS + 1); }
-static void m_tie_lod(fx_level *f) { fx_set_f32(&f->core_data, FX_CD_TIE + 0x14, 50.0f); }
-static void m_tie_packets(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_TIE + 0x08, 0x1000); }
-static void m_shrub_oclass(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_SHRUB + 0x24, FX_SHRUB_OCLASS + 1); }
-static void m_shrub_data(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_SHRUB + 0x2c, 0x100); }
-static void m_identity(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_MOBY + 0x68, 0xD4); }
-static void m_packet_count(fx_level *f) { fx_set_u8(&f->core_data, FX_CD_MOBY + 0x04, 3); }
-static void m_gp_decodes(fx_level *f) { fx_set_u32(&f->gameplay, 0x14, 0x5000); }
-static void m_light_units(fx_level *f) { fx_set_f32(&f->gameplay, FX_GP_LIGHTS + 0x10 + 0x18, 0.9f); }
-static void m_light_count(fx_level *f) { fx_set_u32(&f->gameplay, FX_GP_LIGHTS, 2); }
-static void m_gp_occl(fx_level *f) { fx_set_u32(&f->gameplay, FX_GP_OCCL, 100); }
-static void m_normals(fx_level *f) { fx_set_f32(&f->overlay, FX_OV_TABLE + 8 * 200, 0.5f); }
-static void m_sound(fx_level *f) { f->sound_bank.p[0x24] = 'd'; }
-static void m_map_tfrags(fx_level *f) { fx_set_u32(&f->occlusion, 0, 1); } /* 1 mapping, 0 patches */
-static void m_grid_masks(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_OCCLUSION + 24, 5); }
-static void m_sky_header(fx_level *f) { fx_set_u16(&f->core_data, FX_CD_SKY + 6, 9); }
-static void m_sky_shells(fx_level *f) { fx_set_u32(&f->core_data, FX_CD_SKY + 0x40, 1000); }
+static void m_magic(fx_level *f)
+{
+    f->file.p[f->data_ofs + f->cd_ofs] = 'M';
+}
+static void m_sizes(fx_level *f)
+{
+    fx_set_u32(&f->file, f->data_ofs + f->ci_ofs + 0x88, (uint32_t)f->cd_z_size + 1);
+}
+static void m_ci_header(fx_level *f)
+{
+    fx_set_u32(&f->file, f->data_ofs + 12, 0xB0);
+}
+static void m_region(fx_level *f)
+{
+    fx_set_u32(&f->core_index, 0x10, 0x50);
+}
+static void m_chain(fx_level *f)
+{
+    fx_set_u32(&f->core_index, 0x24, FX_CI_TIE + 0x10);
+}
+static void m_table_inside(fx_level *f)
+{
+    fx_set_u32(&f->core_index, 0x00, 5);
+}
+static void m_table_start(fx_level *f)
+{
+    fx_set_u32(&f->core_index, 0x1c, 0x80);
+}
+static void m_class_ofs(fx_level *f)
+{
+    fx_set_u32(&f->core_index, FX_CI_MOBY, FX_CD_SIZE + 0x10);
+}
+static void m_disjoint(fx_level *f)
+{
+    fx_set_u32(&f->core_index, FX_CI_SHRUB, FX_CD_TIE);
+}
+static void m_tie_oclass(fx_level *f)
+{
+    fx_set_u16(&f->core_data, FX_CD_TIE + 0x44, FX_TIE_OCLASS + 1);
+}
+static void m_tie_lod(fx_level *f)
+{
+    fx_set_f32(&f->core_data, FX_CD_TIE + 0x14, 50.0f);
+}
+static void m_tie_packets(fx_level *f)
+{
+    fx_set_u32(&f->core_data, FX_CD_TIE + 0x08, 0x1000);
+}
+static void m_shrub_oclass(fx_level *f)
+{
+    fx_set_u16(&f->core_data, FX_CD_SHRUB + 0x24, FX_SHRUB_OCLASS + 1);
+}
+static void m_shrub_data(fx_level *f)
+{
+    fx_set_u32(&f->core_data, FX_CD_SHRUB + 0x2c, 0x100);
+}
+static void m_identity(fx_level *f)
+{
+    fx_set_u32(&f->core_data, FX_CD_MOBY + 0x68, 0xD4);
+}
+static void m_packet_count(fx_level *f)
+{
+    fx_set_u8(&f->core_data, FX_CD_MOBY + 0x04, 3);
+}
+static void m_gp_decodes(fx_level *f)
+{
+    fx_set_u32(&f->gameplay, 0x14, 0x5000);
+}
+static void m_light_units(fx_level *f)
+{
+    fx_set_f32(&f->gameplay, FX_GP_LIGHTS + 0x10 + 0x18, 0.9f);
+}
+static void m_light_count(fx_level *f)
+{
+    fx_set_u32(&f->gameplay, FX_GP_LIGHTS, 2);
+}
+static void m_gp_occl(fx_level *f)
+{
+    fx_set_u32(&f->gameplay, FX_GP_OCCL, 100);
+}
+static void m_normals(fx_level *f)
+{
+    fx_set_f32(&f->overlay, FX_OV_TABLE + 8 * 200, 0.5f);
+}
+static void m_sound(fx_level *f)
+{
+    f->sound_bank.p[0x24] = 'd';
+}
+static void m_map_tfrags(fx_level *f)
+{
+    fx_set_u32(&f->occlusion, 0, 1);
+} /* 1 mapping, 0 patches */
+static void m_grid_masks(fx_level *f)
+{
+    fx_set_u16(&f->core_data, FX_CD_OCCLUSION + 24, 5);
+}
+static void m_sky_header(fx_level *f)
+{
+    fx_set_u16(&f->core_data, FX_CD_SKY + 6, 9);
+}
+static void m_sky_shells(fx_level *f)
+{
+    fx_set_u32(&f->core_data, FX_CD_SKY + 0x40, 1000);
+}
 
 static const struct {
     const char *id;
@@ -437,8 +538,8 @@ Test(dec_misc, invariants_pass_clean_and_fail_mutated)
 {
     gc_inv_set *s = load_invariants();
     for (size_t i = 0; i < sizeof inv_cases / sizeof inv_cases[0]; i++) {
-        cr_assert_eq(failures(s, inv_cases[i].id, m_none, m_none), 0, "%s fails on the clean fixture",
-                     inv_cases[i].id);
+        cr_assert_eq(failures(s, inv_cases[i].id, m_none, m_none), 0,
+                     "%s fails on the clean fixture", inv_cases[i].id);
         cr_assert_gt(failures(s, inv_cases[i].id, inv_cases[i].parts, inv_cases[i].file), 0,
                      "%s does not catch its mutation", inv_cases[i].id);
     }

@@ -45,7 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (lv.data_ok)
         check(lv.core_data != NULL && lv.core_data_size > 0);
     if (lv.header_ok && lv.data_extent.present)
-        check(lv.data_extent.data >= data && lv.data_extent.data + lv.data_extent.size <= data + size);
+        check(lv.data_extent.data >= data &&
+              lv.data_extent.data + lv.data_extent.size <= data + size);
     gc_level_free(&lv);
     return 0;
 }
