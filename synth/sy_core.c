@@ -15,6 +15,7 @@
 #define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
 #define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
 #define SY_RATCHET_SEQS      256u
+#define SY_TFRAG_REGION_L0   2117888ull /* [0, occlusion) on retail level 0 */
 
 typedef struct tex_slot {
     unsigned dim;
@@ -239,6 +240,13 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
         ts.vi_lod01 != tp.vi_lod01 || ts.vi_lod0 != tp.vi_lod0 || ts.adgifs != tp.adgifs)
         goto done; /* the plan is a promise: never write a level that breaks it */
     o->tfrag_patch_count = ts.patch_count;
+    /* The region is zero-padded (as Wrench pads it to the largest chunk) to the disc's measured
+     * size per patch: level 0's occlusion grid starts at 2,117,888 with 833 patches. */
+    {
+        size_t want = (size_t)(SY_TFRAG_REGION_L0 * p->tfrag_patches / 833u) / 0x100 * 0x100;
+        if (data->len < want)
+            sy_buf_zero(data, want - data->len);
+    }
     sy_buf_align(data, 0x100);
     uint32_t ofs_occlusion = (uint32_t)data->len;
     if (sy_occlusion_grid_write(data, region_bytes(c, 70000), &r) != 0)
