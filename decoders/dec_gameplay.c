@@ -92,7 +92,8 @@ static const gc_column block_cols[] = {
            "the s32 entry (0 = absent)"),
     GC_COL(gp_block_row, stream_bytes, GC_T_U64, 0, "bytes", "size of the decoded gameplay data"),
     GC_COL(gp_block_row, present, GC_T_BOOL, 0, "", "offset != 0"),
-    GC_COL(gp_block_row, inside, GC_T_BOOL, 0, "", "0x9c <= offset < stream_bytes"),
+    GC_COL(gp_block_row, inside, GC_T_BOOL, 0, "",
+           "0x9c <= offset <= stream_bytes (an empty last block may end the data)"),
 };
 
 static const gc_table_desc gc_table_gp_block = {
@@ -269,8 +270,9 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
         ofs[i] = b->offset = gc_s32le(&g); /* 4*i */
         b->stream_bytes = lv->gameplay_size;
         b->present = b->offset != 0;
+        /* <= : an empty last block may start at the very end of the data */
         b->inside =
-            b->offset >= (int64_t)GAMEPLAY_TABLE_BYTES && (uint64_t)b->offset < lv->gameplay_size;
+            b->offset >= (int64_t)GAMEPLAY_TABLE_BYTES && (uint64_t)b->offset <= lv->gameplay_size;
         hdr.blocks_present += b->present;
         hdr.blocks_inside += b->present && b->inside;
     }
