@@ -104,12 +104,15 @@ static float band_weight(double f, int64_t lo, int64_t hi)
     return (float)w;
 }
 
-gc_lod_pick gc_lod_select(float lod_scale, const float sphere[4], const float eye[3], int fault)
+/* historical bug (fault lod_centre): the centre is tested, not the sphere */
+static int centre_fault(int fault)
 {
-    int use_radius = 1;
-    if (GC_FAULTS_BUILT && fault == GC_FAULT_lod_centre)
-        use_radius = 0; /* historical bug: the centre is tested, not the sphere */
-    lod_eval e = evaluate(lod_scale, sphere, eye, use_radius);
+    return GC_FAULTS_BUILT && fault == GC_FAULT_lod_centre;
+}
+
+static gc_lod_pick pick_of(const lod_eval *ev)
+{
+    const lod_eval e = *ev;
     gc_lod_pick p;
     p.mode = mode_of(&e);
     /* morph weights follow the sphere's far edge, in fixed-point units */
@@ -138,6 +141,12 @@ gc_lod_pick gc_lod_select(float lod_scale, const float sphere[4], const float ey
         break;
     }
     return p;
+}
+
+gc_lod_pick gc_lod_select(float lod_scale, const float sphere[4], const float eye[3], int fault)
+{
+    lod_eval e = evaluate(lod_scale, sphere, eye, !centre_fault(fault));
+    return pick_of(&e);
 }
 
 const char *gc_lod_mode_name(gc_lod_mode m)
@@ -303,10 +312,12 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
             float eye[3];
             for (int a = 0; a < 3; a++)
                 eye[a] = sphere[a] + dist[k] * sweep_dir[a];
-            gc_lod_pick p = gc_lod_select(L, sphere, eye, lv->fault);
+            /* one evaluation serves the pick (as gc_lod_select makes it),
+             * the centre-only rule and the straddle flags */
             lod_eval e = evaluate(L, sphere, eye, 1);
             lod_eval ec = e;
             ec.r = 0; /* the centre-only rule: the same test with radius 0 */
+            gc_lod_pick p = pick_of(centre_fault(lv->fault) ? &ec : &e);
             int str = 0, str_far = 0;
             for (int t = 0; t < 3; t++) {
                 if (!near_ge(&e, t) && far_ge(&e, t))

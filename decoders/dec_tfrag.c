@@ -515,6 +515,7 @@ typedef struct scratch {
     uint64_t vi_ofs[VI_MAX];
     uint8_t vi_tier[VI_MAX];
     uint8_t vi_present[VI_MAX];
+    unsigned pos_hi, vi_hi; /* one past the highest index written (bounds the loops) */
     /* arrays banked by LOD */
     byte_array strips[LOD_COUNT];
     byte_array indices[LOD_COUNT];
@@ -616,6 +617,8 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
             s->pos_tier[k] = (uint8_t)tier;
             s->pos_present[k] = 1;
         }
+        if (first + c->count > s->pos_hi)
+            s->pos_hi = first + c->count;
         return 0;
     }
     case GC_VIF_V4_16: { /* vertex info (signed) */
@@ -637,6 +640,8 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
             s->vi_tier[k] = (uint8_t)tier;
             s->vi_present[k] = 1;
         }
+        if (first + c->count > s->vi_hi)
+            s->vi_hi = first + c->count;
         return 0;
     }
     case GC_VIF_V4_32: /* ad-gifs */
@@ -843,7 +848,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
 
     /* positions */
     uint32_t tier_pos[3] = {0, 0, 0};
-    for (unsigned i = 0; i < POS_MAX; i++)
+    for (unsigned i = 0; i < s->pos_hi; i++)
         if (s->pos_present[i])
             tier_pos[s->pos_tier[i]]++;
     p->positions_common = tier_pos[0];
@@ -853,7 +858,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
 
     /* vertex info */
     uint32_t tier_vi[3] = {0, 0, 0};
-    for (unsigned i = 0; i < VI_MAX; i++)
+    for (unsigned i = 0; i < s->vi_hi; i++)
         if (s->vi_present[i])
             tier_vi[s->vi_tier[i]]++;
     p->vi_common = tier_vi[0];
@@ -876,7 +881,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     }
     p->rgba_count = (uint32_t)rgba_n;
 
-    for (unsigned i = 0; i < POS_MAX; i++) {
+    for (unsigned i = 0; i < s->pos_hi; i++) {
         if (!s->pos_present[i])
             continue;
         PUSH(x->rb_vertex, tfrag_vertex_row, v);
@@ -897,7 +902,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     }
 
     uint32_t tier_start[3] = {0, tier_vi[0], tier_vi[0] + tier_vi[1]};
-    for (unsigned i = 0; i < VI_MAX; i++) {
+    for (unsigned i = 0; i < s->vi_hi; i++) {
         if (!s->vi_present[i])
             continue;
         PUSH(x->rb_vi, tfrag_vi_row, r);
@@ -996,8 +1001,9 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
 
 static void clear_scratch(scratch *s)
 {
-    memset(s->pos_present, 0, sizeof s->pos_present);
-    memset(s->vi_present, 0, sizeof s->vi_present);
+    memset(s->pos_present, 0, s->pos_hi);
+    memset(s->vi_present, 0, s->vi_hi);
+    s->pos_hi = s->vi_hi = 0;
     for (int i = 0; i < LOD_COUNT; i++) {
         s->strips[i].n = 0;
         s->indices[i].n = 0;
@@ -1216,7 +1222,7 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
     }
     gc_diag_pop(diag);
 
-    s = malloc(sizeof *s);
+    s = calloc(1, sizeof *s);
     if (!s) {
         st = gc_diag_set(diag, GC_E_NOMEM, (uint64_t)start, "tfrag scratch");
         goto out;

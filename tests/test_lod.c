@@ -211,6 +211,22 @@ Test(lod, sweep_over_decoded_patches)
             cr_assert_leq(v.mode, prev.mode, "row %zu", i);
             cr_assert_geq(v.distance, prev.distance);
         }
+        {
+            /* the sweep's mode is what the public rule picks at that eye */
+            const gc_rowbuf *pt = rows(&lv, "tfrag.patch");
+            float sph[4];
+            static const char *const cn[4] = {"cx", "cy", "cz", "radius"};
+            for (int k = 0; k < 4; k++)
+                for (size_t cc = 0; cc < pt->desc->column_count; cc++)
+                    if (!strcmp(pt->desc->columns[cc].name, cn[k]))
+                        memcpy(&sph[k],
+                               pt->data + v.patch_row * pt->desc->row_size +
+                                   pt->desc->columns[cc].offset,
+                               4);
+            const float eye[3] = {sph[0] + v.distance * 0.6f, sph[1] + v.distance * 0.0f,
+                                  sph[2] + v.distance * 0.8f};
+            cr_assert_eq(gc_lod_select(32.0f, sph, eye, 0).mode, v.mode, "row %zu", i);
+        }
         if (v.straddles_far) {
             straddling++;
             cr_assert_lt(v.mode, v.mode_by_centre, "row %zu", i);
