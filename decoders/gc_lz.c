@@ -150,8 +150,19 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
                 if (len == 0)
                     len = (size_t)src[ip++] + 0x1F;
                 len += 2;
-                dist = ((size_t)src[ip + 1] << 6) + (src[ip] >> 2) + 1;
+                size_t b0 = src[ip];
+                dist = ((size_t)src[ip + 1] << 6) + (b0 >> 2) + 1;
                 ip += 2;
+                /* short medium matches (most of them): one 16-byte copy */
+                if (len <= 16 && dist >= 16 && dist <= op) {
+                    memcpy(dst + op, dst + op - dist, 16);
+                    op += len;
+                    size_t tm = b0 & 3u;
+                    memcpy(dst + op, src + ip, 4);
+                    op += tm;
+                    ip += tm;
+                    continue;
+                }
             } else if (f >= 0x10) {
                 /* far match / dummy / pad: [F, (n), b0, b1] */
                 size_t m = f & 7;
