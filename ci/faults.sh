@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make build BUILD=build-faults FAULTS=ON WERROR="${WERROR:-OFF}" >/dev/null
+ctest --test-dir build-faults -R test_faults --output-on-failure
 ./build-faults/gcverify faults --check --markdown build-faults/fault-catalogue.md
 if ! cmp -s build-faults/fault-catalogue.md docs/fault-catalogue.md; then
   diff -u docs/fault-catalogue.md build-faults/fault-catalogue.md || true
