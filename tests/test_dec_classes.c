@@ -280,3 +280,104 @@ Test(dec_classes, span_clamped_to_core_data)
     cr_assert_eq(fx_col(&lv, "shrub.class", 0, "span_bytes"), FX_CD_SIZE - FX_CD_SHRUB);
     gc_level_free(&lv);
 }
+
+/* The figures level-assets.md measured on the real disc, checked when a real
+ * corpus is configured (GC_RETAIL_CORPUS=DIR with the 27 LEVEL*.WAD files);
+ * skipped otherwise. Game files never go into git. */
+#include "gc_corpus.h"
+
+Test(dec_classes, retail_disc_figures)
+{
+    const char *dir = getenv("GC_RETAIL_CORPUS");
+    if (!dir || !*dir)
+        cr_skip_test("GC_RETAIL_CORPUS is not set: no real game files configured");
+    static gc_corpus c;
+    char err[512];
+    cr_assert_eq(gc_corpus_open(&c, dir, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.found, 27, "%d of 27 level files found in %s", c.found, dir);
+    unsigned moby = 0, tie = 0, shrub = 0, packets = 0, zz = 0, bad_lod = 0, chunks = 0;
+    for (int i = 0; i < 27; i++) {
+        gc_level lv;
+        gc_level_init(&lv, i, c.files[i].name, c.files[i].data, c.files[i].size);
+        gc_level_decode(&lv);
+        const char *mine[] = {"level",    "data",    "core",       "moby",      "tie", "shrub",
+                              "gameplay", "normals", "sound_bank", "occlusion", "sky"};
+        for (size_t d = 0; d < sizeof mine / sizeof mine[0]; d++)
+            cr_expect(fx_status(&lv, mine[d])->ok, "level %d %s: %s", i, mine[d],
+                      fx_status(&lv, mine[d])->message);
+        moby += (unsigned)fx_rows(&lv, "moby.class")->count;
+        tie += (unsigned)fx_rows(&lv, "tie.class")->count;
+        shrub += (unsigned)fx_rows(&lv, "shrub.class")->count;
+        packets += (unsigned)fx_rows(&lv, "moby.packet")->count;
+        for (size_t k = 0; k < fx_rows(&lv, "moby.class")->count; k++)
+            zz += (unsigned)fx_col(&lv, "moby.class", k, "zero_zero_terminators");
+        for (size_t k = 0; k < fx_rows(&lv, "moby.packet")->count; k++)
+            cr_expect(fx_col(&lv, "moby.packet", k, "identity_ok") == 1, "level %d packet %zu", i,
+                      k);
+        for (size_t k = 0; k < fx_rows(&lv, "tie.class")->count; k++) {
+            if (fx_col(&lv, "tie.class", k, "offset_in_asset_wad") == 0)
+                continue;
+            bad_lod += fx_col(&lv, "tie.class", k, "lod_ordered") == 0;
+            cr_expect(fx_col(&lv, "tie.class", k, "header_o_class") ==
+                      fx_col(&lv, "tie.class", k, "o_class"));
+        }
+        for (size_t k = 0; k < fx_rows(&lv, "shrub.class")->count; k++) {
+            if (fx_col(&lv, "shrub.class", k, "offset_in_asset_wad") == 0)
+                continue;
+            cr_expect(fx_col(&lv, "shrub.class", k, "span_o_class") ==
+                      fx_col(&lv, "shrub.class", k, "o_class"));
+            cr_expect(fx_col(&lv, "shrub.class", k, "data_ofs_inside") == 1);
+        }
+        cr_expect(fx_col(&lv, "sound_bank.header", 0, "sblk_ok") == 1 &&
+                      fx_col(&lv, "sound_bank.header", 0, "daw_ok") == 1,
+                  "level %d", i);
+        chunks += lv.chunks[0].present || lv.chunks[1].present || lv.chunks[2].present;
+        if (i == 0) {
+            cr_expect_eq(fx_col(&lv, "level.extent",
+                                (size_t)fx_find(&lv, "level.extent", "name", "data"),
+                                "size_sectors"),
+                         6484);
+            cr_expect_eq(fx_col(&lv, "level.extent",
+                                (size_t)fx_find(&lv, "level.extent", "name", "data"),
+                                "contents_bytes"),
+                         13277920);
+            cr_expect_eq(fx_col(&lv, "level.extent",
+                                (size_t)fx_find(&lv, "level.extent", "name", "gameplay"),
+                                "contents_bytes"),
+                         0x0a0d79);
+            cr_expect_eq(lv.core_data_size, 16969296u);
+            cr_expect_eq(lv.core_index.size, 31600u);
+            cr_expect_eq(lv.sound_bank.size, 1503232u);
+            cr_expect_eq(fx_col(&lv, "data.core_data", 0, "lz_size_field"), 9738678);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "occlusion"), 2117888);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "sky"), 2192576);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "moby_classes_offset"), 192);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "tie_classes_offset"), 7808);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "shrub_classes_offset"), 10176);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "tfrag_textures_offset"), 10512);
+            cr_expect_eq(fx_col(&lv, "core.header", 0, "moby_textures_offset"), 12000);
+            cr_expect_eq(fx_rows(&lv, "moby.class")->count, 238u);
+            cr_expect_eq(fx_rows(&lv, "tie.class")->count, 74u);
+            cr_expect_eq(fx_rows(&lv, "shrub.class")->count, 7u);
+        }
+        if (i == 21)
+            cr_expect_eq(fx_col(&lv, "level.header", 0, "level_id"), 30);
+        const struct {
+            int level;
+            double ofs;
+        } normals[3] = {{0, 0xb650c}, {5, 0xcca30}, {26, 0xb6284}};
+        for (int k = 0; k < 3; k++)
+            if (i == normals[k].level)
+                cr_expect_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), normals[k].ofs,
+                             "level %d", i);
+        gc_level_free(&lv);
+    }
+    cr_expect_eq(moby, 5796u);
+    cr_expect_eq(tie, 1864u);
+    cr_expect_eq(shrub, 358u);
+    cr_expect_eq(packets, 43467u);
+    cr_expect_eq(zz, 172u);
+    cr_expect_eq(bad_lod, 80u);
+    cr_expect_eq(chunks, 3u);
+    gc_corpus_close(&c);
+}
