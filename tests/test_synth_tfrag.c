@@ -11,6 +11,7 @@
 
 #include "sy_corpus.h"
 #include "sy_tfrag.h"
+#include "sy_vif.h"
 
 static uint32_t rd32(const uint8_t *p)
 {
@@ -527,4 +528,52 @@ Test(synth_tfrag, retail_plan_corpus_totals, .timeout = 120)
     cr_assert_eq(tot[4], 29043u);
     cr_assert_eq(tot[5], 341306u);
     cr_assert_eq(tot[6], 47950u);
+}
+
+/* ---- the VIF code-word writer on its own ---- */
+
+Test(synth_vif, code_words_and_padding)
+{
+    sy_buf b;
+    sy_buf_init(&b);
+    uint8_t pos[75 * 6];
+    for (size_t i = 0; i < sizeof pos; i++)
+        pos[i] = (uint8_t)(i * 7 + 1);
+    size_t at = sy_vif_unpack(&b, SY_VIF_V3_16, 75, 0x12, 0, pos);
+    cr_assert_eq(at, 4u);
+    cr_assert_eq(rd32(b.data), 0x694b8012u, "V3_16 signed, num 75, flg, addr 0x12");
+    cr_assert_eq(b.len, 4u + 452u, "450 payload bytes pad to 452");
+    cr_assert_eq(rd16(b.data + 4 + 450), 0, "the padding is zero");
+    sy_vif_stcycl(&b, 1, 2);
+    cr_assert_eq(rd32(b.data + 456), 0x01000102u);
+    sy_vif_stmod(&b, 1);
+    cr_assert_eq(rd32(b.data + 460), 0x05000001u);
+    sy_vif_strow(&b, 1, 2, 3, 4);
+    cr_assert_eq(rd32(b.data + 464), 0x30000000u);
+    cr_assert_eq(rd32(b.data + 476), 3u);
+    sy_vif_stmask(&b, 0xabcdef01u);
+    cr_assert_eq(rd32(b.data + 484), 0x20000000u);
+    cr_assert_eq(b.len, 492u);
+    uint8_t v48[256 * 4];
+    memset(v48, 0x11, sizeof v48);
+    sy_vif_unpack(&b, SY_VIF_V4_8, 256, 0x3ff, 1, v48);
+    cr_assert_eq(rd32(b.data + 492), 0x6e00c3ffu, "num 256 is written as 0; usn is bit 14");
+    cr_assert_eq(b.len, 492u + 4 + 1024);
+    /* MPG data 8-aligned, DIRECT data 16-aligned, relative to the list start (0 here) */
+    uint32_t code[4] = {0x8000033cu, 0x000002ffu, 0x8000033cu, 0x000002ffu};
+    sy_vif_mpg(&b, 0, 0x100, 2, code);
+    size_t mpg_data = b.len - 16;
+    cr_assert_eq(mpg_data % 8, 0u);
+    cr_assert_eq(rd32(b.data + mpg_data - 4), 0x4a020100u);
+    uint32_t gif[4] = {0x8001u, 0x10000000u, 0xeu, 0};
+    sy_vif_direct(&b, 0, 1, gif);
+    size_t dir_data = b.len - 16;
+    cr_assert_eq(dir_data % 16, 0u);
+    cr_assert_eq(rd32(b.data + dir_data - 4), 0x50000001u);
+    sy_vif_align16(&b, 0);
+    cr_assert_eq(b.len % 16, 0u);
+    cr_assert_eq(sy_vif_elem_bytes(SY_VIF_V4_32), 16u);
+    cr_assert_eq(sy_vif_elem_bytes(SY_VIF_V4_16), 8u);
+    cr_assert_eq(sy_vif_elem_bytes(SY_VIF_V2_16), 4u);
+    sy_buf_free(&b);
 }
