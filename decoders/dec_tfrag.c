@@ -15,7 +15,23 @@
  *  4. geometry is built only from a walk that completed: a patch whose walk
  *     desynchronises gets walk_ok = 0 with the offset, and no geometry rows.
  * The decoder fails as a whole only when the block header or the patch table
- * cannot be read. */
+ * cannot be read.
+ *
+ * Choices where the sources leave room:
+ *  - indices come from VU addresses, not from emulating STCYCL/STMOD: a
+ *    position's index is (addr - positions_common_addr) / 2 + element, a
+ *    vertex-info index addr - vertex_info_common_addr + element; the tier is
+ *    the list the unpack sits in;
+ *  - the origin is the last STROW row seen before the first V3_16 unpack of
+ *    the common list; with no common positions, the quadword at light_ofs;
+ *  - a V4_8 unsigned unpack is tried, in its own list, against the indices
+ *    first, then only the parent arrays of a non-empty tier (unk_06 / unk_0a
+ *    != 0); "indices 2" arrays are framed and not decoded;
+ *  - a strip that runs past its LOD's index array ends that LOD's strips (no
+ *    partial strip); tri_count then shows the shortfall;
+ *  - rgba_count counts the colours between rgba_ofs and light_ofs,
+ *    light_count the 8-byte records between light_ofs + 0x10 and
+ *    light_end_ofs (msphere_ofs when 0): both are measured, not declared. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
