@@ -97,17 +97,20 @@ static void draw_panel(unsigned dim, uint32_t s, uint8_t *pix, int grille)
                 v += 60; /* lit bevel */
             else if (x >= dim - bev || y >= dim - bev)
                 v -= 60; /* shaded bevel */
+            int rivet = 0;
             for (int k = 0; k < 4; k++) {
                 int dx = (int)x - (int)rv[k][0], dy = (int)y - (int)rv[k][1];
                 int d2 = dx * dx + dy * dy, r2 = (int)(rr * rr);
-                if (d2 <= r2)
+                if (d2 <= r2) {
                     v = 150 + (r2 - d2) * 90 / (r2 ? r2 : 1) - (dx + dy) * 20 / (int)(rr ? rr : 1);
+                    rivet = 1;
+                }
             }
             uint8_t idx = clamp_index(v, grille ? 4 : 0);
             if (grille) {
                 unsigned gx = x % pitch, gy = y % pitch, m = pitch / 5 ? pitch / 5 : 1;
                 int frame = x < bev * 2 || y < bev * 2 || x >= dim - bev * 2 || y >= dim - bev * 2;
-                if (!frame && gx >= m && gx < pitch - m && gy >= m && gy < pitch - m)
+                if (!frame && !rivet && gx >= m && gx < pitch - m && gy >= m && gy < pitch - m)
                     idx = 0; /* punched window: fully transparent */
             }
             pix[y * dim + x] = idx;
