@@ -5,7 +5,8 @@
  *     rasteriser: a 400 x 400 unit heightfield of 174 x 174 quads (60,552
  *     triangles, the middle of the 30k-80k a retail view draws after LOD
  *     selection), 16 textures of 64 x 64 with a few transparent texels,
- *     PS2-range vertex colours, camera placed as the overview view places it.
+ *     PS2-range vertex colours, bilinear filtering (retail MMIN is
+ *     LINEAR_MIPMAP_NEAREST), camera placed as the overview view places it.
  *  2. If a corpus is given (argv[1] = directory) or the synthetic retail
  *     corpus can be opened, the overview and ground views of its levels
  *     through gc_render (geometry gathered once per level, as the sweep does;
@@ -113,6 +114,7 @@ static void bench_procedural(const char *png)
                 memset(&tx, 0, sizeof tx);
                 tx.width = tx.height = TEXDIM;
                 tx.rgba = tex + (size_t)((i / 8 + j / 8) % TEXTURES) * TEXDIM * TEXDIM * 4;
+                tx.filter = GC_RS_FILTER_LINEAR; /* retail ad-gifs: LINEAR_MIPMAP_NEAREST */
                 gc_rs_vertex t1[3] = {v[a], v[a + 1], v[a + QUADS + 2]};
                 gc_rs_vertex t2[3] = {v[a], v[a + QUADS + 2], v[a + QUADS + 1]};
                 gc_rs_draw_triangle(&t, &cam, t1, &tx);

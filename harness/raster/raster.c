@@ -155,6 +155,8 @@ static uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
             return n - 1;
         return (uint32_t)i;
     }
+    if ((n & (n - 1)) == 0) /* power of two (every GS texture): same value, no divide */
+        return (uint32_t)i & (n - 1);
     int32_t m = i % (int32_t)n;
     if (m < 0)
         m += (int32_t)n;
