@@ -4,6 +4,7 @@
  * links (null and out-of-range parents), outer., corpus scope over several levels, metrics,
  * failure samples and determinism. Tables and rows are built here, by hand. */
 #include "gc_inv.h"
+#include "inv_internal.h" /* white box: which units take the specialised loop */
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -734,4 +735,51 @@ Test(inv_eval, specialised_where_matches_the_general_one)
     r = inv1("tfrag.patch", "vert_count != positions_decoded", "positions_decoded == vert_count");
     cr_assert_eq(r.checked, 2);
     cr_assert_eq(r.failed, 2);
+}
+
+Test(inv_eval, specialised_chains_match_the_vm_with_nulls)
+{
+    /* each pair: a form the specialised loop takes, and the same condition with `+ 0`
+     * (which forces the VM); results, samples and their values must be identical */
+    const char *pairs[][2] = {
+        {"opt != null and vert_count > 10", "opt + 0 != null and vert_count + 0 > 10"},
+        {"opt == 1 or opt == 3", "opt + 0 == 1 or opt + 0 == 3"},
+        {"opt == null or opt < 2", "opt + 0 == null or opt + 0 < 2"},
+        {"walk_ok and opt >= 0 and sval < -3", "walk_ok + 0 != 0 and opt + 0 >= 0 and sval + 0 < -3"},
+        {"isnull(opt) or 2 < opt", "isnull(opt + 0) or 2 < opt + 0"},
+        {"opt and walk_ok", "opt + 0 != 0 and walk_ok + 0 != 0"},
+        {"opt < vert_count", "opt + 0 < vert_count + 0"},
+    };
+    for (size_t i = 0; i < GC_COUNTOF(pairs); i++) {
+        for (int form = 0; form < 2; form++) {
+            char yaml[512];
+            snprintf(yaml, sizeof yaml,
+                     "invariants:\n  - id: a.b\n    table: tfrag.patch\n    where: %s\n"
+                     "    expect: %s\n    why: w\n",
+                     pairs[i][form], pairs[i][form]);
+            gc_inv_set *s = load(yaml);
+            cr_assert_eq(s->invs[0].fexpect.n > 0, form == 0, "%s", pairs[i][form]);
+            cr_assert_eq(s->invs[0].fwhere.n > 0, form == 0, "%s", pairs[i][form]);
+            gc_inv_free(s);
+        }
+        run1 a = inv1("tfrag.patch", NULL, pairs[i][0]);
+        run1 b = inv1("tfrag.patch", NULL, pairs[i][1]);
+        cr_assert_eq(a.checked, b.checked, "%s", pairs[i][0]);
+        cr_assert_eq(a.failed, b.failed, "%s: %llu vs %llu", pairs[i][0],
+                     (unsigned long long)a.failed, (unsigned long long)b.failed);
+        for (size_t k = 0; k < a.nsamples; k++) {
+            cr_assert_eq(a.s[k].row, b.s[k].row, "%s", pairs[i][0]);
+            cr_assert_str_eq(a.s[k].values, b.s[k].values, "%s", pairs[i][0]);
+        }
+        run1 w = inv1("tfrag.patch", pairs[i][0], "true");
+        run1 x = inv1("tfrag.patch", pairs[i][1], "true");
+        cr_assert_eq(w.checked, x.checked, "where %s", pairs[i][0]);
+    }
+    /* and the figures themselves: opt is 0, 1, null, 3 */
+    run1 r = inv1("tfrag.patch", NULL, "opt == 1 or opt == 3");
+    cr_assert_eq(r.failed, 2);
+    cr_assert_str_eq(r.s[0].values, "opt=0");
+    cr_assert_str_eq(r.s[1].values, "opt=null => null");
+    r = inv1("tfrag.patch", "opt != null and vert_count > 10", "true");
+    cr_assert_eq(r.checked, 2);
 }

@@ -72,6 +72,8 @@ static int stack_effect(const gc_ins *in)
     case GC_I_LOAD_REG:
     case GC_I_REG_INDEX:
     case GC_I_AGG:
+    case GC_I_CMP_CC:
+    case GC_I_CMP_CK:
         return 1;
     case GC_I_ADD_I:
     case GC_I_SUB_I:
@@ -749,6 +751,72 @@ static const char *op_text(gc_binop op)
     return t[op];
 }
 
+static int int_load(const gc_ins *in)
+{
+    return in->op == GC_I_LOAD_CUR && is_int_coltype((gc_coltype)in->ctype);
+}
+
+static gc_binop mirror(gc_binop op)
+{
+    switch (op) {
+    case GC_OP_LT:
+        return GC_OP_GT;
+    case GC_OP_LE:
+        return GC_OP_GE;
+    case GC_OP_GT:
+        return GC_OP_LT;
+    case GC_OP_GE:
+        return GC_OP_LE;
+    default:
+        return op;
+    }
+}
+
+/* Replace [LOAD_CUR x][LOAD_CUR y | PUSH_I k] (each operand one instruction) by one fused
+ * compare. Jump targets never point past the end of the buffer, so shrinking the tail is
+ * safe; a target at the left operand now lands on the fused instruction, as it should. */
+static int fuse_cmp(cbuf *b, gc_binop op, uint32_t start_l, uint32_t start_r)
+{
+    if (b->oom || b->n < 2 || start_l + 2 != b->n || start_r + 1 != b->n)
+        return 0;
+    gc_ins x = b->v[start_l], y = b->v[start_r];
+    gc_ins f = {0};
+    if (int_load(&x) && int_load(&y)) {
+        f.op = GC_I_CMP_CC;
+        f.ctype = x.ctype;
+        f.pad = y.ctype;
+        f.flags = (uint8_t)(((x.flags & GC_CF_NULL_IF_MAX) ? 1 : 0) |
+                            ((y.flags & GC_CF_NULL_IF_MAX) ? 2 : 0));
+        f.a = (uint32_t)op | x.a << 8;
+        f.k.u = x.k.u;
+        f.b = (uint32_t)y.k.u;
+        if (y.k.u > UINT32_MAX || x.a != y.a)
+            return 0;
+    } else if (int_load(&x) && y.op == GC_I_PUSH_I) {
+        f.op = GC_I_CMP_CK;
+        f.ctype = x.ctype;
+        f.flags = (x.flags & GC_CF_NULL_IF_MAX) ? 1 : 0;
+        f.a = (uint32_t)op | x.a << 8;
+        f.k.u = x.k.u;
+        f.k2 = y.k.i;
+    } else if (x.op == GC_I_PUSH_I && int_load(&y)) {
+        f.op = GC_I_CMP_CK;
+        f.ctype = y.ctype;
+        f.flags = (y.flags & GC_CF_NULL_IF_MAX) ? 1 : 0;
+        f.a = (uint32_t)mirror(op) | y.a << 8;
+        f.k.u = y.k.u;
+        f.k2 = x.k.i;
+    } else {
+        return 0;
+    }
+    if (f.a >> 8 != (f.op == GC_I_CMP_CK && x.op == GC_I_PUSH_I ? y.a : x.a))
+        return 0; /* table index too large for the packing */
+    b->n -= 2;
+    b->depth -= 2;
+    emit(b, f);
+    return 1;
+}
+
 static ety c_bin(cx *c, cbuf *b, const gc_node *n, scope sc)
 {
     gc_binop op = n->op;
@@ -770,7 +838,9 @@ static ety c_bin(cx *c, cbuf *b, const gc_node *n, scope sc)
         ety res = {GC_TY_INT, 1, 0};
         return res;
     }
+    uint32_t start_l = b->n;
     ety a = c_expr(c, b, l, sc);
+    uint32_t start_r = b->n;
     ety bb = c_expr(c, b, r, sc);
     if (a.ty == GC_TY_ERR || bb.ty == GC_TY_ERR)
         return ERR;
@@ -813,6 +883,10 @@ static ety c_bin(cx *c, cbuf *b, const gc_node *n, scope sc)
             emit_op(b, GC_I_I2F, 0);
     }
     if (is_cmp) {
+        if (!flt && fuse_cmp(b, op, start_l, start_r)) {
+            ety res = {GC_TY_INT, 1, 0};
+            return res;
+        }
         emit_op(b, flt ? GC_I_CMP_F : GC_I_CMP_I, op);
         ety res = {GC_TY_INT, 1, 0};
         return res;

@@ -196,6 +196,7 @@ static gc_val run(ev *e, const gc_prog *p, rowref cur)
     gc_val st[GC_INV_STACK];
     int sp = 0;
     rowref reg = {0, -1};
+    const uint8_t *curp = NULL; /* the current row, found at its first use */
     const gc_ins *code = p->code;
     for (uint32_t pc = 0;; pc++) {
         const gc_ins *in = &code[pc];
@@ -226,10 +227,35 @@ static gc_val run(ev *e, const gc_prog *p, rowref cur)
             if (cur.r < 0) {
                 st[sp].u.i = 0;
                 NULLV(st[sp]);
-            } else
-                st[sp] = load(rowp(e, cur.k, in->a, cur.r) + in->k.u, in);
+            } else {
+                if (!curp)
+                    curp = rowp(e, cur.k, in->a, cur.r);
+                st[sp] = load(curp + in->k.u, in);
+            }
             sp++;
             break;
+        case GC_I_CMP_CC:
+        case GC_I_CMP_CK: {
+            gc_val *v = &st[sp++];
+            v->slen = 0;
+            if (cur.r < 0) {
+                v->u.i = 0;
+                v->null = 1;
+                break;
+            }
+            if (!curp)
+                curp = rowp(e, cur.k, in->a >> 8, cur.r);
+            int n1, n2 = 0;
+            int64_t x = load_int(curp + in->k.u, in->ctype, (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0,
+                                 &n1);
+            int64_t y = in->op == GC_I_CMP_CK
+                            ? in->k2
+                            : load_int(curp + in->b, in->pad,
+                                       (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &n2);
+            v->null = (uint8_t)(n1 | n2);
+            v->u.i = v->null ? 0 : cmp_i((gc_binop)(in->a & 0xff), x, y);
+            break;
+        }
         case GC_I_LOAD_REG:
             if (reg.r < 0) {
                 st[sp].u.i = 0;
@@ -771,14 +797,38 @@ static void ev_fini(ev *e)
     free(e->done);
 }
 
+/* 0 false, 1 true, 2 null */
+static inline int atom_eval(const gc_fast_atom *t, const uint8_t *row)
+{
+    int n1, n2 = 0;
+    int64_t x = load_int(row + t->ofs[0], t->ctype[0], t->nullmax[0] ? GC_CF_NULL_IF_MAX : 0, &n1);
+    switch (t->kind) {
+    case GC_FA_ISNULL:
+        return n1;
+    case GC_FA_NOTNULL:
+        return !n1;
+    case GC_FA_TRUTH:
+        return n1 ? 2 : x != 0;
+    default: {
+        int64_t y = t->lit ? t->k
+                           : load_int(row + t->ofs[1], t->ctype[1],
+                                      t->nullmax[1] ? GC_CF_NULL_IF_MAX : 0, &n2);
+        return (n1 | n2) ? 2 : cmp_i((gc_binop)t->op, x, y);
+    }
+    }
+}
+
 static inline int fast_eval(const gc_fastpred *f, const uint8_t *row)
 {
-    int nul;
-    int64_t a = load_int(row + f->ofs[0], f->ctype[0], 0, &nul);
-    if (f->kind == 2)
-        return a != 0;
-    int64_t b = f->lit ? f->k : load_int(row + f->ofs[1], f->ctype[1], 0, &nul);
-    return cmp_i(f->op, a, b);
+    const int decide = f->any; /* and: a false decides; or: a true decides */
+    int nul = 0;
+    for (int i = 0; i < f->n; i++) {
+        int v = atom_eval(&f->a[i], row);
+        if (v == decide)
+            return decide;
+        nul |= v == 2;
+    }
+    return nul ? 2 : !decide;
 }
 
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
@@ -813,19 +863,20 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
     for (size_t k = 0; k < nlevels; k++) {
         size_t cnt = tcount(&e, k, (uint32_t)u->table);
         int lv = level_ids ? level_ids[k] : level;
-        if (u->fexpect.kind && (!u->where.code || u->fwhere.kind)) {
+        if (u->fexpect.n && (!u->where.code || u->fwhere.n)) {
             const uint8_t *row = levels[k][u->table].rows;
             const int has_where = u->where.code != NULL;
             for (size_t r = 0; r < cnt; r++, row += row_size) {
-                if (has_where && !fast_eval(&u->fwhere, row))
+                if (has_where && fast_eval(&u->fwhere, row) != 1)
                     continue;
                 out->checked++;
-                if (fast_eval(&u->fexpect, row))
+                int v = fast_eval(&u->fexpect, row);
+                if (v == 1)
                     continue;
                 out->failed++;
                 rowref cur = {k, (int64_t)r};
                 e.outer = cur;
-                add_sample(&e, a, lv, cur, 0);
+                add_sample(&e, a, lv, cur, v == 2);
             }
             continue;
         }
@@ -849,37 +900,93 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
     return a->oom ? -1 : 0;
 }
 
-static int plain_int_load(const gc_ins *in)
+static int int_load(const gc_ins *in)
 {
     return in->op == GC_I_LOAD_CUR && in->ctype != GC_T_F32 && in->ctype != GC_T_F64 &&
-           in->ctype != GC_T_STR && !(in->flags & GC_CF_NULL_IF_MAX);
+           in->ctype != GC_T_STR;
 }
 
+/* One atom at c[*i]; advances *i. */
+static int atom_at(const gc_ins *c, uint32_t n, uint32_t *i, gc_fast_atom *t)
+{
+    memset(t, 0, sizeof *t);
+    const gc_ins *in = &c[*i];
+    if (in->op == GC_I_CMP_CC || in->op == GC_I_CMP_CK) {
+        t->kind = GC_FA_CMP;
+        t->op = (uint8_t)(in->a & 0xff);
+        t->ctype[0] = in->ctype;
+        t->nullmax[0] = (in->flags & 1) != 0;
+        t->ofs[0] = in->k.u;
+        t->lit = in->op == GC_I_CMP_CK;
+        t->k = in->k2;
+        t->ctype[1] = in->pad;
+        t->nullmax[1] = (in->flags & 2) != 0;
+        t->ofs[1] = in->b;
+        (*i)++;
+        return 1;
+    }
+    if (!int_load(in))
+        return 0;
+    t->ctype[0] = in->ctype;
+    t->nullmax[0] = (in->flags & GC_CF_NULL_IF_MAX) != 0;
+    t->ofs[0] = in->k.u;
+    const gc_ins *nx = *i + 1 < n ? &c[*i + 1] : NULL;
+    if (nx && nx->op == GC_I_ISNULL) {
+        t->kind = GC_FA_ISNULL;
+        *i += 2;
+    } else if (nx && nx->op == GC_I_NOTNULL) {
+        t->kind = GC_FA_NOTNULL;
+        *i += 2;
+    } else if (nx && nx->op == GC_I_TRUTH_I) {
+        t->kind = GC_FA_TRUTH;
+        *i += 2;
+    } else if (in->ctype == GC_T_BOOL) {
+        t->kind = GC_FA_TRUTH; /* a bool column is its own condition */
+        *i += 1;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* Recognise atom { AND_SC atom AND } END (or the same with OR): the code the compiler emits
+ * for a left-associated chain `p1 and p2 and ...`. */
 static void detect(const gc_prog *p, gc_fastpred *f)
 {
     memset(f, 0, sizeof *f);
     const gc_ins *c = p->code;
     if (!c)
         return;
-    if (p->n == 2 && plain_int_load(&c[0]) && c[0].ctype == GC_T_BOOL && c[1].op == GC_I_END) {
-        f->kind = 2;
-    } else if (p->n == 3 && plain_int_load(&c[0]) && c[1].op == GC_I_TRUTH_I &&
-               c[2].op == GC_I_END) {
-        f->kind = 2;
-    } else if (p->n == 4 && plain_int_load(&c[0]) &&
-               (plain_int_load(&c[1]) || c[1].op == GC_I_PUSH_I) && c[2].op == GC_I_CMP_I &&
-               c[3].op == GC_I_END) {
-        f->kind = 1;
-        f->op = (gc_binop)c[2].a;
-        f->lit = c[1].op == GC_I_PUSH_I;
-        f->k = c[1].k.i;
-        f->ofs[1] = c[1].k.u;
-        f->ctype[1] = c[1].ctype;
-    } else {
+    uint32_t i = 0;
+    gc_fastpred g;
+    memset(&g, 0, sizeof g);
+    if (!atom_at(c, p->n, &i, &g.a[0]))
         return;
+    g.n = 1;
+    int conn = -1;
+    while (i < p->n && c[i].op != GC_I_END) {
+        int this_conn;
+        if (c[i].op == GC_I_AND_SC)
+            this_conn = 0;
+        else if (c[i].op == GC_I_OR_SC)
+            this_conn = 1;
+        else
+            return;
+        if ((conn >= 0 && this_conn != conn) || g.n == GC_FAST_ATOMS)
+            return;
+        conn = this_conn;
+        i++;
+        if (i >= p->n || !atom_at(c, p->n, &i, &g.a[g.n]))
+            return;
+        g.n++;
+        if (i >= p->n || c[i].op != (conn ? GC_I_OR : GC_I_AND))
+            return;
+        i++;
     }
-    f->ofs[0] = c[0].k.u;
-    f->ctype[0] = c[0].ctype;
+    if (i >= p->n || c[i].op != GC_I_END)
+        return;
+    g.any = conn == 1;
+    *f = g;
 }
 
 void gc_inv_detect_fast(gc_unit *u)

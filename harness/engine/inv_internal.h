@@ -169,6 +169,11 @@ typedef enum {
     GC_I_BETWEEN_F,
     GC_I_COALESCE, /* a = argc */
     GC_I_AGG,      /* a = aggregate index in the unit */
+    /* fused `col CMP col` / `col CMP literal` on integer columns of the current row:
+     * a = gc_binop | table << 8; k.u = offset and ctype/flags bit 0 (null if max) of the
+     * first column; CC: b = offset, pad = ctype, flags bit 1 of the second; CK: k2 = literal */
+    GC_I_CMP_CC,
+    GC_I_CMP_CK,
 } gc_opcode;
 
 typedef struct gc_ins {
@@ -183,6 +188,7 @@ typedef struct gc_ins {
         uint64_t u;
         const char *s;
     } k;
+    int64_t k2;
 } gc_ins;
 
 #define GC_INV_STACK 128
@@ -229,14 +235,26 @@ typedef struct gc_ref {
     int hex;
 } gc_ref;
 
-/* A predicate simple enough to skip the VM. */
-typedef struct gc_fastpred {
-    int kind; /* 0: none; 1: compare; 2: truth of one column */
-    gc_binop op;
-    size_t ofs[2];
+/* A condition simple enough to skip the VM: up to GC_FAST_ATOMS atoms on integer columns
+ * of the current row, joined by one connective (all `and` or all `or`), with the same
+ * three-valued logic as the VM. */
+typedef struct gc_fast_atom {
+    uint8_t kind; /* GC_FA_* */
+    uint8_t op;   /* gc_binop for GC_FA_CMP */
     uint8_t ctype[2];
-    int lit; /* the second operand is k */
+    uint8_t nullmax[2];
+    uint8_t lit; /* the second operand is k */
+    size_t ofs[2];
     int64_t k;
+} gc_fast_atom;
+
+enum { GC_FA_CMP = 1, GC_FA_TRUTH, GC_FA_ISNULL, GC_FA_NOTNULL };
+#define GC_FAST_ATOMS 8
+
+typedef struct gc_fastpred {
+    int n;  /* 0: not simple */
+    int any; /* 0: and, 1: or */
+    gc_fast_atom a[GC_FAST_ATOMS];
 } gc_fastpred;
 
 /* A compiled invariant or metric. */
