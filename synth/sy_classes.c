@@ -39,7 +39,9 @@ static void put_f32(uint8_t *p, float f)
 
 size_t sy_moby_class_min_bytes(uint32_t packets)
 {
-    return MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * packets + 64u;
+    /* table + terminator, one 2-qw VIF list and 2-qw vertex table per packet, the largest
+     * skeleton (31 joints) */
+    return MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * packets + 64u * 32u;
 }
 
 /* Bytes one moby packet with m vertices takes: VIF list (ST unpack + index unpack, NOP-padded to

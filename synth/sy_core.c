@@ -299,7 +299,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     uint32_t *zz = calloc(ncl[0] ? ncl[0] : 1, sizeof *zz);
     uint32_t *weight = calloc(nclass ? nclass : 1, sizeof *weight);
     uint8_t *ooo = calloc(ncl[1] ? ncl[1] : 1, 1);
-    if (!packets || !zz || !weight || !ooo || moby_geo == 0 || p->moby_packets < moby_geo) {
+    /* Plans the loops below could not meet (they would never finish) are refused up front. */
+    if (!packets || !zz || !weight || !ooo || moby_geo == 0 || p->moby_packets < moby_geo ||
+        p->moby_packets > 40u * moby_geo || p->moby_packets_zero_zero > moby_geo ||
+        p->tie_lod_out_of_order > ncl[1] - nng[1]) {
         free(packets), free(zz), free(weight), free(ooo);
         goto done;
     }
