@@ -518,7 +518,28 @@ static void check_gameplay_sound_occlusion(const level *L, const sy_level_plan *
     cr_assert_eq(rd32(snd, 4), p->sound_bank_bytes);
     /* Occlusion grid: masks offset (4-byte units) inside [occlusion, sky). */
     uint32_t go = rd32(L->index, 0x0C), sky = rd32(L->index, 0x10);
-    cr_assert_lt(go + rd32(L->core, go) * 4, sky);
+    const uint8_t *og = L->core + go;
+    uint32_t masks_at = rd32(og, 0) * 4, zc = rd16(og, 6), nodes = 0;
+    cr_assert_lt(go + masks_at, sky);
+    uint32_t masks = (sky - go - masks_at) / 128;
+    cr_assert_gt(masks, 0);
+    for (uint32_t z = 0; z < zc; z++) { /* walk root -> z -> y nodes; every mask index valid */
+        uint32_t zo = rd16(og, 8 + 2 * z) * 4u;
+        if (!zo)
+            continue;
+        cr_assert_lt(zo, masks_at);
+        uint32_t yc = rd16(og, zo + 2);
+        for (uint32_t y = 0; y < yc; y++) {
+            uint32_t yo = rd16(og, zo + 4 + 2 * y) * 4u, xc = rd16(og, yo + 2);
+            cr_assert_lt(yo + 4 + 2 * xc, masks_at + 1);
+            for (uint32_t x = 0; x < xc; x++) {
+                uint32_t m = rd16(og, yo + 4 + 2 * x);
+                cr_assert(m == 0xFFFF || m < masks, "mask index %u of %u", m, masks);
+                nodes++;
+            }
+        }
+    }
+    cr_assert_gt(nodes, 0);
     /* Sky: shell count 1..8, every shell offset inside [sky, collision). */
     const uint8_t *s = L->core + sky;
     uint32_t shells = rd16(s, 6), coll = rd32(L->index, 0x14);
@@ -606,6 +627,15 @@ Test(synth_retail, level0_sizes, .timeout = 120)
     uint64_t opaque = 0, count = 0, smoother = 0;
     check_textures(&L, &opaque, &count, &smoother);
     cr_assert_eq(count, 93);
+    cr_assert_eq(opaque, 90, "level 0: every tfrag texture but the three grilles is opaque");
+    /* Texture 74 is a vent grille: a real share of its texels are fully transparent holes. */
+    const uint8_t *e = L.index + rd32(L.index, 0x34) + 16 * 74;
+    uint32_t w = rd16(e, 4), holes = 0;
+    const uint8_t *px = L.core + rd32(L.index, 0x60) + rd32(e, 0),
+                  *clut = L.gs + rd16(e, 10) * 0x100u;
+    for (uint32_t i = 0; i < w * w; i++)
+        holes += (rd32(clut, 4 * swap34(px[i])) >> 24) == 0;
+    cr_assert(holes > w * w / 10 && holes < w * w / 2, "grille holes %u of %u", holes, w * w);
     level_free(&L);
 }
 
