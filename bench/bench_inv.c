@@ -36,8 +36,9 @@ static const gc_column cols[] = {
     GC_COL(bench_row, radius, GC_T_F32, 0, "world units", "radius"),
     GC_COL(bench_row, walk_ok, GC_T_BOOL, 0, "", "walk ok"),
 };
-static const gc_table_desc row_desc = {"bench.row", "rows", sizeof(bench_row), cols,
-                                       GC_COUNTOF(cols), "bench.row", "parent", "parent_row"};
+static const gc_table_desc row_desc = {"bench.row", "rows",           sizeof(bench_row),
+                                       cols,        GC_COUNTOF(cols), "bench.row",
+                                       "parent",    "parent_row"};
 static const gc_table_desc *const descs[] = {&row_desc};
 
 #define NROWS 1000000u
@@ -160,8 +161,9 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
     }
     t_corpus = now_ms() - t0;
     double t_eval = t_level + t_metric + t_corpus;
-    printf("  corpus %s: %zu levels, %llu rows, %llu checks, one thread, CPU ms (evaluation best of 5):\n", dir, nlev,
-           (unsigned long long)rows, (unsigned long long)checks);
+    printf("  corpus %s: %zu levels, %llu rows, %llu checks, one thread, CPU ms (evaluation best "
+           "of 5):\n",
+           dir, nlev, (unsigned long long)rows, (unsigned long long)checks);
     printf("    decode %.1f ms; evaluate %.1f ms (level invariants %.1f, metrics %.1f, corpus "
            "invariants %.1f) = %.1f%% of decode + evaluate\n",
            t_decode, t_eval, t_level, t_metric, t_corpus, 100.0 * t_eval / (t_decode + t_eval));

@@ -40,8 +40,9 @@ static const gc_column patch_cols[] = {
     GC_COL(patch_row, name, GC_T_STR, 0, "", "name"),
     GC_COL(patch_row, flags, GC_T_U32, GC_CF_HEX, "", "flags"),
 };
-static const gc_table_desc patch_desc = {"tfrag.patch", "patches", sizeof(patch_row),
-                                         patch_cols, GC_COUNTOF(patch_cols), NULL, NULL, NULL};
+static const gc_table_desc patch_desc = {
+    "tfrag.patch", "patches", sizeof(patch_row), patch_cols, GC_COUNTOF(patch_cols), NULL,
+    NULL,          NULL};
 
 typedef struct vertex_row {
     uint64_t file_ofs;
@@ -56,9 +57,9 @@ static const gc_column vertex_cols[] = {
     GC_COL(vertex_row, y, GC_T_F32, 0, "world units", "y"),
     GC_COL(vertex_row, z, GC_T_F32, 0, "world units", "z"),
 };
-static const gc_table_desc vertex_desc = {"tfrag.vertex", "vertices", sizeof(vertex_row),
-                                          vertex_cols, GC_COUNTOF(vertex_cols), "tfrag.patch",
-                                          "patch", "patch_row"};
+static const gc_table_desc vertex_desc = {
+    "tfrag.vertex", "vertices", sizeof(vertex_row), vertex_cols, GC_COUNTOF(vertex_cols),
+    "tfrag.patch",  "patch",    "patch_row"};
 
 typedef struct chain_row {
     uint64_t file_ofs;
@@ -71,8 +72,14 @@ static const gc_column chain_cols[] = {
     GC_COL(chain_row, count, GC_T_U32, 0, "count", "entries"),
     GC_COL(chain_row, stride_bytes, GC_T_U32, 0, "bytes", "entry size"),
 };
-static const gc_table_desc chain_desc = {"core.class_table", "tables", sizeof(chain_row),
-                                         chain_cols, GC_COUNTOF(chain_cols), NULL, NULL, NULL};
+static const gc_table_desc chain_desc = {"core.class_table",
+                                         "tables",
+                                         sizeof(chain_row),
+                                         chain_cols,
+                                         GC_COUNTOF(chain_cols),
+                                         NULL,
+                                         NULL,
+                                         NULL};
 
 static const gc_table_desc *const descs[] = {&patch_desc, &vertex_desc, &chain_desc};
 #define NDESC GC_COUNTOF(descs)
@@ -195,11 +202,11 @@ Test(inv_eval, integer_arithmetic_and_precedence)
     expect_val("7 % -3", 1);
     expect_val("2 * -3", -6);
     expect_val("-(2 + 3)", -5);
-    expect_val("1 << 2 + 1", 8);       /* + binds tighter than << */
+    expect_val("1 << 2 + 1", 8);            /* + binds tighter than << */
     expect_val("0xf0 | 0x0f & 0x3c", 0xfc); /* & binds tighter than | */
     expect_val("0x100 >> 4", 16);
-    expect_val("-16 >> 2", -4); /* arithmetic shift */
-    expect_val("1 | 2 == 3", 1);          /* | binds tighter than == */
+    expect_val("-16 >> 2", -4);  /* arithmetic shift */
+    expect_val("1 | 2 == 3", 1); /* | binds tighter than == */
     expect_val("1 + 2 << 1 == 6", 1);
     expect_val("0x1A4", 420);
     /* exact 64-bit: a double would lose the low bit */
@@ -323,9 +330,9 @@ Test(inv_eval, aggregates_without_condition)
     expect_val("min(tfrag.patch.sval)", -5);
     expect_val("max(tfrag.patch.sval)", -2);
     expect_val("mean(tfrag.patch.vert_count)", 11.5);
-    expect_val("sum(tfrag.patch.walk_ok)", 3);       /* bools are 0/1 */
+    expect_val("sum(tfrag.patch.walk_ok)", 3); /* bools are 0/1 */
     expect_val("mean(tfrag.patch.walk_ok)", 0.75);
-    expect_val("sum(tfrag.patch.radius)", 8.0);      /* f32 as double */
+    expect_val("sum(tfrag.patch.radius)", 8.0); /* f32 as double */
     /* the null opt of row 2 is skipped: 0 + 1 + 3 */
     expect_val("sum(tfrag.patch.opt)", 4);
     expect_val("count(tfrag.patch.opt)", 3);
@@ -510,7 +517,8 @@ Test(inv_eval, outer_refers_to_the_invariant_row)
     cr_assert_eq(r.s[1].row, 3);
     cr_assert_str_eq(r.s[0].values, "count(tfrag.patch, vert_count == outer.vert_count)=2");
     /* vertices of each patch counted through outer */
-    r = inv1("tfrag.patch", NULL, "count(tfrag.vertex, patch_row == outer.file_ofs // 0x40 - 4) >= 1");
+    r = inv1("tfrag.patch", NULL,
+             "count(tfrag.vertex, patch_row == outer.file_ofs // 0x40 - 4) >= 1");
     cr_assert_eq(r.failed, 2); /* P0 has V0,V1; P1 has V2; P2, P3 none */
 }
 
@@ -589,7 +597,8 @@ Test(inv_eval, corpus_scope_over_several_levels)
     P2[1].positions_decoded = 51;
     P2[1].walk_ok = 1;
     P2[1].file_ofs = 0x999;
-    gc_table level1[NDESC] = {{&patch_desc, P2, 2}, {&vertex_desc, NULL, 0}, {&chain_desc, NULL, 0}};
+    gc_table level1[NDESC] = {
+        {&patch_desc, P2, 2}, {&vertex_desc, NULL, 0}, {&chain_desc, NULL, 0}};
     const gc_table *levels[2] = {level0, level1};
     const int ids[2] = {4, 9};
     gc_inv_set *s = load("invariants:\n"
@@ -717,10 +726,11 @@ Test(inv_eval, nan_is_null_in_conditions_and_aggregates)
 
 Test(inv_eval, specialised_where_matches_the_general_one)
 {
-    const char *pairs[][2] = {{"walk_ok", "walk_ok and true"},
-                              {"vert_count > 10", "vert_count + 0 > 10"},
-                              {"sval", "sval != 0"},
-                              {"vert_count != positions_decoded", "not vert_count == positions_decoded"}};
+    const char *pairs[][2] = {
+        {"walk_ok", "walk_ok and true"},
+        {"vert_count > 10", "vert_count + 0 > 10"},
+        {"sval", "sval != 0"},
+        {"vert_count != positions_decoded", "not vert_count == positions_decoded"}};
     for (size_t i = 0; i < GC_COUNTOF(pairs); i++) {
         run1 a = inv1("tfrag.patch", pairs[i][0], "positions_decoded == vert_count");
         run1 b = inv1("tfrag.patch", pairs[i][1], "positions_decoded == vert_count");
@@ -745,7 +755,8 @@ Test(inv_eval, specialised_chains_match_the_vm_with_nulls)
         {"opt != null and vert_count > 10", "opt + 0 != null and vert_count + 0 > 10"},
         {"opt == 1 or opt == 3", "opt + 0 == 1 or opt + 0 == 3"},
         {"opt == null or opt < 2", "opt + 0 == null or opt + 0 < 2"},
-        {"walk_ok and opt >= 0 and sval < -3", "walk_ok + 0 != 0 and opt + 0 >= 0 and sval + 0 < -3"},
+        {"walk_ok and opt >= 0 and sval < -3",
+         "walk_ok + 0 != 0 and opt + 0 >= 0 and sval + 0 < -3"},
         {"isnull(opt) or 2 < opt", "isnull(opt + 0) or 2 < opt + 0"},
         {"opt and walk_ok", "opt + 0 != 0 and walk_ok + 0 != 0"},
         {"opt < vert_count", "opt + 0 < vert_count + 0"},

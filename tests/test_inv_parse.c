@@ -27,8 +27,9 @@ static const gc_column patch_cols[] = {
     GC_COL(patch_row, radius, GC_T_F32, 0, "world units", "radius"),
     GC_COL(patch_row, name, GC_T_STR, 0, "", "name"),
 };
-static const gc_table_desc patch_desc = {"tfrag.patch", "patches", sizeof(patch_row),
-                                         patch_cols, GC_COUNTOF(patch_cols), NULL, NULL, NULL};
+static const gc_table_desc patch_desc = {
+    "tfrag.patch", "patches", sizeof(patch_row), patch_cols, GC_COUNTOF(patch_cols), NULL,
+    NULL,          NULL};
 
 typedef struct vertex_row {
     uint64_t file_ofs;
@@ -41,9 +42,9 @@ static const gc_column vertex_cols[] = {
     GC_COL(vertex_row, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "row", "parent"),
     GC_COL(vertex_row, x, GC_T_F32, 0, "world units", "x"),
 };
-static const gc_table_desc vertex_desc = {"tfrag.vertex", "vertices", sizeof(vertex_row),
-                                          vertex_cols, GC_COUNTOF(vertex_cols), "tfrag.patch",
-                                          "patch", "patch_row"};
+static const gc_table_desc vertex_desc = {
+    "tfrag.vertex", "vertices", sizeof(vertex_row), vertex_cols, GC_COUNTOF(vertex_cols),
+    "tfrag.patch",  "patch",    "patch_row"};
 
 static const gc_table_desc *const descs[] = {&patch_desc, &vertex_desc};
 #define NDESC GC_COUNTOF(descs)
@@ -222,14 +223,13 @@ Test(inv_parse, unknown_keys_and_bad_enumerations)
                               "    scope: corpse\n"
                               "invariant:\n"
                               "  - id: a.d\n");
-    cr_assert_str_eq(e,
-                     "t.yaml:5:5: unknown key 'severty' in invariant; did you mean 'severity'?\n"
-                     "t.yaml:9:15: bad severity 'fatal': expected error, warn or info\n"
-                     "t.yaml:10:11: bad tier 'weekly': expected gate or nightly\n"
-                     "t.yaml:11:12: bad scope 'corpse': expected level or corpus; did you mean "
-                     "'corpus'?\n"
-                     "t.yaml:12:1: unknown key 'invariant' in the top level; did you mean "
-                     "'invariants'?\n");
+    cr_assert_str_eq(e, "t.yaml:5:5: unknown key 'severty' in invariant; did you mean 'severity'?\n"
+                        "t.yaml:9:15: bad severity 'fatal': expected error, warn or info\n"
+                        "t.yaml:10:11: bad tier 'weekly': expected gate or nightly\n"
+                        "t.yaml:11:12: bad scope 'corpse': expected level or corpus; did you mean "
+                        "'corpus'?\n"
+                        "t.yaml:12:1: unknown key 'invariant' in the top level; did you mean "
+                        "'invariants'?\n");
 }
 
 Test(inv_parse, missing_fields_bad_ids_and_duplicate_keys)
@@ -334,8 +334,8 @@ Test(inv_parse, wrong_arity)
 
 Test(inv_parse, expression_syntax_errors)
 {
-    one_error("tfrag.patch", "vert_count ==",
-              "t.yaml:4:26: expected a value, found end of expression\n");
+    one_error("tfrag.patch",
+              "vert_count ==", "t.yaml:4:26: expected a value, found end of expression\n");
     one_error("tfrag.patch", "vert_count = 1",
               "t.yaml:4:24: '=' is not an operator; did you mean '=='?\n");
     one_error("tfrag.patch", "1 < 2 < 3",
@@ -407,12 +407,11 @@ Test(inv_parse, metric_forms)
                               "    expr: count(tfrag.patch)\n"
                               "    extra: 1\n"
                               "  - m.s: max(tfrag.patch.name)\n");
-    cr_assert_str_eq(e,
-                     "t.yaml:2:5: a metric is 'name: expression' (one key) or a mapping with "
-                     "name: and expr:\n"
-                     "t.yaml:4:5: metric without 'expr'\n"
-                     "t.yaml:8:5: unknown key 'extra' in metric; did you mean 'expr'?\n"
-                     "t.yaml:9:26: max() of a string column 'name'\n");
+    cr_assert_str_eq(e, "t.yaml:2:5: a metric is 'name: expression' (one key) or a mapping with "
+                        "name: and expr:\n"
+                        "t.yaml:4:5: metric without 'expr'\n"
+                        "t.yaml:8:5: unknown key 'extra' in metric; did you mean 'expr'?\n"
+                        "t.yaml:9:26: max() of a string column 'name'\n");
 }
 
 Test(inv_parse, error_buffer_holds_whole_lines_only)
@@ -437,8 +436,8 @@ Test(inv_parse, error_buffer_holds_whole_lines_only)
     char want[256];
     snprintf(want, sizeof want, "%s(1 more errors not shown)\n", line);
     cr_assert_str_eq(buf, want);
-    cr_assert_null(gc_inv_load_string("t.yaml", "invariants:\n  - id: a.b\n", descs, NDESC,
-                                      NULL, 0));
+    cr_assert_null(
+        gc_inv_load_string("t.yaml", "invariants:\n  - id: a.b\n", descs, NDESC, NULL, 0));
 }
 
 Test(inv_parse, load_dir_reads_sorted_yaml_files_only)
@@ -486,5 +485,6 @@ Test(inv_parse, load_dir_reads_sorted_yaml_files_only)
     s = gc_inv_load_dir("/nonexistent/gc_inv", descs, NDESC, err, sizeof err);
     cr_assert_null(s);
     cr_assert(strncmp(err, "/nonexistent/gc_inv:1:1: cannot open the invariants directory", 60) ==
-              0, "%s", err);
+                  0,
+              "%s", err);
 }

@@ -58,7 +58,8 @@ gc_inv_set *gc_inv_load_strings(const char *const *names, const char *const *yam
 void gc_inv_free(gc_inv_set *s);
 
 size_t gc_inv_count(const gc_inv_set *s);
-const gc_inv_info *gc_inv_get(const gc_inv_set *s, size_t i); /* sorted by id; NULL if i out of range */
+const gc_inv_info *gc_inv_get(const gc_inv_set *s,
+                              size_t i); /* sorted by id; NULL if i out of range */
 /* Index of the invariant with this id, or (size_t)-1. */
 size_t gc_inv_find(const gc_inv_set *s, const char *id);
 size_t gc_inv_metric_count(const gc_inv_set *s);

@@ -149,8 +149,8 @@ static int finish(cx *c, cbuf *b, uint32_t pos, gc_prog *out)
         return -1;
     }
     if (b->max > GC_INV_STACK) {
-        cerr(c, pos, "expression too complex (needs a stack of %d values, the limit is %d)",
-             b->max, GC_INV_STACK);
+        cerr(c, pos, "expression too complex (needs a stack of %d values, the limit is %d)", b->max,
+             GC_INV_STACK);
         return -1;
     }
     out->code = gc_arena_alloc(c->env->arena, b->n * sizeof *b->v);
@@ -328,8 +328,8 @@ static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos
                 return ERR;
             }
             if (!pc || !is_int_coltype(pc->type)) {
-                cerr(c, ppos[i], "link '%s' of %s has no integer parent column '%s'", name,
-                     d->name, d->parent_column ? d->parent_column : "(none)");
+                cerr(c, ppos[i], "link '%s' of %s has no integer parent column '%s'", name, d->name,
+                     d->parent_column ? d->parent_column : "(none)");
                 return ERR;
             }
             if (!have_reg) {
@@ -361,7 +361,8 @@ static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos
             }
             int tt;
             if (i == 0 && table_prefix(c, parts, n, &tt)) {
-                cerr(c, ppos[0], "table '%s' can only be used as the first argument of an aggregate",
+                cerr(c, ppos[0],
+                     "table '%s' can only be used as the first argument of an aggregate",
                      tdesc(c, tt)->name);
                 return ERR;
             }
@@ -449,10 +450,9 @@ static void add_ref(cx *c, const char *label, const cbuf *b, uint32_t from, ety 
     r->hex = e.hex;
 }
 
-static const char *const scalar_fns[] = {"abs",     "min",     "max",    "sqrt",
-                                         "distance", "between", "isnull", "coalesce",
-                                         "count",   "sum",     "mean",   "all",
-                                         "any"};
+static const char *const scalar_fns[] = {"abs",     "min",    "max",      "sqrt",  "distance",
+                                         "between", "isnull", "coalesce", "count", "sum",
+                                         "mean",    "all",    "any"};
 
 static int arity(cx *c, const gc_node *n, uint32_t lo, uint32_t hi)
 {
@@ -498,8 +498,8 @@ static gc_ty c_num_args(cx *c, cbuf *b, const gc_node *n, scope sc, int force_fl
 static ety c_aggregate(cx *c, cbuf *b, const gc_node *n, scope sc, gc_agg_kind kind)
 {
     const char *fn = n->str;
-    int wants_col = kind == GC_AGG_SUM || kind == GC_AGG_MIN || kind == GC_AGG_MAX ||
-                    kind == GC_AGG_MEAN;
+    int wants_col =
+        kind == GC_AGG_SUM || kind == GC_AGG_MIN || kind == GC_AGG_MAX || kind == GC_AGG_MEAN;
     if (kind == GC_AGG_ALL || kind == GC_AGG_ANY) {
         if (!arity(c, n, 2, 2))
             return ERR;
@@ -534,8 +534,8 @@ static ety c_aggregate(cx *c, cbuf *b, const gc_node *n, scope sc, gc_agg_kind k
                 cerr(c, first->pos, "unknown table '%s'; did you mean '%s'?", name, s);
             else {
                 join_parts(first->parts,
-                           wants_col && first->nparts > 1 ? first->nparts - 1 : first->nparts,
-                           name, sizeof name);
+                           wants_col && first->nparts > 1 ? first->nparts - 1 : first->nparts, name,
+                           sizeof name);
                 if (wants_col && sc.table >= 0 && first->nparts == 1)
                     cerr(c, first->pos, "unknown table or column '%s' in %s()", name, fn);
                 else
@@ -639,8 +639,11 @@ static ety c_call(cx *c, cbuf *b, const gc_node *n, scope sc)
     static const struct {
         const char *name;
         gc_agg_kind kind;
-    } aggs[] = {{"count", GC_AGG_COUNT}, {"sum", GC_AGG_SUM}, {"mean", GC_AGG_MEAN},
-                {"all", GC_AGG_ALL},     {"any", GC_AGG_ANY}};
+    } aggs[] = {{"count", GC_AGG_COUNT},
+                {"sum", GC_AGG_SUM},
+                {"mean", GC_AGG_MEAN},
+                {"all", GC_AGG_ALL},
+                {"any", GC_AGG_ANY}};
     for (size_t i = 0; i < GC_COUNTOF(aggs); i++)
         if (strcmp(fn, aggs[i].name) == 0)
             return c_aggregate(c, b, n, sc, aggs[i].kind);
@@ -746,8 +749,8 @@ static ety c_call(cx *c, cbuf *b, const gc_node *n, scope sc)
 
 static const char *op_text(gc_binop op)
 {
-    static const char *const t[] = {"+", "-", "*", "/", "//", "%", "<<", ">>",
-                                    "&", "|", "==", "!=", "<", "<=", ">", ">="};
+    static const char *const t[] = {"+", "-", "*",  "/",  "//", "%",  "<<", ">>",
+                                    "&", "|", "==", "!=", "<",  "<=", ">",  ">="};
     return t[op];
 }
 
@@ -1012,9 +1015,8 @@ static ety c_expr(cx *c, cbuf *b, const gc_node *n, scope sc)
     return ERR;
 }
 
-int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src,
-                   size_t len, const gc_pos_map *map, gc_prog *out, gc_ty *out_ty,
-                   int *uses_row)
+int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src, size_t len,
+                   const gc_pos_map *map, gc_prog *out, gc_ty *out_ty, int *uses_row)
 {
     memset(out, 0, sizeof *out);
     *out_ty = GC_TY_ERR;

@@ -246,12 +246,12 @@ static gc_val run(ev *e, const gc_prog *p, rowref cur)
             if (!curp)
                 curp = rowp(e, cur.k, in->a >> 8, cur.r);
             int n1, n2 = 0;
-            int64_t x = load_int(curp + in->k.u, in->ctype, (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0,
-                                 &n1);
-            int64_t y = in->op == GC_I_CMP_CK
-                            ? in->k2
-                            : load_int(curp + in->b, in->pad,
-                                       (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &n2);
+            int64_t x =
+                load_int(curp + in->k.u, in->ctype, (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, &n1);
+            int64_t y =
+                in->op == GC_I_CMP_CK
+                    ? in->k2
+                    : load_int(curp + in->b, in->pad, (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &n2);
             v->null = (uint8_t)(n1 | n2);
             v->u.i = v->null ? 0 : cmp_i((gc_binop)(in->a & 0xff), x, y);
             break;
@@ -281,8 +281,8 @@ static gc_val run(ev *e, const gc_prog *p, rowref cur)
         case GC_I_ROW_PARENT:
             if (reg.r >= 0) {
                 int nul;
-                int64_t v = load_int(rowp(e, reg.k, in->a, reg.r) + in->k.u, in->ctype, in->flags,
-                                     &nul);
+                int64_t v =
+                    load_int(rowp(e, reg.k, in->a, reg.r) + in->k.u, in->ctype, in->flags, &nul);
                 if (nul || v < 0 || (uint64_t)v >= tcount(e, reg.k, in->b))
                     reg.r = -1;
                 else
@@ -1022,8 +1022,7 @@ int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int
 }
 
 int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *levels,
-                       const int *level_ids, size_t nlevels, size_t max_samples,
-                       gc_inv_result *out)
+                       const int *level_ids, size_t nlevels, size_t max_samples, gc_inv_result *out)
 {
     if (!out)
         return -1;

@@ -26,10 +26,10 @@ void gc_arena_free(gc_arena *a);
 /* ---- error sink ---- */
 
 typedef struct gc_inv_error {
-    int file_no;     /* order of the file in the load */
+    int file_no; /* order of the file in the load */
     const char *file;
-    int line, col;   /* 1-based */
-    unsigned seq;    /* discovery order (ties) */
+    int line, col; /* 1-based */
+    unsigned seq;  /* discovery order (ties) */
     char msg[240];
 } gc_inv_error;
 
@@ -92,12 +92,12 @@ typedef enum {
 typedef struct gc_node {
     gc_node_kind kind;
     gc_binop op;
-    uint32_t pos, end;  /* byte span in the expression source */
-    uint32_t op_pos;    /* GC_N_BIN/AND/OR: the operator token */
+    uint32_t pos, end; /* byte span in the expression source */
+    uint32_t op_pos;   /* GC_N_BIN/AND/OR: the operator token */
     int64_t ival;
     double fval;
-    int is_bool_lit;    /* true/false */
-    const char *str;    /* string literal (len in slen) or call name */
+    int is_bool_lit; /* true/false */
+    const char *str; /* string literal (len in slen) or call name */
     size_t slen;
     const char **parts; /* path components */
     uint32_t *part_pos;
@@ -221,9 +221,9 @@ typedef enum {
 typedef struct gc_agg {
     gc_agg_kind kind;
     int table;
-    gc_ty vty;    /* type of value (INT or FLT) */
-    gc_prog value; /* absent for count/all/any */
-    gc_prog cond;  /* absent: every row */
+    gc_ty vty;      /* type of value (INT or FLT) */
+    gc_prog value;  /* absent for count/all/any */
+    gc_prog cond;   /* absent: every row */
     int uses_outer; /* depends on the invariant's row: not hoisted */
 } gc_agg;
 
@@ -252,7 +252,7 @@ enum { GC_FA_CMP = 1, GC_FA_TRUTH, GC_FA_ISNULL, GC_FA_NOTNULL };
 #define GC_FAST_ATOMS 8
 
 typedef struct gc_fastpred {
-    int n;  /* 0: not simple */
+    int n;   /* 0: not simple */
     int any; /* 0: and, 1: or */
     gc_fast_atom a[GC_FAST_ATOMS];
 } gc_fastpred;
@@ -263,7 +263,7 @@ typedef struct gc_unit {
     int file_no;
     int id_line, id_col; /* where the id (metric name) is written, for duplicate errors */
     int table;           /* -1: none */
-    int once;  /* evaluated once per level / corpus */
+    int once;            /* evaluated once per level / corpus */
     gc_prog expect, where;
     gc_ty expect_ty;
     gc_agg *aggs;
@@ -310,9 +310,8 @@ typedef enum { GC_EXPR_EXPECT, GC_EXPR_WHERE, GC_EXPR_METRIC } gc_expr_role;
 /* Compile `src` as the expect/where of unit u (u->table set) or as a metric. Aggregates
  * are appended to u->aggs; refs (for expect) to u->refs. *uses_row is set when the
  * expression reads the current row. Returns 0 on success. */
-int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src,
-                   size_t len, const gc_pos_map *map, gc_prog *out, gc_ty *out_ty,
-                   int *uses_row);
+int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src, size_t len,
+                   const gc_pos_map *map, gc_prog *out, gc_ty *out_ty, int *uses_row);
 
 /* Find the fast paths of a unit after compiling (sets u->fexpect, u->fwhere). */
 void gc_inv_detect_fast(gc_unit *u);

@@ -81,8 +81,7 @@ static void scalar_pos(const void *vctx, uint32_t ofs, int *line, int *col)
             vi++;
             continue;
         }
-        if ((vv == ' ' || vv == '\n') &&
-            (rv == '\n' || rv == '\r' || rv == ' ' || rv == '\t')) {
+        if ((vv == ' ' || vv == '\n') && (rv == '\n' || rv == '\r' || rv == ' ' || rv == '\t')) {
             /* a folded line break: the raw whitespace run (with its newlines) is one char */
             while (ri < rawlen &&
                    (raw[ri] == ' ' || raw[ri] == '\t' || raw[ri] == '\r' || raw[ri] == '\n')) {
@@ -179,11 +178,12 @@ static int key_index(loader *L, const yaml_node_t *k, const char *const *keys, s
     }
     const char *v = (const char *)k->data.scalar.value;
     for (size_t i = 0; i < nkeys; i++)
-        if (strlen(keys[i]) == k->data.scalar.length && memcmp(keys[i], v, k->data.scalar.length) == 0)
+        if (strlen(keys[i]) == k->data.scalar.length &&
+            memcmp(keys[i], v, k->data.scalar.length) == 0)
             return (int)i;
     char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)(k->data.scalar.length > 60 ? 60 : k->data.scalar.length),
-             v);
+    snprintf(name, sizeof name, "%.*s",
+             (int)(k->data.scalar.length > 60 ? 60 : k->data.scalar.length), v);
     const char *s = gc_inv_suggest(name, keys, nkeys);
     if (s)
         lerr_at(L, k, "unknown key '%s' in %s; did you mean '%s'?", name, what, s);
@@ -263,7 +263,10 @@ static int pick(loader *L, const yaml_node_t *n, const char *key, const char *co
     list[0] = '\0';
     for (size_t i = 0; i < count && o < sizeof list; i++)
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s",
-                              i == 0 ? "" : i + 1 == count ? " or " : ", ", names[i]);
+                              i == 0           ? ""
+                              : i + 1 == count ? " or "
+                                               : ", ",
+                              names[i]);
     if (s)
         lerr_at(L, n, "bad %s '%s': expected %s; did you mean '%s'?", key, val, list, s);
     else
@@ -272,8 +275,7 @@ static int pick(loader *L, const yaml_node_t *n, const char *key, const char *co
 }
 
 static int compile_expr(loader *L, gc_unit *u, gc_expr_role role, const yaml_node_t *n,
-                        const char *key, gc_prog *out, gc_ty *ty, int *uses_row,
-                        const char **text)
+                        const char *key, gc_prog *out, gc_ty *ty, int *uses_row, const char **text)
 {
     size_t len;
     const char *v = scalar_text(L, n, key, &len);
@@ -293,8 +295,8 @@ static void load_invariant(loader *L, const yaml_node_t *m)
         lerr_at(L, m, "an invariant must be a mapping (id:, expect:, why:, ...)");
         return;
     }
-    static const char *const keys[] = {"id",       "table", "where", "expect",
-                                       "why",      "severity", "tier", "scope"};
+    static const char *const keys[] = {"id",  "table",    "where", "expect",
+                                       "why", "severity", "tier",  "scope"};
     enum { K_ID, K_TABLE, K_WHERE, K_EXPECT, K_WHY, K_SEV, K_TIER, K_SCOPE };
     yaml_node_t *val[8], *kn[8];
     collect_keys(L, m, keys, GC_COUNTOF(keys), "invariant", val, kn);
@@ -404,8 +406,8 @@ static void load_invariant(loader *L, const yaml_node_t *m)
             ok = 0;
     }
     if (table_ok && val[K_EXPECT]) {
-        if (compile_expr(L, u, GC_EXPR_EXPECT, val[K_EXPECT], "expect", &u->expect,
-                         &u->expect_ty, &e_row, &u->info.expect) != 0)
+        if (compile_expr(L, u, GC_EXPR_EXPECT, val[K_EXPECT], "expect", &u->expect, &u->expect_ty,
+                         &e_row, &u->info.expect) != 0)
             ok = 0;
     }
     if (!ok || !u->info.id) {

@@ -233,8 +233,8 @@ static void next(parser *p)
     token *t = &p->t;
     memset(t, 0, sizeof *t);
     const char *s = p->s;
-    while (p->i < p->len && (s[p->i] == ' ' || s[p->i] == '\t' || s[p->i] == '\n' ||
-                             s[p->i] == '\r'))
+    while (p->i < p->len &&
+           (s[p->i] == ' ' || s[p->i] == '\t' || s[p->i] == '\n' || s[p->i] == '\r'))
         p->i++;
     t->pos = (uint32_t)p->i;
     if (p->failed) {
@@ -398,8 +398,7 @@ static gc_node *mk(parser *p, gc_node_kind k, uint32_t pos, uint32_t end)
     return n;
 }
 
-static gc_node *mk2(parser *p, gc_node_kind k, gc_binop op, uint32_t op_pos, gc_node *l,
-                    gc_node *r)
+static gc_node *mk2(parser *p, gc_node_kind k, gc_binop op, uint32_t op_pos, gc_node *l, gc_node *r)
 {
     gc_node *n = mk(p, k, l->pos, r->end);
     if (!n)
@@ -522,8 +521,8 @@ static gc_node *p_primary(parser *p)
                 }
             }
             if (p->t.kind != TK_RP) {
-                perr(p, p->t.pos, "expected ',' or ')' in the arguments of %s(), found %s",
-                     t.str, tk_text(&p->t));
+                perr(p, p->t.pos, "expected ',' or ')' in the arguments of %s(), found %s", t.str,
+                     tk_text(&p->t));
                 return NULL;
             }
             n->end = p->t.end;
@@ -640,10 +639,8 @@ static int find_op(const opmap *m, size_t n, tk_kind k, gc_binop *op)
     return 0;
 }
 
-static const opmap ops_mul[] = {{TK_STAR, GC_OP_MUL},
-                                {TK_SLASH, GC_OP_DIV},
-                                {TK_DSLASH, GC_OP_IDIV},
-                                {TK_PERCENT, GC_OP_MOD}};
+static const opmap ops_mul[] = {
+    {TK_STAR, GC_OP_MUL}, {TK_SLASH, GC_OP_DIV}, {TK_DSLASH, GC_OP_IDIV}, {TK_PERCENT, GC_OP_MOD}};
 static const opmap ops_add[] = {{TK_PLUS, GC_OP_ADD}, {TK_MINUS, GC_OP_SUB}};
 static const opmap ops_shift[] = {{TK_SHL, GC_OP_SHL}, {TK_SHR, GC_OP_SHR}};
 static const opmap ops_band[] = {{TK_BAND, GC_OP_BAND}};
@@ -657,8 +654,10 @@ static gc_node *p_binary(parser *p, int level)
     static const struct {
         const opmap *m;
         size_t n;
-    } levels[] = {{ops_mul, GC_COUNTOF(ops_mul)},     {ops_add, GC_COUNTOF(ops_add)},
-                  {ops_shift, GC_COUNTOF(ops_shift)}, {ops_band, GC_COUNTOF(ops_band)},
+    } levels[] = {{ops_mul, GC_COUNTOF(ops_mul)},
+                  {ops_add, GC_COUNTOF(ops_add)},
+                  {ops_shift, GC_COUNTOF(ops_shift)},
+                  {ops_band, GC_COUNTOF(ops_band)},
                   {ops_bor, GC_COUNTOF(ops_bor)}};
     gc_node *l = level == 0 ? p_unary(p) : p_binary(p, level - 1);
     gc_binop op;
@@ -770,8 +769,8 @@ gc_node *gc_inv_parse(gc_arena *a, const char *src, size_t len, uint32_t *err_po
     }
     gc_node *e = p_expr(&p);
     if (e && !p.failed && p.t.kind != TK_EOF) {
-        if (p.t.kind == TK_NAME || p.t.kind == TK_INT || p.t.kind == TK_FLT ||
-            p.t.kind == TK_STR || p.t.kind == TK_LP)
+        if (p.t.kind == TK_NAME || p.t.kind == TK_INT || p.t.kind == TK_FLT || p.t.kind == TK_STR ||
+            p.t.kind == TK_LP)
             perr(&p, p.t.pos, "expected an operator, found %s", tk_text(&p.t));
         else
             perr(&p, p.t.pos, "unexpected %s", tk_text(&p.t));

@@ -5,9 +5,10 @@
  *
  * Beyond "no crash, no out-of-bounds access, no undefined behaviour" it checks the
  * contract: a failed load writes at least one "FILE:LINE:COL: message" line, every line
- * whole and in that form (or the "more errors" note); a successful load evaluates every invariant and metric on small fixed
- * tables (with a parent link, a nullable column, a string column and an empty table)
- * returning 0, with failed <= checked and at most max_samples samples, in row order. */
+ * whole and in that form (or the "more errors" note); a successful load evaluates every invariant
+ * and metric on small fixed tables (with a parent link, a nullable column, a string column and an
+ * empty table) returning 0, with failed <= checked and at most max_samples samples, in row order.
+ */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,8 @@ static const gc_column patch_cols[] = {
     GC_COL(f_patch, ok, GC_T_BOOL, 0, "", "flag"),
     GC_COL(f_patch, name, GC_T_STR, 0, "", "name"),
 };
-static const gc_table_desc patch_desc = {"t.patch", "", sizeof(f_patch), patch_cols,
-                                         GC_COUNTOF(patch_cols), NULL, NULL, NULL};
+static const gc_table_desc patch_desc = {
+    "t.patch", "", sizeof(f_patch), patch_cols, GC_COUNTOF(patch_cols), NULL, NULL, NULL};
 
 typedef struct f_vertex {
     uint64_t file_ofs;
@@ -55,15 +56,15 @@ static const gc_column vertex_cols[] = {
     GC_COL(f_vertex, patch_row, GC_T_U32, GC_CF_NULL_IF_MAX, "row", "parent"),
     GC_COL(f_vertex, x, GC_T_F32, 0, "world units", "x"),
 };
-static const gc_table_desc vertex_desc = {"t.vertex", "", sizeof(f_vertex), vertex_cols,
-                                          GC_COUNTOF(vertex_cols), "t.patch", "patch",
-                                          "patch_row"};
+static const gc_table_desc vertex_desc = {
+    "t.vertex", "",      sizeof(f_vertex), vertex_cols, GC_COUNTOF(vertex_cols),
+    "t.patch",  "patch", "patch_row"};
 
 static const gc_column empty_cols[] = {
     GC_COL(f_vertex, file_ofs, GC_T_U64, 0, "bytes", "offset"),
 };
-static const gc_table_desc empty_desc = {"t.empty", "", sizeof(f_vertex), empty_cols, 1, NULL,
-                                         NULL, NULL};
+static const gc_table_desc empty_desc = {"t.empty", "",  sizeof(f_vertex), empty_cols, 1, NULL,
+                                         NULL,      NULL};
 
 static const gc_table_desc *const descs[] = {&patch_desc, &vertex_desc, &empty_desc};
 
@@ -115,10 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_diagnostics(err);
         return 0;
     }
-    gc_table level[3] = {{&patch_desc, patches, 3}, {&vertex_desc, vertices, 4},
-                         {&empty_desc, NULL, 0}};
-    gc_table level2[3] = {{&patch_desc, patches + 1, 2}, {&vertex_desc, NULL, 0},
-                          {&empty_desc, NULL, 0}};
+    gc_table level[3] = {
+        {&patch_desc, patches, 3}, {&vertex_desc, vertices, 4}, {&empty_desc, NULL, 0}};
+    gc_table level2[3] = {
+        {&patch_desc, patches + 1, 2}, {&vertex_desc, NULL, 0}, {&empty_desc, NULL, 0}};
     const gc_table *levels[2] = {level, level2};
     const int ids[2] = {0, 5};
     for (size_t i = 0; i < gc_inv_count(s); i++) {
