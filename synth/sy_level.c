@@ -185,7 +185,8 @@ int sy_level_build(const sy_options *opt, int index, sy_buf *out)
             put_u32(hdr + slot[k], (uint32_t)(at / SY_SECTOR));
             put_u32(hdr + slot[k] + 4, (uint32_t)((ext[k]->len + SY_SECTOR - 1) / SY_SECTOR));
             sy_buf_put(out, ext[k]->data, ext[k]->len);
-            sy_buf_align(out, SY_SECTOR);
+            if ((out->len - base) % SY_SECTOR) /* sectors count from the file start, not out's */
+                sy_buf_zero(out, SY_SECTOR - (out->len - base) % SY_SECTOR);
         }
         if (out->failed)
             goto fail;

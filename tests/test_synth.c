@@ -595,6 +595,13 @@ Test(synth_small, two_builds_are_byte_identical_and_the_seed_matters)
     cr_assert_eq(x.len, y.len);
     cr_assert_eq(memcmp(x.data, y.data, x.len), 0);
     cr_assert(x.len != z.len || memcmp(x.data, z.data, x.len) != 0);
+    sy_buf w; /* appending after existing bytes gives the same file */
+    sy_buf_init(&w);
+    sy_buf_put(&w, "xyz", 3);
+    cr_assert_eq(sy_level_build(&a, 5, &w), 0);
+    cr_assert_eq(w.len, 3 + x.len);
+    cr_assert_eq(memcmp(w.data + 3, x.data, x.len), 0);
+    sy_buf_free(&w);
     cr_assert_eq(sy_level_build(&a, 27, &z), -1);
     cr_assert_str_neq(sy_generator_version(), "");
     sy_buf_free(&x), sy_buf_free(&y), sy_buf_free(&z);
