@@ -794,3 +794,31 @@ Test(inv_eval, specialised_chains_match_the_vm_with_nulls)
     r = inv1("tfrag.patch", "opt != null and vert_count > 10", "true");
     cr_assert_eq(r.checked, 2);
 }
+
+Test(inv_eval, bool_columns_are_zero_or_one_whatever_the_byte)
+{
+    P[0].walk_ok = 2; /* a decoder that stored a non-canonical true */
+    run1 r = inv1("tfrag.patch", NULL, "walk_ok or false");
+    cr_assert_eq(r.failed, 1); /* only row 2 (walk_ok 0) */
+    cr_assert_eq(r.s[0].row, 2);
+    r = inv1("tfrag.patch", NULL, "walk_ok + 0 or false");
+    cr_assert_eq(r.failed, 1);
+    expect_val("sum(tfrag.patch.walk_ok)", 3);
+}
+
+Test(inv_eval, tables_laid_out_differently_are_refused)
+{
+    gc_inv_set *s = load("invariants:\n  - id: a.b\n    table: tfrag.patch\n"
+                         "    expect: vert_count > 0\n    why: w\n");
+    gc_table swapped[NDESC] = {level0[1], level0[0], level0[2]};
+    gc_inv_result r;
+    cr_assert_eq(gc_inv_eval_level(s, 0, swapped, 0, 1, &r), -1);
+    cr_assert_eq(r.checked, 0);
+    const gc_table *lv[1] = {swapped};
+    const int ids[1] = {0};
+    cr_assert_eq(gc_inv_eval_corpus(s, 0, lv, ids, 1, 1, &r), -1);
+    gc_table empty[NDESC] = {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}};
+    cr_assert_eq(gc_inv_eval_level(s, 0, empty, 0, 1, &r), 0); /* no rows, no descriptors */
+    cr_assert_eq(r.checked, 0);
+    gc_inv_free(s);
+}

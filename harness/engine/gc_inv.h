@@ -82,6 +82,8 @@ int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *lev
 int gc_inv_eval_metric(const gc_inv_set *s, size_t m, const gc_table *tables, double *value,
                        int *is_null);
 void gc_inv_result_free(gc_inv_result *r);
-/* (return values: 0 ok, -1 out of memory or bad arguments; *out is zeroed first.) */
+/* (return values: 0 ok, -1 out of memory or bad arguments: an index out of range, NULL
+ * tables, or a table slot whose descriptor is not the one the set was loaded with.
+ * *out is zeroed first. A once-per-corpus check reports its sample with level -1.) */
 
 #endif

@@ -52,7 +52,12 @@ static inline int64_t load_int(const uint8_t *p, unsigned ctype, unsigned flags,
 {
     int nim = (flags & GC_CF_NULL_IF_MAX) != 0;
     switch (ctype) {
-    case GC_T_BOOL:
+    case GC_T_BOOL: { /* 0/1 whatever byte a decoder stored */
+        uint8_t x;
+        memcpy(&x, p, sizeof x);
+        *is_null = nim && x == UINT8_MAX;
+        return x != 0;
+    }
     case GC_T_U8: {
         uint8_t x;
         memcpy(&x, p, sizeof x);
@@ -458,7 +463,7 @@ static gc_val run(ev *e, const gc_prog *p, rowref cur)
             gc_val *a = &st[sp - 2], *b = TOP;
             sp--;
             int decide = in->op == GC_I_AND ? 0 : 1; /* the value that decides */
-            if ((!a->null && a->u.i == decide) || (!b->null && b->u.i == decide)) {
+            if ((!a->null && (a->u.i != 0) == decide) || (!b->null && (b->u.i != 0) == decide)) {
                 a->u.i = decide;
                 a->null = 0;
             } else if (a->null || b->null) {
@@ -1004,13 +1009,28 @@ static void result_zero(gc_inv_result *out)
     memset(out, 0, sizeof *out);
 }
 
+/* The tables must be laid out as the set was compiled: same descriptor (or one with the
+ * same name and row size) in every slot that has one. */
+static int tables_match(const gc_inv_set *s, const gc_table *tables)
+{
+    for (size_t t = 0; t < s->ndesc; t++) {
+        const gc_table_desc *d = tables[t].desc;
+        if (!d || d == s->descs[t])
+            continue;
+        if (d->row_size != s->descs[t]->row_size || !d->name ||
+            strcmp(d->name, s->descs[t]->name) != 0)
+            return 0;
+    }
+    return 1;
+}
+
 int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int level,
                       size_t max_samples, gc_inv_result *out)
 {
     if (!out)
         return -1;
     result_zero(out);
-    if (!s || i >= s->ninv || !tables)
+    if (!s || i >= s->ninv || !tables || !tables_match(s, tables))
         return -1;
     acc a = {out, max_samples, 0, 0};
     const gc_table *const lv[1] = {tables};
@@ -1029,6 +1049,9 @@ int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *lev
     result_zero(out);
     if (!s || i >= s->ninv || (nlevels && (!levels || !level_ids)))
         return -1;
+    for (size_t k = 0; k < nlevels; k++)
+        if (!levels[k] || !tables_match(s, levels[k]))
+            return -1;
     const gc_unit *u = &s->invs[i];
     acc a = {out, max_samples, 0, 0};
     int rc = 0;
@@ -1048,7 +1071,7 @@ int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *lev
 int gc_inv_eval_metric(const gc_inv_set *s, size_t m, const gc_table *tables, double *value,
                        int *is_null)
 {
-    if (!s || m >= s->nmet || !tables || !value || !is_null)
+    if (!s || m >= s->nmet || !tables || !value || !is_null || !tables_match(s, tables))
         return -1;
     const gc_unit *u = &s->mets[m];
     const gc_table *const lv[1] = {tables};
