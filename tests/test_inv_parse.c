@@ -196,7 +196,14 @@ Test(inv_parse, unknown_table_link_and_function)
               "t.yaml:4:29: unknown column 'vert_cout' in tfrag.patch; did you mean "
               "'vert_count'?\n");
     one_error("tfrag.vertex", "patc.radius > 0",
-              "t.yaml:4:13: unknown column 'patc' in tfrag.vertex; did you mean 'patch'?\n");
+              "t.yaml:4:13: unknown link 'patc' in tfrag.vertex; did you mean 'patch'?\n");
+    one_error("tfrag.vertex", "parent.radius > 0",
+              "t.yaml:4:13: unknown link 'parent' in tfrag.vertex (its parent link is 'patch')\n");
+    one_error("tfrag.patch", "patch.radius > 0",
+              "t.yaml:4:13: unknown link 'patch' in tfrag.patch (tfrag.patch has no parent "
+              "link)\n");
+    one_error("tfrag.patch", "nxt.vert_count > 0",
+              "t.yaml:4:13: unknown link 'nxt' in tfrag.patch; did you mean 'next'?\n");
     one_error("tfrag.vertex", "patch.radios > 0",
               "t.yaml:4:19: unknown column 'radios' in tfrag.patch; did you mean 'radius'?\n");
     one_error("tfrag.patch", "cout(tfrag.patch) > 0",

@@ -368,6 +368,26 @@ static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos
             }
             const char *cands[300];
             size_t nc = 0;
+            if (i + 1 < n) {
+                /* something follows: this was meant as a row step */
+                cands[nc++] = "prev";
+                cands[nc++] = "next";
+                if (d->parent_link)
+                    cands[nc++] = d->parent_link;
+                if (i == 0 && sc.outer_table >= 0)
+                    cands[nc++] = "outer";
+                const char *s = gc_inv_suggest(name, cands, nc);
+                if (s)
+                    cerr(c, ppos[i], "unknown link '%s' in %s; did you mean '%s'?", name, d->name,
+                         s);
+                else if (d->parent_link)
+                    cerr(c, ppos[i], "unknown link '%s' in %s (its parent link is '%s')", name,
+                         d->name, d->parent_link);
+                else
+                    cerr(c, ppos[i], "unknown link '%s' in %s (%s has no parent link)", name,
+                         d->name, d->name);
+                return ERR;
+            }
             for (size_t k = 0; k < d->column_count && nc < GC_COUNTOF(cands) - 4; k++)
                 cands[nc++] = d->columns[k].name;
             cands[nc++] = "prev";
