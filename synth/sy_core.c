@@ -8,10 +8,6 @@
 #include "sy_internal.h"
 #include "sy_tfrag.h"
 
-#ifndef SY_HAVE_TFRAG
-#define SY_HAVE_TFRAG 0
-#endif
-
 #define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
 #define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
 #define SY_RATCHET_SEQS      256u
@@ -228,13 +224,8 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
                           c->seed * 1000u + (uint32_t)c->level};
     sy_tfrag_stats ts;
     memset(&ts, 0, sizeof ts);
-#if SY_HAVE_TFRAG
     if (sy_tfrag_write(&tp, data, &ts) != 0)
         goto done;
-#else
-    (void)tp;
-    goto done; /* no tfrag writer in this build: never emit a level without its terrain */
-#endif
     if (ts.patch_count != tp.patch_count || ts.positions != tp.positions ||
         ts.triangles != tp.triangles || ts.vi_common != tp.vi_common ||
         ts.vi_lod01 != tp.vi_lod01 || ts.vi_lod0 != tp.vi_lod0 || ts.adgifs != tp.adgifs)
