@@ -263,6 +263,18 @@ static void end_strip(tf_geo *g)
     s->n = (uint16_t)(g->nrefs - s->first);
 }
 
+/* Lattice columns of a ribbon w wide: the even ones and the last. Their even-row vertices are
+ * the coarse (LOD-2) mesh and always common. */
+static int is_lat(unsigned j, unsigned w)
+{
+    return j % 2 == 0 || j + 1 == w;
+}
+
+static unsigned lat_count(unsigned w)
+{
+    return (w + 1) / 2 + (w % 2 == 0 ? 1u : 0u);
+}
+
 static unsigned plan_ncol(const tf_plan *pl)
 {
     unsigned n = 0;
@@ -301,7 +313,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
                 int id = g->nnodes;
                 n.src = (int16_t)id;
                 n.anchor = n.p1 = (int16_t)id;
-                if (r & 1) {
+                if ((r & 1) || !is_lat(j, pl->w[k])) {
                     n.tier = flex < pl->nflex ? pl->flex_tier[flex] : T_LOD0;
                     if (n.tier == T_NONE)
                         n.tier = T_LOD0;
@@ -314,13 +326,19 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
         }
         c0 += pl->w[k] - 1u;
     }
-    /* odd rows: parents are the coarse vertices above and below */
+    /* parents: the lattice vertices around a fine vertex (left/right on an even row, above/below
+     * on a lattice column, diagonal otherwise) */
     for (unsigned k = 0; k < K; k++)
         for (unsigned j = 0; j < pl->w[k]; j++)
-            for (unsigned r = 1; r < R; r += 2) {
+            for (unsigned r = 0; r < R; r++) {
+                int lat = is_lat(j, pl->w[k]);
+                if (!(r & 1) && lat)
+                    continue;
                 tf_node *n = &g->node[g->grid[k][r][j]];
-                n->anchor = g->grid[k][r - 1][j];
-                n->p1 = g->grid[k][r + 1][j];
+                unsigned r0 = r & 1 ? r - 1 : r, r1 = r & 1 ? r + 1 : r;
+                unsigned j0 = lat ? j : j - 1, j1 = lat ? j : j + 1;
+                n->anchor = g->grid[k][r0][j0];
+                n->p1 = g->grid[k][r1][j1];
             }
     /* skirts: copies of edge vertices dropped by TF_SKIRT_DEPTH */
     int skirt_first[2] = {0, 0};
@@ -374,25 +392,34 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
     unsigned segs = (R - 1) / 2, nb = ncol - K, ns = nb * segs;
     unsigned A = pl->A ? pl->A : 1;
 #define SLOT_OF(s) ((unsigned)(((s)*A) / ns))
-    /* LOD 2: every band over the even rows */
+    /* LOD 2: every lattice band (two neighbouring lattice columns) over the even rows */
     unsigned b = 0;
-    for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j + 1 < pl->w[k]; j++, b++) {
+    for (unsigned k = 0; k < K; k++) {
+        unsigned w = pl->w[k];
+        for (unsigned j = 0; j + 1 < w; j++, b++) {
+            if (!is_lat(j, w))
+                continue;
+            unsigned j2 = is_lat(j + 1, w) ? j + 1 : j + 2;
             if (begin_strip(g, 2, (int)SLOT_OF(b * segs)) < 0)
                 return -1;
             for (unsigned r = 0; r < R; r += 2)
-                if (add_ref(g, g->grid[k][r][j]) < 0 || add_ref(g, g->grid[k][r][j + 1]) < 0)
+                if (add_ref(g, g->grid[k][r][j]) < 0 || add_ref(g, g->grid[k][r][j2]) < 0)
                     return -1;
             end_strip(g);
         }
-    /* LOD 1: every band over the even rows and the odd rows whose two vertices are LOD-1 */
+    }
+    /* LOD 1: the same bands, plus the odd rows whose two lattice vertices are common/LOD-01 */
     b = 0;
-    for (unsigned k = 0; k < K; k++)
-        for (unsigned j = 0; j + 1 < pl->w[k]; j++, b++) {
+    for (unsigned k = 0; k < K; k++) {
+        unsigned w = pl->w[k];
+        for (unsigned j = 0; j + 1 < w; j++, b++) {
+            if (!is_lat(j, w))
+                continue;
+            unsigned j2 = is_lat(j + 1, w) ? j + 1 : j + 2;
             if (begin_strip(g, 1, (int)SLOT_OF(b * segs)) < 0)
                 return -1;
             for (unsigned r = 0; r < R; r++) {
-                int a = g->grid[k][r][j], c = g->grid[k][r][j + 1];
+                int a = g->grid[k][r][j], c = g->grid[k][r][j2];
                 if ((r & 1) && (g->node[a].tier > T_LOD01 || g->node[c].tier > T_LOD01))
                     continue;
                 if (add_ref(g, a) < 0 || add_ref(g, c) < 0)
@@ -400,6 +427,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
             }
             end_strip(g);
         }
+    }
     /* LOD 0: every band at full resolution, one strip per pair of row steps */
     b = 0;
     for (unsigned k = 0; k < K; k++)
@@ -661,7 +689,10 @@ static int solve_shape(tf_plan *pl, unsigned P, unsigned T, unsigned A, double p
                 int dev = (int)(2 * ncol) - (int)(6 * K);
                 int score = e * 100 + (int)(used - ncol * R) * 3 + (dev < 0 ? -dev : dev);
                 /* the even rows are common: keep them within the share the tier has left */
-                double over = (double)(ncol * ((R + 1) / 2)) - phi * P;
+                unsigned fixed = 0;
+                for (unsigned k = 0; k < K; k++)
+                    fixed += lat_count(ncol / K + (k < ncol % K ? 1 : 0)) * ((R + 1) / 2);
+                double over = (double)fixed - phi * P;
                 if (over > 0)
                     score += (int)(over * 60.0);
                 if (best >= 0 && score >= bscore)
@@ -713,30 +744,44 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
     unsigned mask = pl->flat ? 1u : 7u;
     unsigned R = pl->R, K = pl->K;
     ty->done += ref_positions;
-    int64_t even = 0;
+    int64_t fixed = 0; /* even-row lattice vertices: always common */
     for (unsigned k = 0; k < K; k++)
-        even += (int64_t)pl->w[k] * ((R + 1) / 2);
-    if (ty->cur[T_COMMON] + even > ty->cap[T_COMMON])
+        fixed += (int64_t)lat_count(pl->w[k]) * ((R + 1) / 2);
+    if (ty->cur[T_COMMON] + fixed > ty->cap[T_COMMON])
         return -1;
-    ty->cur[T_COMMON] += even;
+    ty->cur[T_COMMON] += fixed;
     unsigned f = 0;
-    /* odd rows, one ribbon row at a time (whole rows keep LOD-1 bands fine) */
+    /* The other grid vertices, in geo_build's order (ribbon, column, row). Units: per ribbon and
+     * row, the lattice-column vertices of an odd row (whole rows keep LOD-1 bands fine), then
+     * the non-lattice vertices of the row. */
     for (unsigned k = 0; k < K; k++) {
-        unsigned base = f;
-        for (unsigned j = 0; j < pl->w[k]; j++)
-            for (unsigned r = 1; r < R; r += 2)
-                pl->flex_tier[base + j * ((R - 1) / 2) + (r / 2)] = T_NONE;
-        for (unsigned r = 1; r < R; r += 2) {
-            int t = pick_tier(ty, pl->w[k], mask);
-            for (unsigned j = 0; j < pl->w[k]; j++) {
-                int tt = t >= 0 ? t : pick_tier(ty, 1, mask);
-                if (tt < 0)
-                    return -1;
-                pl->flex_tier[base + j * ((R - 1) / 2) + (r / 2)] = (uint8_t)tt;
-                ty->cur[tt]++;
+        unsigned w = pl->w[k];
+        int16_t at[8][9];
+        unsigned nf = 0;
+        for (unsigned j = 0; j < w; j++)
+            for (unsigned r = 0; r < R; r++)
+                at[j][r] = (int16_t)(((r & 1) || !is_lat(j, w)) ? (int)(f + nf++) : -1);
+        for (unsigned r = 0; r < R; r++)
+            for (int pass = 0; pass < 2; pass++) {
+                unsigned size = 0;
+                for (unsigned j = 0; j < w; j++)
+                    size += at[j][r] >= 0 && is_lat(j, w) == (pass == 0);
+                if (!size)
+                    continue;
+                /* LOD-01 only where LOD 1 draws it: odd rows of lattice columns */
+                unsigned m = pass == 0 ? mask : (mask & 5u);
+                int t = pick_tier(ty, size, m);
+                for (unsigned j = 0; j < w; j++) {
+                    if (at[j][r] < 0 || is_lat(j, w) != (pass == 0))
+                        continue;
+                    int tt = t >= 0 ? t : pick_tier(ty, 1, m);
+                    if (tt < 0)
+                        return -1;
+                    pl->flex_tier[at[j][r]] = (uint8_t)tt;
+                    ty->cur[tt]++;
+                }
             }
-        }
-        f += pl->w[k] * ((R - 1) / 2);
+        f += nf;
     }
     for (int e = 0; e < 2; e++) {
         unsigned b = skirt_nodes(pl->skirt_t[e]);
@@ -1226,7 +1271,7 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
 /* ---------------------------------------------------------------- the block */
 
 static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, tf_geo *g,
-                      unsigned margin_permille)
+                      unsigned margin_permille, int flats)
 {
     uint32_t n = p->patch_count;
     uint64_t vi_t = (uint64_t)p->vi_common + p->vi_lod01 + p->vi_lod0;
@@ -1293,9 +1338,11 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
         carry = want - got;
         q->T = (uint16_t)got;
         q->pdups = (uint8_t)e;
-        /* about one patch in four may be flat while the common tier has a surplus; the rest
-         * of the level then leans on R = 7 / 9 ribbons (see solve_shape's phi) */
-        q->flat = (uint8_t)(h3(i, p->seed, 5) % 4u == 0 && phi > 0.60);
+        /* about one patch in four is flat while the common tier has room; that leaves the
+         * other patches with most of their positions in the LOD lists, as on the disc */
+        double after = left - (double)(P[i] - O[i]);
+        double room = (double)(ty.tgt[0] - ty.cur[0]) - (double)(P[i] - O[i]);
+        q->flat = (uint8_t)(flats && h3(i, p->seed, 5) % 4u == 0 && room >= 0.45 * after);
         tf_tally keep = ty;
         if (assign_tiers(q, &ty, P[i] - O[i]) < 0) {
             if (!q->flat)
@@ -1401,8 +1448,8 @@ int sy_tfrag_write(const sy_tfrag_params *p, sy_buf *out, sy_tfrag_stats *st)
      * exactly, retry with more spare room. */
     static const unsigned margins[5] = {5, 10, 20, 40, 80}; /* permille; 5 keeps some seams */
     int planned = -1;
-    for (int m = 0; m < 5 && planned < 0; m++)
-        planned = plan_level(p, L, pl, g, margins[m]);
+    for (int m = 0; m < 10 && planned < 0; m++) /* flat patches first, then without */
+        planned = plan_level(p, L, pl, g, margins[m % 5], m < 5);
     if (planned < 0)
         goto done;
 

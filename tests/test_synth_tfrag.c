@@ -433,14 +433,18 @@ Test(synth_tfrag, level0_retail_totals)
     cr_assert_gt(ls.idx2, 0u);
     cr_assert_lt(ls.idx2, ls.patches);
     /* a walker that reads only the common list must fail on most patches */
-    cr_assert_gt(ls.collide0, 0u, "some patches are flat: both LOD tiers empty");
-    cr_assert_geq(ls.patches_lod_pos * 10, ls.patches * 8);
     cr_log_info("level 0: %llu of %llu positions in the LOD lists; %llu/%llu patches with LOD "
                 "positions, %llu with more LOD than common; LOD-1 %llu, LOD-2 %llu triangles",
                 (unsigned long long)ls.lod_pos, (unsigned long long)ls.pos,
                 (unsigned long long)ls.patches_lod_pos, (unsigned long long)ls.patches,
                 (unsigned long long)ls.patches_lod_most, (unsigned long long)ls.tri1,
                 (unsigned long long)ls.tri2);
+    cr_assert_gt(ls.collide0, 0u, "some patches are flat: both LOD tiers empty");
+    /* about a quarter of the patches are flat (common-only), as on the disc; most of the others
+     * keep most of their positions in the LOD lists */
+    cr_assert_geq(ls.patches_lod_pos * 10, ls.patches * 6);
+    cr_assert_leq(ls.patches_lod_pos * 10, ls.patches * 9);
+    cr_assert_gt(ls.patches_lod_most * 2, ls.patches_lod_pos);
 }
 
 /* Fewer vertex-info entries than positions (plan row 3) and other ratios. */
