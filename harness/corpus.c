@@ -17,6 +17,7 @@
 
 #include "gc_fsutil.h"
 #include "gc_pool.h"
+#include "gc_synth_hash.h"
 #include "sy_corpus.h"
 
 /* "level12.wad" in any case -> 12; -1 otherwise. No leading zeros. */
@@ -192,6 +193,27 @@ static const char *scale_name(int scale)
     return scale == SY_SCALE_SMALL ? "small" : "retail";
 }
 
+/* Remove older generations of the same scale and seed from the cache (each
+ * retail corpus is ~400 MB): any synth-*-<scale>-seed<seed> but ours. */
+static void prune_cache(const char *root, const char *keep_name, const char *suffix)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return;
+    struct dirent *e;
+    size_t sl = strlen(suffix);
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "synth-", 6) != 0 || n <= sl || strcmp(e->d_name + n - sl, suffix) != 0 ||
+            strcmp(e->d_name, keep_name) == 0)
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+        gc_rm_rf(path);
+    }
+    closedir(d);
+}
+
 static void cache_root(char *out, size_t n)
 {
     const char *e = getenv("GC_CACHE_DIR");
@@ -219,8 +241,10 @@ int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, c
     cache_root(root, sizeof root);
     if (gc_mkdir_p(root, err, errlen) != 0)
         return -1;
-    snprintf(dir, dirlen, "%s/%s-%s-seed%u", root, sy_generator_version(), scale_name(scale),
-             (unsigned)seed);
+    /* keyed by the generator version AND a hash of its sources, so a changed
+     * writer never reuses a stale corpus */
+    snprintf(dir, dirlen, "%s/%s-%s-%s-seed%u", root, sy_generator_version(), GC_SYNTH_SOURCE_HASH,
+             scale_name(scale), (unsigned)seed);
     char marker[PATH_MAX + 16];
     snprintf(marker, sizeof marker, "%s/COMPLETE", dir);
     if (access(marker, F_OK) == 0)
@@ -252,6 +276,9 @@ int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, c
         snprintf(err, errlen, "cannot move the synthetic corpus into %s: %s", dir, strerror(errno));
         return -1;
     }
+    char suffix[64];
+    snprintf(suffix, sizeof suffix, "-%s-seed%u", scale_name(scale), (unsigned)seed);
+    prune_cache(root, strrchr(dir, '/') + 1, suffix);
     return 0;
 }
 
