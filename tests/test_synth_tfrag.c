@@ -281,7 +281,7 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
                     double dd =
                         sqrt((va[0] - vb[0]) * (va[0] - vb[0]) + (va[1] - vb[1]) * (va[1] - vb[1]) +
                              (va[2] - vb[2]) * (va[2] - vb[2]));
-                    cr_assert_leq(dd, 32.0, "a parent is a neighbour in the coarser mesh");
+                    cr_assert_leq(dd, 64.0, "a parent is a neighbour in the coarser mesh");
                 }
             }
         for (unsigned v = 0; v < P; v++)
