@@ -207,7 +207,7 @@ static void prune_cache(const char *root, const char *keep_name, const char *suf
         if (strncmp(e->d_name, "synth-", 6) != 0 || n <= sl || strcmp(e->d_name + n - sl, suffix) != 0 ||
             strcmp(e->d_name, keep_name) == 0)
             continue;
-        char path[PATH_MAX];
+        char path[PATH_MAX + 256];
         snprintf(path, sizeof path, "%s/%s", root, e->d_name);
         gc_rm_rf(path);
     }
