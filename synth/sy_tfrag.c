@@ -11,8 +11,9 @@
  *   - skirts under the left/right edge add 1..2R-2 triangles for about half as many positions;
  *   - seam copies (a vertex-info entry, or a position plus its entry, repeating a vertex with
  *     another UV) fill the remaining positions and vertex info without changing triangles.
- * Even rows are the coarse mesh (common tier); the tier of every other vertex is chosen with a
- * running balance so the level's per-tier totals come out exact. */
+ * The even-row vertices of the lattice columns (even and last) are the coarse mesh (common
+ * tier); the tier of every other vertex is chosen with a running balance so the level's
+ * per-tier totals come out exact, and about a quarter of the patches are all-common ("flat"). */
 #include "sy_tfrag.h"
 
 #include <math.h> /* sqrt only: IEEE-exact, see design.md §5 */
@@ -77,7 +78,7 @@ typedef struct tf_plan {
     uint8_t skirt_t[2];          /* skirt triangles under the left / right edge */
     uint8_t orphans, pdups;      /* positions without vi / seam-copy positions */
     uint8_t vdup[3];             /* seam-copy vertex-info entries per tier */
-    uint8_t nflex;               /* odd-row, skirt and pdup vertices, in that order */
+    uint8_t nflex;               /* non-lattice grid, skirt and pdup vertices, in that order */
     uint8_t flex_tier[TF_MAX_FLEX];
     uint16_t sites, sites_c, sites_01; /* seam-copy capacity (see geo_sites) */
     uint16_t vu_used;                  /* VU qw before vertex-info copies */
@@ -688,7 +689,7 @@ static int solve_shape(tf_plan *pl, unsigned P, unsigned T, unsigned A, double p
                  * 5 rows win ties (listed first) */
                 int dev = (int)(2 * ncol) - (int)(6 * K);
                 int score = e * 100 + (int)(used - ncol * R) * 3 + (dev < 0 ? -dev : dev);
-                /* the even rows are common: keep them within the share the tier has left */
+                /* the coarse lattice is common: keep it within the share the tier has left */
                 unsigned fixed = 0;
                 for (unsigned k = 0; k < K; k++)
                     fixed += lat_count(ncol / K + (k < ncol % K ? 1 : 0)) * ((R + 1) / 2);
