@@ -822,3 +822,21 @@ Test(inv_eval, tables_laid_out_differently_are_refused)
     cr_assert_eq(r.checked, 0);
     gc_inv_free(s);
 }
+
+Test(inv_eval, row_steps_are_shared_only_where_every_path_ran_them)
+{
+    /* the compiler walks to the parent once for patch.cx/patch.cy/...; after an and/or
+     * join it must walk again, because the short-circuit may have skipped the first walk */
+    run1 r = inv1("tfrag.vertex", "patch != null",
+                  "(x > 100 and patch.radius > 0) or patch.cx == 0 or patch.cx == 0.5");
+    cr_assert_eq(r.checked, 3);
+    cr_assert_eq(r.failed, 0);
+    r = inv1("core.class_table", NULL,
+             "(offset > 0x1000 and next.offset > 0) or next == null or next.offset > offset");
+    cr_assert_eq(r.failed, 0);
+    /* shared walk within one operand list: all four loads see the parent */
+    r = inv1("tfrag.vertex", NULL, "patch.cx + patch.cy + patch.cz + patch.radius == 2");
+    cr_assert_eq(r.failed, 3); /* V2's parent P1 has cx 0.5; V3, V4 have none */
+    cr_assert_eq(r.s[0].row, 2);
+    cr_assert_str_eq(r.s[0].values, "patch.cx=0.5 patch.cy=0 patch.cz=0 patch.radius=2");
+}

@@ -15,6 +15,12 @@ typedef struct cbuf {
     int uses_row;   /* reads the current row (top level) */
     int uses_outer; /* reads `outer` (inside an aggregate) */
     int oom;
+    /* The row steps that last set the row register, when every path to the end of the
+     * buffer ran them (reset at and/or join points): a path with the same steps only
+     * needs its load (`patch.cx`, `patch.cy`, ... walk to the parent once). */
+    gc_ins reg_steps[8];
+    uint32_t nreg_steps;
+    int reg_known;
 } cbuf;
 
 typedef struct scope {
@@ -38,6 +44,8 @@ typedef struct cx {
     int errors;
     int collect_refs;
     uint32_t agg_cap, ref_cap;
+    gc_ins last_path[48]; /* the full code of the last path compiled (for refs) */
+    uint32_t nlast_path;
 } cx;
 
 static const ety ERR = {GC_TY_ERR, 0, 0};
@@ -272,8 +280,8 @@ static void emit_load(cbuf *b, int from_reg, int table, const gc_column *col)
 }
 
 /* Resolve parts[0..n) relative to the current row (or `outer`) and emit its load. */
-static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos, uint32_t n,
-                  scope sc)
+static ety c_path_raw(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos, uint32_t n,
+                      scope sc)
 {
     char full[256];
     join_parts(parts, n, full, sizeof full);
@@ -410,6 +418,56 @@ static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos
     return e;
 }
 
+static int same_ins(const gc_ins *x, const gc_ins *y)
+{
+    return x->op == y->op && x->ctype == y->ctype && x->flags == y->flags && x->pad == y->pad &&
+           x->a == y->a && x->b == y->b && x->k.u == y->k.u && x->k2 == y->k2;
+}
+
+/* Compile a path into a scratch buffer, then emit it, leaving out its row steps when the
+ * register already holds exactly that row on every path to here. */
+static ety c_path(cx *c, cbuf *b, const char *const *parts, const uint32_t *ppos, uint32_t n,
+                  scope sc)
+{
+    cbuf pb = {0};
+    ety e = c_path_raw(c, &pb, parts, ppos, n, sc);
+    c->nlast_path = 0;
+    if (pb.oom) {
+        b->oom = 1;
+        free(pb.v);
+        return ERR;
+    }
+    if (e.ty == GC_TY_ERR || pb.n == 0 || pb.n > GC_COUNTOF(c->last_path)) {
+        if (e.ty != GC_TY_ERR)
+            cerr(c, ppos[0], "name has too many steps");
+        free(pb.v);
+        return ERR;
+    }
+    memcpy(c->last_path, pb.v, pb.n * sizeof *pb.v);
+    c->nlast_path = pb.n;
+    uint32_t nsteps = pb.n - 1, from = 0;
+    if (nsteps && b->reg_known && b->nreg_steps == nsteps) {
+        int same = 1;
+        for (uint32_t i = 0; i < nsteps && same; i++)
+            same = same_ins(&b->reg_steps[i], &pb.v[i]);
+        if (same)
+            from = nsteps;
+    }
+    for (uint32_t i = from; i < pb.n; i++)
+        emit(b, pb.v[i]);
+    if (nsteps && from == 0) {
+        b->reg_known = nsteps <= GC_COUNTOF(b->reg_steps);
+        if (b->reg_known) {
+            memcpy(b->reg_steps, pb.v, nsteps * sizeof *pb.v);
+            b->nreg_steps = nsteps;
+        }
+    }
+    b->uses_row |= pb.uses_row;
+    b->uses_outer |= pb.uses_outer;
+    free(pb.v);
+    return e;
+}
+
 static ety c_expr(cx *c, cbuf *b, const gc_node *n, scope sc);
 
 /* Convert to a condition (0/1/null). */
@@ -436,7 +494,8 @@ static ety c_cond(cx *c, cbuf *b, const gc_node *n, scope sc)
     return r;
 }
 
-static void add_ref(cx *c, const char *label, const cbuf *b, uint32_t from, ety e)
+/* Record a value shown in samples: code[0..len) pushes it (and must stand alone). */
+static void add_ref(cx *c, const char *label, const gc_ins *src, uint32_t len, ety e, int oom)
 {
     gc_unit *u = c->u;
     if (!c->collect_refs || e.ty == GC_TY_ERR || u->nref >= 16)
@@ -454,12 +513,11 @@ static void add_ref(cx *c, const char *label, const cbuf *b, uint32_t from, ety 
         u->refs = v;
         c->ref_cap = cap;
     }
-    uint32_t len = b->n - from;
     gc_ins *code = gc_arena_alloc(c->env->arena, (len + 1) * sizeof *code);
     const char *l = gc_arena_strdup(c->env->arena, label);
-    if (!code || !l || b->oom)
+    if (!code || !l || oom || len == 0)
         return;
-    memcpy(code, b->v + from, len * sizeof *code);
+    memcpy(code, src, len * sizeof *code);
     code[len].op = GC_I_END;
     gc_ref *r = &u->refs[u->nref++];
     r->label = l;
@@ -978,7 +1036,7 @@ static ety c_expr(cx *c, cbuf *b, const gc_node *n, scope sc)
         if (sc.agg_depth == 0) {
             char label[256];
             join_parts(n->parts, n->nparts, label, sizeof label);
-            add_ref(c, label, b, start, e);
+            add_ref(c, label, c->last_path, c->nlast_path, e, b->oom);
         }
         return e;
     }
@@ -991,7 +1049,7 @@ static ety c_expr(cx *c, cbuf *b, const gc_node *n, scope sc)
                 len = sizeof label - 1;
             memcpy(label, c->src + n->pos, len);
             label[len] = '\0';
-            add_ref(c, label, b, start, e);
+            add_ref(c, label, b->v + start, 1, e, b->oom);
         }
         return e;
     }
@@ -1024,6 +1082,7 @@ static ety c_expr(cx *c, cbuf *b, const gc_node *n, scope sc)
         emit_op(b, is_and ? GC_I_AND : GC_I_OR, 0);
         if (j < b->n && !b->oom)
             b->v[j].a = b->n;
+        b->reg_known = 0; /* a join: the jump skipped the right side's row steps */
         if (a.ty == GC_TY_ERR || r.ty == GC_TY_ERR)
             return ERR;
         ety e = {GC_TY_INT, 1, 0};
@@ -1041,7 +1100,7 @@ int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const cha
     memset(out, 0, sizeof *out);
     *out_ty = GC_TY_ERR;
     *uses_row = 0;
-    cx c = {env, u, map, src, 0, role == GC_EXPR_EXPECT, 0, 0};
+    cx c = {.env = env, .u = u, .map = map, .src = src, .collect_refs = role == GC_EXPR_EXPECT};
     /* the unit's arrays may already hold aggregates of another expression */
     c.agg_cap = u->nagg;
     c.ref_cap = u->nref;
