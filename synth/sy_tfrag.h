@@ -11,7 +11,7 @@
 typedef struct sy_tfrag_params {
     uint32_t patch_count, positions, triangles;    /* exact totals to write */
     uint32_t vi_common, vi_lod01, vi_lod0, adgifs; /* exact totals to write */
-    uint32_t texture_count;       /* entries in this level's tfrag texture table */
+    uint32_t texture_count;                        /* entries in this level's tfrag texture table */
     uint32_t textures_referenced; /* ad-gifs use exactly textures 0..textures_referenced-1 */
     uint32_t seed;
 } sy_tfrag_params;
