@@ -339,6 +339,22 @@ Test(inv_parse, wrong_arity)
               "t.yaml:4:29: any() takes a table, not a column: any(tfrag.patch, cond)\n");
 }
 
+Test(inv_parse, aggregates_nest_at_most_three_deep)
+{
+    gc_inv_set *s = gc_inv_load_string("t.yaml",
+                                       "invariants:\n  - id: a.b\n    table: tfrag.patch\n"
+                                       "    expect: count(tfrag.patch, count(tfrag.vertex, "
+                                       "count(tfrag.patch, true) > 0) > 0) > 0\n"
+                                       "    why: w\n",
+                                       descs, NDESC, err, sizeof err);
+    cr_assert(s != NULL, "%s", err);
+    gc_inv_free(s);
+    one_error("tfrag.patch",
+              "count(tfrag.patch, count(tfrag.patch, count(tfrag.patch, count(tfrag.patch) > 0) > "
+              "0) > 0) > 0",
+              "t.yaml:4:70: aggregates nested too deeply (at most 3 levels)\n");
+}
+
 Test(inv_parse, expression_syntax_errors)
 {
     one_error("tfrag.patch",

@@ -50,6 +50,8 @@ typedef struct cx {
 
 static const ety ERR = {GC_TY_ERR, 0, 0};
 
+#define GC_AGG_DEPTH_MAX 3
+
 static void cerr(cx *c, uint32_t pos, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -583,6 +585,11 @@ static ety c_aggregate(cx *c, cbuf *b, const gc_node *n, scope sc, gc_agg_kind k
             return ERR;
     } else if (!arity(c, n, 1, 2))
         return ERR;
+    if (sc.agg_depth >= GC_AGG_DEPTH_MAX) {
+        /* per-row aggregates inside per-row aggregates cost rows^depth */
+        cerr(c, n->pos, "aggregates nested too deeply (at most %d levels)", GC_AGG_DEPTH_MAX);
+        return ERR;
+    }
     const gc_node *first = n->kids[0];
     if (first->kind != GC_N_PATH) {
         if (wants_col)
