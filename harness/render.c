@@ -137,23 +137,54 @@ static float get_fl(const uint8_t *row, colref c)
 }
 
 /* An index column: NONE when absent, null (GC_CF_NULL_IF_MAX all-ones),
- * negative, fractional or too large to be an index. */
+ * negative, fractional or too large to be an index. Integer columns are
+ * read directly (this runs for every row of every tfrag table). */
 static uint32_t get_index(const uint8_t *row, colref c)
 {
     if (!c.ok)
         return NONE;
-    if (c.flags & GC_CF_NULL_IF_MAX) {
-        const uint8_t *p = row + c.ofs;
-        uint64_t v = 0;
-        size_t sz = c.type == GC_T_U8 ? 1 : c.type == GC_T_U16 ? 2 : c.type == GC_T_U32 ? 4 : 8;
-        memcpy(&v, p, sz); /* little-endian host (x86-64, as the build assumes) */
-        if (sz < 8 ? v == (((uint64_t)1 << (8 * sz)) - 1) : v == UINT64_MAX)
+    const uint8_t *p = row + c.ofs;
+    const int nullable = (c.flags & GC_CF_NULL_IF_MAX) != 0;
+    uint64_t u;
+    switch (c.type) {
+    case GC_T_BOOL:
+    case GC_T_U8:
+        if (nullable && p[0] == UINT8_MAX)
             return NONE;
+        u = p[0];
+        break;
+    case GC_T_U16: {
+        uint16_t v;
+        memcpy(&v, p, sizeof v);
+        if (nullable && v == UINT16_MAX)
+            return NONE;
+        u = v;
+        break;
     }
-    double d = get_f(row, c);
-    if (!(d >= 0.0) || d >= 4294967295.0 || d != (double)(uint32_t)d)
-        return NONE;
-    return (uint32_t)d;
+    case GC_T_U32: {
+        uint32_t v;
+        memcpy(&v, p, sizeof v);
+        if (nullable && v == UINT32_MAX)
+            return NONE;
+        u = v;
+        break;
+    }
+    case GC_T_U64: {
+        uint64_t v;
+        memcpy(&v, p, sizeof v);
+        if (nullable && v == UINT64_MAX)
+            return NONE;
+        u = v;
+        break;
+    }
+    default: { /* signed and floating columns: through the double value */
+        double d = get_f(row, c);
+        if (!(d >= 0.0) || d >= 4294967295.0 || d != (double)(uint32_t)d)
+            return NONE;
+        return (uint32_t)d;
+    }
+    }
+    return u >= UINT32_MAX ? NONE : (uint32_t)u;
 }
 
 /* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
