@@ -8,6 +8,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -839,4 +840,64 @@ Test(inv_eval, row_steps_are_shared_only_where_every_path_ran_them)
     cr_assert_eq(r.failed, 3); /* V2's parent P1 has cx 0.5; V3, V4 have none */
     cr_assert_eq(r.s[0].row, 2);
     cr_assert_str_eq(r.s[0].values, "patch.cx=0.5 patch.cy=0 patch.cz=0 patch.radius=2");
+}
+
+typedef struct thread_job {
+    const gc_inv_set *s;
+    uint64_t failed[4];
+    char first[4][256];
+    int rc;
+} thread_job;
+
+static void *eval_many(void *arg)
+{
+    thread_job *j = arg;
+    for (int rep = 0; rep < 200; rep++)
+        for (size_t i = 0; i < gc_inv_count(j->s); i++) {
+            gc_inv_result r;
+            if (gc_inv_eval_level(j->s, i, level0, 0, 1, &r) != 0) {
+                j->rc = -1;
+                return NULL;
+            }
+            j->failed[i] = r.failed;
+            snprintf(j->first[i], sizeof j->first[i], "%s",
+                     r.sample_count ? r.samples[0].values : "");
+            gc_inv_result_free(&r);
+        }
+    return NULL;
+}
+
+Test(inv_eval, one_set_serves_concurrent_evaluations)
+{
+    gc_inv_set *s =
+        load("invariants:\n"
+             "  - id: a.agg\n    table: tfrag.patch\n"
+             "    expect: count(tfrag.patch, vert_count == outer.vert_count) == 1 and "
+             "vert_count <= max(tfrag.patch.vert_count)\n    why: w\n"
+             "  - id: a.link\n    table: tfrag.vertex\n"
+             "    expect: distance(x, y, z, patch.cx, patch.cy, patch.cz) <= "
+             "patch.radius\n    why: w\n"
+             "  - id: a.rows\n    table: tfrag.patch\n"
+             "    expect: positions_decoded == vert_count\n    why: w\n"
+             "  - id: a.once\n    expect: mean(tfrag.patch.walk_ok) > 0.9\n    why: w\n");
+    P[3].vert_count = 10;
+    thread_job jobs[4];
+    pthread_t th[4];
+    for (int t = 0; t < 4; t++) {
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].s = s;
+        cr_assert_eq(pthread_create(&th[t], NULL, eval_many, &jobs[t]), 0);
+    }
+    for (int t = 0; t < 4; t++)
+        cr_assert_eq(pthread_join(th[t], NULL), 0);
+    const uint64_t want[4] = {2, 3, 1, 2}; /* sorted by id: a.agg, a.link, a.once, a.rows */
+    for (int t = 0; t < 4; t++) {
+        cr_assert_eq(jobs[t].rc, 0);
+        for (int i = 0; i < 4; i++) {
+            cr_assert_eq(jobs[t].failed[i], want[i], "thread %d invariant %d", t, i);
+            cr_assert_str_eq(jobs[t].first[i], jobs[0].first[i]);
+        }
+    }
+    cr_assert_str_eq(jobs[0].first[2], "mean(tfrag.patch.walk_ok)=0.75");
+    gc_inv_free(s);
 }
