@@ -18,8 +18,10 @@
  *    affinely in screen space, as GS Gouraud shading is.
  *  - Colours follow the PS2: vertex RGBA with 0x80 = 1.0, texture colour
  *    modulated as (tex * col) >> 7 clamped to 255 (TFX MODULATE), texture
- *    alpha 0..0x80. A texel with alpha 0 is discarded (no colour, no depth),
- *    so grille holes show what is behind them. The result is blended over the
+ *    alpha 0..0x80. A texel (after filtering) with alpha 0 is discarded (no
+ *    colour, no depth), so grille holes show what is behind them. Mip level
+ *    per pixel by the GS's LOD = log2(w) + K rule, nearest or bilinear
+ *    within the level, both in integer arithmetic (see gc_rs_texture). The result is blended over the
  *    framebuffer with the GS's default ALPHA (Cs - Cd) * As >> 7 + Cd, which
  *    is a plain overwrite when As == 0x80.
  *  - Triangles are clipped in camera space against the near plane and a
