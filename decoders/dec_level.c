@@ -303,6 +303,25 @@ static gc_status level_run(gc_level *lv, gc_diag *diag)
         *e = rows[i];
     }
     lv->header_ok = true;
+    /* The header is fine and every extent inside the file is handed on, but
+     * a file shorter than what its header declares is a truncated container:
+     * reported once, for the first such extent in header order. */
+    for (unsigned i = 0; i < 10; i++) {
+        const gc_sector_range *x = ranges[i];
+        if (x->size_sectors <= 0)
+            continue;
+        if (x->offset_sectors < 0)
+            return gc_diag_set(diag, GC_E_RANGE, 0x10 + 8u * i, "%s extent at negative sector %d",
+                               extent_names[i], (int)x->offset_sectors);
+        const gc_span *sp = extent_span(lv, i);
+        if (!sp->present) {
+            gc_diag_push(diag, "%s", extent_names[i]);
+            return gc_diag_set(diag, GC_E_TRUNCATED, lv->file_size,
+                               "%s extent (sectors %d + %d) ends past the end of the %zu-byte file",
+                               extent_names[i], (int)x->offset_sectors, (int)x->size_sectors,
+                               lv->file_size);
+        }
+    }
     return GC_OK;
 }
 

@@ -102,7 +102,12 @@ Test(dec_level, extent_past_end_of_file)
     fx_set_u32(&fx.file, 0x24, sz + 1000);
     gc_level lv;
     fx_decode(&lv, fx.file.p, fx.file.len);
-    cr_assert(fx_status(&lv, "level")->ok);
+    const gc_decode_status_row *r = fx_status(&lv, "level");
+    cr_assert_eq(r->status, GC_E_TRUNCATED); /* the file is shorter than its header says */
+    cr_assert_eq(r->file_ofs, fx.file.len);
+    cr_assert(strstr(r->where, "LEVEL3.WAD/gameplay") != NULL, "where '%s'", r->where);
+    cr_assert(lv.header_ok); /* the other extents are still handed on */
+    cr_assert(fx_status(&lv, "data")->ok);
     long g = fx_find(&lv, "level.extent", "name", "gameplay");
     cr_assert_eq(fx_col(&lv, "level.extent", (size_t)g, "declared"), 1);
     cr_assert_eq(fx_col(&lv, "level.extent", (size_t)g, "inside_file"), 0);
@@ -118,7 +123,9 @@ Test(dec_level, negative_and_huge_ranges)
     fx_set_u32(&fx.file, 0x2c, 0x7FFFFFFFu); /* occlusion size 2^31-1 sectors */
     gc_level lv;
     fx_decode(&lv, fx.file.p, fx.file.len);
-    cr_assert(fx_status(&lv, "level")->ok);
+    cr_assert_eq(fx_status(&lv, "level")->status,
+                 GC_E_RANGE); /* sound bank first in header order */
+    cr_assert_eq(fx_status(&lv, "level")->file_ofs, 0x18);
     cr_assert(!lv.sound_bank.present);
     cr_assert(!lv.occlusion_ext.present);
     long o = fx_find(&lv, "level.extent", "name", "occlusion");
@@ -145,4 +152,29 @@ Test(dec_level, sectors_converted_not_bytes)
                  fx_col(&lv, "level.extent", 0, "size_sectors"));
 #endif
     gc_level_free(&lv);
+}
+
+Test(dec_level, file_cut_inside_an_extent)
+{
+    /* every cut between the header and the end: the level decoder reports
+     * truncated at the file end, and the extents wholly before the cut still
+     * decode */
+    size_t cuts[] = {0x60,
+                     0x800,
+                     fx.data_ofs + 0x100,
+                     fx.sound_ofs + 1,
+                     fx.gameplay_ofs + 0x10,
+                     fx.occl_ofs + 0x7FF};
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        gc_level lv;
+        fx_decode(&lv, fx.file.p, cuts[i]);
+        const gc_decode_status_row *r = fx_status(&lv, "level");
+        cr_assert_eq(r->status, GC_E_TRUNCATED, "cut at 0x%zx", cuts[i]);
+        cr_assert_eq(r->file_ofs, cuts[i]);
+        cr_assert(lv.header_ok);
+        bool data_whole = fx.data_ofs + fx.data_size <= cuts[i];
+        cr_assert_eq(fx_status(&lv, "data")->ok, data_whole, "cut at 0x%zx", cuts[i]);
+        cr_assert_eq(fx_status(&lv, "data")->skipped, !data_whole, "cut at 0x%zx", cuts[i]);
+        gc_level_free(&lv);
+    }
 }
