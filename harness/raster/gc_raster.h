@@ -21,9 +21,9 @@
  *    alpha 0..0x80. A texel (after filtering) with alpha 0 is discarded (no
  *    colour, no depth), so grille holes show what is behind them. Mip level
  *    per pixel by the GS's LOD = log2(w) + K rule, nearest or bilinear
- *    within the level, both in integer arithmetic (see gc_rs_texture). The result is blended over
- * the framebuffer with the GS's default ALPHA (Cs - Cd) * As >> 7 + Cd, which is a plain overwrite
- * when As == 0x80.
+ *    within the level, both in integer arithmetic (see gc_rs_texture).
+ *    The result is blended over the framebuffer with the GS's default
+ *    ALPHA (Cs - Cd) * As >> 7 + Cd, a plain overwrite when As == 0x80.
  *  - Triangles are clipped in camera space against the near plane and a
  *    guard band (GC_RS_GUARD_PX beyond each screen edge) so fixed-point
  *    coordinates stay small; an edge shared by two triangles is clipped
