@@ -511,3 +511,40 @@ Test(inv_parse, load_dir_reads_sorted_yaml_files_only)
                   0,
               "%s", err);
 }
+
+/* docs/invariants.md must stay true: every ```yaml block in it loads against the real
+ * table registry. */
+Test(inv_parse, docs_examples_load)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../docs/invariants.md", GC_TEST_DATA_DIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f != NULL, "cannot open %s", path);
+    static char doc[1 << 17];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = '\0';
+    size_t nreg = 0;
+    const gc_table_desc *const *reg = gc_table_registry(&nreg);
+    int blocks = 0;
+    const char *p = doc;
+    while ((p = strstr(p, "```yaml\n")) != NULL) {
+        p += 8;
+        const char *end = strstr(p, "```");
+        cr_assert(end != NULL);
+        static char yaml[1 << 16];
+        size_t len = (size_t)(end - p);
+        cr_assert(len < sizeof yaml);
+        memcpy(yaml, p, len);
+        yaml[len] = '\0';
+        static char errs[1 << 14];
+        gc_inv_set *s =
+            gc_inv_load_string("docs/invariants.md", yaml, reg, nreg, errs, sizeof errs);
+        cr_assert(s != NULL, "example block %d does not load:\n%s", blocks + 1, errs);
+        cr_assert(gc_inv_count(s) + gc_inv_metric_count(s) > 0);
+        gc_inv_free(s);
+        blocks++;
+        p = end + 3;
+    }
+    cr_assert_geq(blocks, 2);
+}
