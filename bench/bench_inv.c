@@ -167,8 +167,8 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
     printf("    decode %.1f ms; evaluate %.1f ms (level invariants %.1f, metrics %.1f, corpus "
            "invariants %.1f) = %.1f%% of decode + evaluate\n",
            t_decode, t_eval, t_level, t_metric, t_corpus, 100.0 * t_eval / (t_decode + t_eval));
-    /* the three most expensive level invariants */
-    for (int top = 0; top < 3; top++) {
+    /* the eight most expensive level invariants */
+    for (int top = 0; top < 8; top++) {
         size_t best = 0;
         for (size_t i = 1; i < gc_inv_count(p) && i < 256; i++)
             if (per_inv[i] > per_inv[best])
