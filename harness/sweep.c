@@ -16,6 +16,7 @@
 
 #include "gc_baseline.h"
 #include "gc_corpus.h"
+#include "gc_fsutil.h"
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_pool.h"
@@ -371,6 +372,11 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         }
     }
     c.golden = &golden;
+    if ((o->frames_out && gc_mkdir_p(o->frames_out, err, errlen) != 0) ||
+        (o->golden_images && gc_mkdir_p(o->golden_images, err, errlen) != 0)) {
+        rc = 2;
+        goto out;
+    }
     for (size_t i = 0; i < nsel; i++) {
         c.slots[i].level = sel[i];
         c.slots[i].file = &corpus.files[sel[i]];

@@ -44,19 +44,24 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_
     const char *const *names;
     int nviews = gc_render_view_names(&names);
     out->count = 0;
+    char err[256] = "";
+    /* one scene per level: geometry gathered and textures decoded once for
+     * every view */
+    gc_render_scene *scene = gc_render_scene_new(lv, err, sizeof err);
     for (int v = 0; v < nviews && out->count < GC_SWEEP_MAX_VIEWS; v++) {
         gc_sweep_frame_item *it = &out->items[out->count++];
         memset(it, 0, sizeof *it);
         snprintf(it->view, sizeof it->view, "%s", names[v]);
         gc_frame f;
         memset(&f, 0, sizeof f);
-        char err[256] = "";
-        if (gc_render_level(lv, names[v], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, it->params,
-                            sizeof it->params, err, sizeof err) != 0) {
+        gc_view_params vp;
+        if (!scene || gc_render_scene_draw(scene, names[v], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, &vp, err,
+                                           sizeof err) != 0) {
             snprintf(it->status, sizeof it->status, "error");
             snprintf(it->params, sizeof it->params, "render failed: %s", err);
             continue;
         }
+        gc_view_params_text(&vp, it->params, sizeof it->params);
         if (gc_frame_sha256(&f, it->sha256, it->manifest, sizeof it->manifest) != 0) {
             snprintf(it->status, sizeof it->status, "error");
             gc_frame_free(&f);
@@ -80,6 +85,7 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_
                                    &it->pixels_changed, err, sizeof err);
         gc_frame_free(&f);
     }
+    gc_render_scene_free(scene);
 }
 
 void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep)
