@@ -149,7 +149,7 @@ struct gc_level {
     bool core_ok;                    /* core decoder */
     gc_core_header core;
     /* Every known start offset inside decompressed core_data (region offsets,
-     * textures_base, assets_decompressed_size, every non-zero class
+     * textures_base, part/fx banks, assets_decompressed_size, every non-zero class
      * offset_in_asset_wad, moby_sound_remap, ratchet-seq offsets), sorted
      * ascending, duplicates removed. Owned by the core decoder (freed by its
      * release). A class span runs from its offset to the next higher start:
