@@ -901,3 +901,20 @@ Test(inv_eval, one_set_serves_concurrent_evaluations)
     cr_assert_str_eq(jobs[0].first[2], "mean(tfrag.patch.walk_ok)=0.75");
     gc_inv_free(s);
 }
+
+Test(inv_eval, long_sample_values_are_truncated_with_an_ellipsis)
+{
+    /* 15 values of ~20 characters: more than the 255 a sample holds */
+    run1 r = inv1("tfrag.patch", NULL,
+                  "file_ofs + vert_count + positions_decoded + sval + flags + prev.file_ofs + "
+                  "next.file_ofs + prev.positions_decoded + next.positions_decoded + "
+                  "prev.vert_count + next.vert_count + prev.flags + next.flags + prev.sval + "
+                  "next.sval < 0");
+    cr_assert_eq(r.failed, 4);
+    size_t len = strlen(r.s[1].values);
+    cr_assert_eq(len, 255, "%zu: %s", len, r.s[1].values);
+    cr_assert_str_eq(r.s[1].values + 252, "...");
+    cr_assert_eq(
+        strncmp(r.s[1].values, "file_ofs=0x140 vert_count=11 positions_decoded=75 sval=-4 ", 58), 0,
+        "%s", r.s[1].values);
+}
