@@ -27,6 +27,16 @@ static void usage(FILE *f)
             gc_cli_sweep_options_help);
 }
 
+/* Paths inside the project are written relative to it, so the ledger reads
+ * the same from every checkout. */
+static const char *project_relative(const char *path)
+{
+    size_t n = strlen(GC_SOURCE_DIR);
+    if (strncmp(path, GC_SOURCE_DIR, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
 static int append_ledger(const char *path, const char *reason, const gc_report *rep, const char *metrics_path,
                          const char *frames_path, size_t frames_moved, char *err, size_t errlen)
 {
@@ -46,9 +56,10 @@ static int append_ledger(const char *path, const char *reason, const gc_report *
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     gc_sb_printf(&b, "\n## %s — %s\n\n", date, reason);
     gc_sb_printf(&b, "- corpus: %s; levels: %zu; tier: %s\n", rep->corpus_label, rep->selected_count, rep->tier);
-    gc_sb_printf(&b, "- metrics: `%s`", metrics_path);
+    gc_sb_printf(&b, "- metrics: `%s`", project_relative(metrics_path));
     if (frames_path)
-        gc_sb_printf(&b, "; frames: `%s` (%zu frame hashes changed)", frames_path, frames_moved);
+        gc_sb_printf(&b, "; frames: `%s` (%zu frame hashes changed)", project_relative(frames_path),
+                     frames_moved);
     gc_sb_puts(&b, "\n");
     if (!rep->baseline_found)
         gc_sb_puts(&b, "- first baseline for this corpus\n");
@@ -176,8 +187,12 @@ int gc_cmd_bless(int argc, char **argv)
     if (append_ledger(ledger, reason, &rep, metrics_path, frames ? frames_path : NULL, frames_moved, err,
                       sizeof err) != 0)
         fprintf(stderr, "gcverify bless: %s\n", err);
-    printf("blessed %s (%zu fields moved)%s%s\n", metrics_path, rep.baseline_found ? rep.change_count : rep.metric_count,
-           frames ? " and " : "", frames ? frames_path : "");
+    if (rep.baseline_found)
+        printf("blessed %s (%zu fields moved)%s%s\n", project_relative(metrics_path), rep.change_count,
+               frames ? " and " : "", frames ? project_relative(frames_path) : "");
+    else
+        printf("blessed %s (first baseline, %zu fields)%s%s\n", project_relative(metrics_path),
+               rep.metric_count, frames ? " and " : "", frames ? project_relative(frames_path) : "");
     gc_report_free(&rep);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_baseline.h"
 #include "gc_cli.h"
@@ -178,7 +179,13 @@ int gc_cmd_merge(int argc, char **argv)
     if (merged.baseline && merged.baseline_found) {
         gc_baseline base;
         int found = 0;
-        if (gc_baseline_load(merged.baseline, &base, &found, err, sizeof err) == 0 && found) {
+        /* reports name project baselines relative to the project */
+        char bpath[4096];
+        if (merged.baseline[0] != '/' && access(merged.baseline, F_OK) != 0)
+            snprintf(bpath, sizeof bpath, "%s/%s", GC_SOURCE_DIR, merged.baseline);
+        else
+            snprintf(bpath, sizeof bpath, "%s", merged.baseline);
+        if (gc_baseline_load(bpath, &base, &found, err, sizeof err) == 0 && found) {
             gc_report corpus_only;
             gc_report_init(&corpus_only);
             for (size_t i = 0; i < merged.metric_count; i++)

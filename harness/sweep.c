@@ -438,7 +438,12 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
 
     /* Baseline comparison. */
     if (baseline_path[0]) {
-        rep->baseline = strdup(baseline_path);
+        /* project paths are reported relative to the project, so reports
+         * from two checkouts compare equal */
+        size_t sl = strlen(GC_SOURCE_DIR);
+        rep->baseline = strdup(strncmp(baseline_path, GC_SOURCE_DIR, sl) == 0 && baseline_path[sl] == '/'
+                                   ? baseline_path + sl + 1
+                                   : baseline_path);
         gc_baseline base;
         int found = 0;
         if (gc_baseline_load(baseline_path, &base, &found, err, errlen) != 0) {
