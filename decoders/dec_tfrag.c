@@ -840,9 +840,16 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             t->a = ia;
             t->b = ib;
             t->c = ic;
+            /* Strip indices address the vertex-info array; the position is
+             * vertex_info[i].vertex / 2 (several entries share a position). */
             t->va = ia < VI_MAX && s->vi_present[ia] ? pos_of_field(s, s->vi[ia][3]) : UINT32_MAX;
             t->vb = ib < VI_MAX && s->vi_present[ib] ? pos_of_field(s, s->vi[ib][3]) : UINT32_MAX;
             t->vc = ic < VI_MAX && s->vi_present[ic] ? pos_of_field(s, s->vi[ic][3]) : UINT32_MAX;
+            if (GC_FAULT(x->lv, strip_index_position)) {
+                t->va = ia;
+                t->vb = ib;
+                t->vc = ic;
+            }
             t->adgif = adgif;
             t->texture = texture;
             t->vi_lo = 0;

@@ -271,6 +271,10 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
         printf("%snote%s: %zu frames were hashed over another layout than their golden (manifest differs): "
                "not comparable, re-bless after review\n",
                t->yellow, t->reset, manifest);
+    if (r->metrics_unblessed)
+        printf("%snote%s: %llu figures are not in the baseline yet (new invariants or metrics); "
+               "`gcverify bless --reason \"...\"` records them\n",
+               t->yellow, t->reset, (unsigned long long)r->metrics_unblessed);
     if (!r->baseline_found && r->baseline)
         printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes one\n",
                t->yellow, t->reset, r->baseline);

@@ -59,6 +59,7 @@ static int absorb(gc_report *dst, gc_report *src)
         n[dst->change_count].field = strdup(c->field);
         dst->change_count++;
     }
+    dst->metrics_unblessed += src->metrics_unblessed; /* shards hold level figures only */
     for (size_t i = 0; i < src->selected_count && dst->selected_count < 64; i++)
         dst->selected[dst->selected_count++] = src->selected[i];
     return 0;
@@ -200,6 +201,7 @@ int gc_cmd_merge(int argc, char **argv)
             if (cm)
                 gc_report_compare_metrics(&corpus_only, cm, nb);
             free(cm);
+            merged.metrics_unblessed += corpus_only.metrics_unblessed;
             for (size_t i = 0; i < corpus_only.change_count; i++) {
                 gc_rep_change *n = realloc(merged.changes, (merged.change_count + 1) * sizeof *n);
                 if (!n)

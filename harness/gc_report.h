@@ -108,6 +108,7 @@ typedef struct gc_report {
     /* summary (derived by gc_report_summarise) */
     uint64_t checks, failures, gating_failures, warnings;
     uint64_t frames_mismatched, metrics_changed;
+    uint64_t metrics_unblessed; /* figures not in the baseline yet (not a change) */
     int exit_code;
 } gc_report;
 

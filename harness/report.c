@@ -256,7 +256,11 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
     for (size_t i = 0; i < r->metric_count; i++) {
         const gc_rep_metric *n = &r->metrics[i];
         const gc_rep_metric *o = find_metric(sorted_old, old_count, n->level, n->name);
-        if (!o || !same_value(o, n))
+        /* A figure the baseline does not have yet (a new invariant or
+         * metric) has not regressed: it is counted, and blessed later. */
+        if (!o)
+            r->metrics_unblessed++;
+        else if (!same_value(o, n))
             add_change(r, n->level, n->name, o, n);
     }
     for (size_t i = 0; i < old_count; i++) {

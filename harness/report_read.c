@@ -158,6 +158,7 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         memcpy(r->corpus_tables, text + ct->src_start, ct->src_end - ct->src_start);
         r->corpus_tables[ct->src_end - ct->src_start] = '\0';
     }
+    r->metrics_unblessed = (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
     gc_report_summarise(r);
     rc = 0;
     goto done;

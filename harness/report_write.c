@@ -49,12 +49,12 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
     gc_sb_puts(b, "]},\n");
     gc_sb_printf(b,
                  "  \"summary\": {\"checks\": %llu, \"results_failed\": %llu, \"gating_failures\": %llu, "
-                 "\"warnings\": %llu, \"metrics_changed\": %llu, \"frames_mismatched\": %llu, "
-                 "\"exit_code\": %d},\n",
+                 "\"warnings\": %llu, \"metrics_changed\": %llu, \"metrics_unblessed\": %llu, "
+                 "\"frames_mismatched\": %llu, \"exit_code\": %d},\n",
                  (unsigned long long)r->checks, (unsigned long long)r->failures,
                  (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-                 (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched,
-                 r->exit_code);
+                 (unsigned long long)r->metrics_changed, (unsigned long long)r->metrics_unblessed,
+                 (unsigned long long)r->frames_mismatched, r->exit_code);
 
     gc_sb_puts(b, "  \"levels\": [");
     for (size_t i = 0; i < r->level_count; i++) {
