@@ -7,6 +7,7 @@
 
 #include "gc_cli.h"
 #include "gc_fsutil.h"
+#include "gc_strbuf.h"
 #include "gc_sweep.h"
 
 int gc_cmd_sweep(int argc, char **argv);
@@ -66,6 +67,8 @@ int gc_cmd_sweep(int argc, char **argv)
         }
     }
     o.progress = quiet ? 0 : isatty(2) ? 2 : 1;
+    gc_sweep_timings tm;
+    o.timings = &tm;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     gc_report rep;
@@ -80,17 +83,31 @@ int gc_cmd_sweep(int argc, char **argv)
     if (gc_cli_write_reports(&rep, json, junit, md) != 0)
         rc = rc ? rc : 1;
     if (timings) {
-        char t[256];
-        int n = snprintf(t, sizeof t, "{\"wall_seconds\": %.3f, \"levels\": %zu, \"jobs\": %u}\n", wall,
-                         rep.selected_count, o.jobs);
-        if (gc_write_file_atomic(timings, t, (size_t)n, err, sizeof err) != 0)
-            fprintf(stderr, "gcverify sweep: %s\n", err);
+        gc_strbuf t;
+        gc_sb_init(&t);
+        gc_sb_printf(&t,
+                     "{\n  \"wall_seconds\": %.3f,\n  \"jobs\": %u,\n  \"levels\": %zu,\n"
+                     "  \"phases_wall_seconds\": {\"corpus_open\": %.3f, \"levels\": %.3f, \"corpus_scope\": %.3f},\n"
+                     "  \"cpu_seconds\": {\"decode\": %.3f, \"evaluate\": %.3f, \"render\": %.3f},\n"
+                     "  \"per_level_cpu_seconds\": [",
+                     wall, tm.jobs, rep.selected_count, tm.wall_corpus_open, tm.wall_levels,
+                     tm.wall_corpus_scope, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
+        for (size_t i = 0; i < rep.selected_count; i++) {
+            int l = rep.selected[i];
+            gc_sb_printf(&t, "%s\n    {\"level\": %d, \"decode\": %.4f, \"evaluate\": %.4f, \"render\": %.4f}",
+                         i ? "," : "", l, tm.level_decode[l], tm.level_eval[l], tm.level_render[l]);
+        }
+        gc_sb_puts(&t, "\n  ]\n}\n");
+        if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0)
+            fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings, t.failed ? "out of memory" : err);
+        gc_sb_free(&t);
     }
     if (!quiet) {
         gc_term term;
         gc_term_init(&term, 1);
         gc_cli_print_summary(&rep, &term, verbose);
-        fprintf(stderr, "sweep: %.2f s wall\n", wall);
+        fprintf(stderr, "sweep: %.2f s wall on %u jobs (cpu: decode %.2f s, invariants %.2f s, frames %.2f s)\n",
+                wall, tm.jobs, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
     }
     gc_report_free(&rep);
     return rc;

@@ -10,6 +10,15 @@
 
 #include "gc_report.h"
 
+/* Where the time went (filled when opts.timings is set). CPU seconds are
+ * per-thread CPU time summed over levels; wall seconds are for the phase. */
+typedef struct gc_sweep_timings {
+    double wall_total, wall_corpus_open, wall_levels, wall_corpus_scope;
+    double cpu_decode, cpu_eval, cpu_render;
+    double level_decode[27], level_eval[27], level_render[27];
+    unsigned jobs;
+} gc_sweep_timings;
+
 typedef struct gc_sweep_opts {
     const char *corpus_dir;     /* NULL: synthetic corpus at (scale, seed) */
     int scale;                  /* SY_SCALE_RETAIL / SY_SCALE_SMALL */
@@ -30,6 +39,7 @@ typedef struct gc_sweep_opts {
     size_t max_samples;         /* failures kept per invariant per level (default 5) */
     int progress;               /* progress on stderr: 0 none, 1 plain lines, 2 bar */
     int skip_determinism;       /* skip the repeated-render determinism check */
+    gc_sweep_timings *timings;  /* optional: filled with where the time went */
 } gc_sweep_opts;
 
 void gc_sweep_opts_init(gc_sweep_opts *o);

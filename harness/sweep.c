@@ -90,7 +90,22 @@ typedef struct level_slot {
     int *metric_null;
     gc_sweep_level_frames frames;
     int oom;
+    double t_decode, t_eval, t_render; /* thread CPU seconds */
 } level_slot;
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static double wall_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 typedef struct sweep_ctx {
     const gc_sweep_opts *o;
@@ -142,6 +157,7 @@ static void run_level(void *vctx, size_t i)
     }
     s->lv_ready = 1;
     s->lv.fault = c->fault;
+    double t0 = cpu_now();
     if (f->ok) {
         gc_level_decode(&s->lv);
     } else {
@@ -167,6 +183,7 @@ static void run_level(void *vctx, size_t i)
         return;
     }
     gc_level_tables(&s->lv, s->tables);
+    double t1 = cpu_now();
     for (size_t k = 0; k < c->ninv; k++) {
         const gc_inv_info *info = gc_inv_get(c->set, k);
         if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
@@ -177,8 +194,13 @@ static void run_level(void *vctx, size_t i)
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
+    double t2 = cpu_now();
     if (!c->o->no_frames)
         gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
+    double t3 = cpu_now();
+    s->t_decode = t1 - t0;
+    s->t_eval = t2 - t1;
+    s->t_render = t3 - t2;
     progress_line(c, s);
 }
 
@@ -273,6 +295,7 @@ static int select_levels(const gc_sweep_opts *o, int *out, size_t *n)
 
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
 {
+    double w_start = wall_now(), w_levels = 0, w_corpus = 0, w_open = 0;
     gc_report_init(rep);
     size_t ndesc;
     const gc_table_desc *const *descs = gc_table_registry(&ndesc);
@@ -317,12 +340,14 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
 
     unsigned jobs = o->jobs ? o->jobs : gc_core_count();
     gc_corpus corpus;
+    double w_open0 = wall_now();
     if (gc_corpus_open_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
                            errlen) != 0) {
         gc_inv_free(set);
         return 3;
     }
 
+    w_open = wall_now() - w_open0;
     /* report header */
     snprintf(rep->corpus_label, sizeof rep->corpus_label, "%s", corpus.label);
     snprintf(rep->corpus_key, sizeof rep->corpus_key, "%s", corpus.key);
@@ -382,7 +407,9 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         c.slots[i].file = &corpus.files[sel[i]];
     }
     pthread_mutex_init(&c.lock, NULL);
+    double w_pool = wall_now();
     gc_pool_run(jobs, nsel, run_level, &c);
+    w_levels = wall_now() - w_pool;
     pthread_mutex_destroy(&c.lock);
 
     for (size_t i = 0; i < nsel; i++) {
@@ -410,6 +437,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
 
     /* Corpus scope: over the selected levels, except in a shard, whose
      * corpus-scope results are computed by `merge` from corpus_tables. */
+    double w_corpus0 = wall_now();
     {
         const gc_table **lt = calloc(nsel, sizeof *lt);
         int *ids = calloc(nsel, sizeof *ids);
@@ -430,6 +458,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         free(lt);
         free(ids);
     }
+    w_corpus = wall_now() - w_corpus0;
 
     /* Determinism: the first level's first view rendered again on this
      * thread must hash the same as the pool's render. */
@@ -468,6 +497,24 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     rc = rep->exit_code;
 
 out:
+    if (o->timings) {
+        gc_sweep_timings *t = o->timings;
+        memset(t, 0, sizeof *t);
+        t->jobs = jobs;
+        t->wall_corpus_open = w_open;
+        t->wall_levels = w_levels;
+        t->wall_corpus_scope = w_corpus;
+        for (size_t i = 0; c.slots && i < nsel; i++) {
+            const level_slot *s = &c.slots[i];
+            t->cpu_decode += s->t_decode;
+            t->cpu_eval += s->t_eval;
+            t->cpu_render += s->t_render;
+            t->level_decode[s->level] = s->t_decode;
+            t->level_eval[s->level] = s->t_eval;
+            t->level_render[s->level] = s->t_render;
+        }
+        t->wall_total = wall_now() - w_start;
+    }
     for (size_t i = 0; c.slots && i < nsel; i++) {
         level_slot *s = &c.slots[i];
         for (size_t k = 0; s->results && k < c.ninv; k++)
