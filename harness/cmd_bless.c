@@ -65,6 +65,9 @@ static int append_ledger(const char *path, const char *reason, const gc_report *
         gc_sb_puts(&b, "- first baseline for this corpus\n");
     else if (rep->change_count == 0)
         gc_sb_puts(&b, "- no metric moved\n");
+    if (rep->baseline_found && rep->metrics_unblessed)
+        gc_sb_printf(&b, "- %llu figures added (new invariants or metrics)\n",
+                     (unsigned long long)rep->metrics_unblessed);
     else
         gc_sb_printf(&b, "- %zu fields moved:\n", rep->change_count);
     for (size_t i = 0; rep->baseline_found && i < rep->change_count; i++) {
