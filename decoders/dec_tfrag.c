@@ -190,6 +190,7 @@ typedef struct tfrag_triangle_row {
     uint16_t strip;
     uint16_t a, b, c;
     uint32_t va, vb, vc;
+    uint32_t v_max; /* largest of va, vb, vc; null if any is null */
     uint32_t adgif;
     uint32_t texture;
     uint32_t vi_lo, vi_hi;
@@ -413,6 +414,8 @@ static const gc_column tri_cols[] = {
     GC_COL(tfrag_triangle_row, va, GC_T_U32, NUL, "", "position index of a (null if unresolved)"),
     GC_COL(tfrag_triangle_row, vb, GC_T_U32, NUL, "", "position index of b"),
     GC_COL(tfrag_triangle_row, vc, GC_T_U32, NUL, "", "position index of c"),
+    GC_COL(tfrag_triangle_row, v_max, GC_T_U32, NUL, "",
+           "largest of va, vb, vc (null if any is): one parent lookup checks all three corners"),
     GC_COL(tfrag_triangle_row, adgif, GC_T_U32, NUL, "", "ad-gif record the strip selected"),
     GC_COL(tfrag_triangle_row, texture, GC_T_U32, NUL, "",
            "tfrag texture-table index (TEX0 data_lo of that ad-gif)"),
@@ -850,6 +853,9 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
                 t->vb = ib;
                 t->vc = ic;
             }
+            t->v_max = t->va == UINT32_MAX || t->vb == UINT32_MAX || t->vc == UINT32_MAX
+                           ? UINT32_MAX
+                           : (t->va > t->vb ? (t->va > t->vc ? t->va : t->vc) : (t->vb > t->vc ? t->vb : t->vc));
             t->adgif = adgif;
             t->texture = texture;
             t->vi_lo = 0;
