@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -201,6 +202,20 @@ static void run_level(void *vctx, size_t i)
     s->t_decode = t1 - t0;
     s->t_eval = t2 - t1;
     s->t_render = t3 - t2;
+    /* The tables are all that is read from here on (corpus scope, reports),
+     * except by the determinism re-render of slot 0: drop the decompressed
+     * streams and the file's pages now, so peak memory is one level's
+     * working set per job plus the tables, not the whole corpus. */
+    if (i != 0) {
+        free(s->lv.core_data);
+        s->lv.core_data = NULL;
+        s->lv.core_data_size = 0;
+        free(s->lv.gameplay);
+        s->lv.gameplay = NULL;
+        s->lv.gameplay_size = 0;
+        if (f->ok && f->data && f->size)
+            madvise((void *)f->data, f->size, MADV_DONTNEED);
+    }
     progress_line(c, s);
 }
 
