@@ -40,11 +40,13 @@ static void run(const char *corpus, int scale, unsigned jobs, int frames, int re
         }
     }
     double cpu = best_t.cpu_decode + best_t.cpu_eval + best_t.cpu_render;
-    printf("jobs %u, frames %-3s: best of %d %6.3f s wall (levels %.3f, corpus scope %.3f) | cpu decode %.3f "
+    printf("jobs %u, frames %-3s: best of %d %6.3f s wall (levels %.3f, corpus scope %.3f) | cpu "
+           "decode %.3f "
            "invariants %.3f (%.1f%% of decode+invariants) frames %.3f | exit %d\n",
            jobs, frames ? "on" : "off", reps, best, best_t.wall_levels, best_t.wall_corpus_scope,
            best_t.cpu_decode, best_t.cpu_eval,
-           100.0 * best_t.cpu_eval / (best_t.cpu_decode + best_t.cpu_eval > 0 ? best_t.cpu_decode + best_t.cpu_eval : 1),
+           100.0 * best_t.cpu_eval /
+               (best_t.cpu_decode + best_t.cpu_eval > 0 ? best_t.cpu_decode + best_t.cpu_eval : 1),
            best_t.cpu_render, rc);
     (void)cpu;
 }
@@ -65,7 +67,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    printf("bench_sweep: %s corpus\n", corpus ? corpus : scale == SY_SCALE_SMALL ? "synthetic small" : "synthetic retail");
+    printf("bench_sweep: %s corpus\n", corpus                    ? corpus
+                                       : scale == SY_SCALE_SMALL ? "synthetic small"
+                                                                 : "synthetic retail");
     run(corpus, scale, 2, 0, 1); /* warm the corpus cache and the page cache */
     for (unsigned jobs = 1; jobs <= 2; jobs++)
         for (int frames = 0; frames <= 1; frames++)

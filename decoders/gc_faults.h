@@ -15,10 +15,10 @@ enum gc_fault_id {
 };
 
 #if defined(GC_FAULTS) && GC_FAULTS
-#define GC_FAULTS_BUILT 1
+#define GC_FAULTS_BUILT    1
 #define GC_FAULT(lv, name) ((lv)->fault == GC_FAULT_##name)
 #else
-#define GC_FAULTS_BUILT 0
+#define GC_FAULTS_BUILT    0
 #define GC_FAULT(lv, name) 0
 #endif
 

@@ -29,8 +29,9 @@ static inline uint64_t gc_sectors_to_bytes(uint64_t sectors)
 typedef struct gc_span {
     const uint8_t *data;
     size_t size;
-    uint64_t file_ofs; /* offset of data[0] in the container (decompressed: 0-based in the stream) */
-    bool present;      /* the range was declared (size > 0) and lies inside its parent */
+    uint64_t
+        file_ofs; /* offset of data[0] in the container (decompressed: 0-based in the stream) */
+    bool present; /* the range was declared (size > 0) and lies inside its parent */
 } gc_span;
 
 /* The 0x60-byte container header (formats.md §2.1). Ranges are kept raw, in
@@ -41,16 +42,16 @@ typedef struct gc_sector_range {
 } gc_sector_range;
 
 typedef struct gc_container_header {
-    int32_t header_size;              /* 0x00: 0x60 */
-    int32_t disc_sector;              /* 0x04: absolute LBA on the disc */
-    int32_t level_id;                 /* 0x08 */
-    int32_t reverb;                   /* 0x0c */
-    gc_sector_range data;             /* 0x10 */
-    gc_sector_range sound_bank;       /* 0x18 */
-    gc_sector_range gameplay;         /* 0x20 */
-    gc_sector_range occlusion;        /* 0x28 */
-    gc_sector_range chunks[3];        /* 0x30 */
-    gc_sector_range chunk_banks[3];   /* 0x48 */
+    int32_t header_size;            /* 0x00: 0x60 */
+    int32_t disc_sector;            /* 0x04: absolute LBA on the disc */
+    int32_t level_id;               /* 0x08 */
+    int32_t reverb;                 /* 0x0c */
+    gc_sector_range data;           /* 0x10 */
+    gc_sector_range sound_bank;     /* 0x18 */
+    gc_sector_range gameplay;       /* 0x20 */
+    gc_sector_range occlusion;      /* 0x28 */
+    gc_sector_range chunks[3];      /* 0x30 */
+    gc_sector_range chunk_banks[3]; /* 0x48 */
 } gc_container_header;
 
 /* The 0xBC-byte level core header at core_index+0 (formats.md §3.3).
@@ -61,43 +62,43 @@ typedef struct gc_array_range {
 } gc_array_range;
 
 typedef struct gc_core_header {
-    gc_array_range gs_ram;         /* 0x00 */
-    int32_t tfrags;                /* 0x08 data offset */
-    int32_t occlusion;             /* 0x0c data offset */
-    int32_t sky;                   /* 0x10 data offset */
-    int32_t collision;             /* 0x14 data offset */
-    gc_array_range moby_classes;   /* 0x18 */
-    gc_array_range tie_classes;    /* 0x20 */
-    gc_array_range shrub_classes;  /* 0x28 */
-    gc_array_range tfrag_textures; /* 0x30 */
-    gc_array_range moby_textures;  /* 0x38 */
-    gc_array_range tie_textures;   /* 0x40 */
-    gc_array_range shrub_textures; /* 0x48 */
-    gc_array_range part_textures;  /* 0x50 */
-    gc_array_range fx_textures;    /* 0x58 */
-    int32_t textures_base;         /* 0x60 data offset */
-    int32_t part_bank;             /* 0x64 */
-    int32_t fx_bank;               /* 0x68 */
-    int32_t part_defs;             /* 0x6c index offset */
-    int32_t sound_remap;           /* 0x70 */
-    int32_t unknown_74;            /* 0x74 */
-    int32_t ratchet_seqs;          /* 0x78 */
-    int32_t scene_view_size;       /* 0x7c */
-    int32_t unknown_80;            /* 0x80 */
-    int32_t moby_gs_stash_count;   /* 0x84 */
+    gc_array_range gs_ram;            /* 0x00 */
+    int32_t tfrags;                   /* 0x08 data offset */
+    int32_t occlusion;                /* 0x0c data offset */
+    int32_t sky;                      /* 0x10 data offset */
+    int32_t collision;                /* 0x14 data offset */
+    gc_array_range moby_classes;      /* 0x18 */
+    gc_array_range tie_classes;       /* 0x20 */
+    gc_array_range shrub_classes;     /* 0x28 */
+    gc_array_range tfrag_textures;    /* 0x30 */
+    gc_array_range moby_textures;     /* 0x38 */
+    gc_array_range tie_textures;      /* 0x40 */
+    gc_array_range shrub_textures;    /* 0x48 */
+    gc_array_range part_textures;     /* 0x50 */
+    gc_array_range fx_textures;       /* 0x58 */
+    int32_t textures_base;            /* 0x60 data offset */
+    int32_t part_bank;                /* 0x64 */
+    int32_t fx_bank;                  /* 0x68 */
+    int32_t part_defs;                /* 0x6c index offset */
+    int32_t sound_remap;              /* 0x70 */
+    int32_t unknown_74;               /* 0x74 */
+    int32_t ratchet_seqs;             /* 0x78 */
+    int32_t scene_view_size;          /* 0x7c */
+    int32_t unknown_80;               /* 0x80 */
+    int32_t moby_gs_stash_count;      /* 0x84 */
     int32_t assets_compressed_size;   /* 0x88 core_data LZ blob incl. its 16-byte header */
     int32_t assets_decompressed_size; /* 0x8c core_data decompressed length */
-    int32_t chrome_map_texture;    /* 0x90 */
-    int32_t chrome_map_palette;    /* 0x94 */
-    int32_t glass_map_texture;     /* 0x98 */
-    int32_t glass_map_palette;     /* 0x9c */
-    int32_t unknown_a0;            /* 0xa0 */
-    int32_t heightmap;             /* 0xa4 */
-    int32_t occlusion_oct;         /* 0xa8 */
-    int32_t moby_gs_stash_list;    /* 0xac */
-    int32_t occlusion_rad;         /* 0xb0 */
-    int32_t moby_sound_remap;      /* 0xb4 */
-    int32_t occlusion_rad2;        /* 0xb8 */
+    int32_t chrome_map_texture;       /* 0x90 */
+    int32_t chrome_map_palette;       /* 0x94 */
+    int32_t glass_map_texture;        /* 0x98 */
+    int32_t glass_map_palette;        /* 0x9c */
+    int32_t unknown_a0;               /* 0xa0 */
+    int32_t heightmap;                /* 0xa4 */
+    int32_t occlusion_oct;            /* 0xa8 */
+    int32_t moby_gs_stash_list;       /* 0xac */
+    int32_t occlusion_rad;            /* 0xb0 */
+    int32_t moby_sound_remap;         /* 0xb4 */
+    int32_t occlusion_rad2;           /* 0xb8 */
 } gc_core_header;
 
 /* Growable row storage of one table. */
@@ -129,24 +130,24 @@ typedef struct gc_decoder {
 
 struct gc_level {
     /* input */
-    int index;            /* container number: LEVEL<index>.WAD */
-    char name[64];        /* "LEVEL3.WAD" (breadcrumb root) */
-    const uint8_t *file;  /* whole container, read-only */
+    int index;           /* container number: LEVEL<index>.WAD */
+    char name[64];       /* "LEVEL3.WAD" (breadcrumb root) */
+    const uint8_t *file; /* whole container, read-only */
     size_t file_size;
-    int fault;            /* GC_FAULT_* to inject (GC_FAULTS builds), 0 = none */
+    int fault; /* GC_FAULT_* to inject (GC_FAULTS builds), 0 = none */
 
     /* shared decoded state, filled in registry order */
-    bool header_ok;                  /* level decoder */
+    bool header_ok; /* level decoder */
     gc_container_header hdr;
     gc_span data_extent, sound_bank, gameplay_z, occlusion_ext;
     gc_span chunks[3], chunk_banks[3];
 
-    bool data_ok;                    /* data decoder */
+    bool data_ok; /* data decoder */
     gc_span overlay, core_index, gs_ram, hud_header, core_data_z, transition;
-    uint8_t *core_data;              /* decompressed core_data (owned) */
+    uint8_t *core_data; /* decompressed core_data (owned) */
     size_t core_data_size;
 
-    bool core_ok;                    /* core decoder */
+    bool core_ok; /* core decoder */
     gc_core_header core;
     /* Every known start offset inside decompressed core_data (region offsets,
      * textures_base, part/fx banks, assets_decompressed_size, every non-zero class
@@ -162,15 +163,15 @@ struct gc_level {
     uint32_t *class_offsets;
     size_t class_offset_count;
 
-    uint8_t *gameplay;               /* decompressed gameplay extent (owned, gameplay decoder) */
+    uint8_t *gameplay; /* decompressed gameplay extent (owned, gameplay decoder) */
     size_t gameplay_size;
 
-    void *priv[GC_DECODER_MAX];      /* decoder-private state, by registry slot */
+    void *priv[GC_DECODER_MAX]; /* decoder-private state, by registry slot */
 
     /* output */
-    gc_rowbuf *tables;               /* gc_table_registry() order */
+    gc_rowbuf *tables; /* gc_table_registry() order */
     size_t table_count;
-    gc_diag first_error;             /* first decoder error of this level (status GC_OK if none) */
+    gc_diag first_error; /* first decoder error of this level (status GC_OK if none) */
 };
 
 /* Registry of decoders, in run order. */
@@ -199,20 +200,18 @@ const void *gc_rows_at(const gc_rowbuf *rb, size_t i);
 
 /* decode.status: one row per decoder per level. */
 typedef struct gc_decode_status_row {
-    uint64_t file_ofs;  /* where the failure was found (0 if none) */
-    uint32_t decoder;   /* registry slot */
-    char name[24];      /* decoder name */
-    uint8_t ok;         /* ran and returned GC_OK */
-    uint8_t skipped;    /* did not run: an input it needs was not decoded */
-    uint32_t status;    /* gc_status */
+    uint64_t file_ofs; /* where the failure was found (0 if none) */
+    uint32_t decoder;  /* registry slot */
+    char name[24];     /* decoder name */
+    uint8_t ok;        /* ran and returned GC_OK */
+    uint8_t skipped;   /* did not run: an input it needs was not decoded */
+    uint32_t status;   /* gc_status */
     char status_name[16];
     char where[GC_DIAG_PATH_MAX];
     char message[GC_DIAG_MSG_MAX];
 } gc_decode_status_row;
 
 extern const gc_table_desc gc_table_decode_status;
-
-
 
 /* The smallest known core_data start offset strictly greater than `ofs`
  * (lv->core_starts, filled by the core decoder), or `fallback` if none. */

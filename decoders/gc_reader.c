@@ -4,7 +4,8 @@
 
 gc_reader gc_reader_make(const uint8_t *data, size_t size, uint64_t file_ofs)
 {
-    gc_reader r = {.data = data, .size = data ? size : 0, .pos = 0, .file_ofs = file_ofs, .overrun = false};
+    gc_reader r = {
+        .data = data, .size = data ? size : 0, .pos = 0, .file_ofs = file_ofs, .overrun = false};
     return r;
 }
 

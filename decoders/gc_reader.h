@@ -68,7 +68,8 @@ static inline int16_t gc_s16le(gc_reader *r)
 static inline uint32_t gc_u32le(gc_reader *r)
 {
     const uint8_t *p = gc_take(r, 4);
-    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24 : 0;
+    return p ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+             : 0;
 }
 static inline int32_t gc_s32le(gc_reader *r)
 {

@@ -25,8 +25,8 @@ typedef enum gc_status {
  * "no_memory", "io", "internal"; "?" for a value outside the enum. */
 const char *gc_status_name(gc_status s);
 
-#define GC_DIAG_PATH_MAX 256
-#define GC_DIAG_MSG_MAX 256
+#define GC_DIAG_PATH_MAX  256
+#define GC_DIAG_MSG_MAX   256
 #define GC_DIAG_DEPTH_MAX 24
 
 /* First error wins: once status != GC_OK later errors do not overwrite it.
@@ -35,8 +35,10 @@ const char *gc_status_name(gc_status s);
 typedef struct gc_diag {
     gc_status status;             /* GC_OK until the first error */
     uint64_t file_ofs;            /* absolute offset of the offending byte */
-    char where[GC_DIAG_PATH_MAX]; /* breadcrumb at the error: "LEVEL3.WAD/data/core_data/tfrag[17]/vif@0x1a4" */
-    char msg[GC_DIAG_MSG_MAX];    /* human message: "unpack of 75 elements runs 12 bytes past the list" */
+    char where[GC_DIAG_PATH_MAX]; /* breadcrumb at the error:
+                                     "LEVEL3.WAD/data/core_data/tfrag[17]/vif@0x1a4" */
+    char msg[GC_DIAG_MSG_MAX]; /* human message: "unpack of 75 elements runs 12 bytes past the list"
+                                */
     /* live breadcrumb stack */
     char path[GC_DIAG_PATH_MAX];
     size_t path_len;

@@ -60,9 +60,9 @@ typedef struct gc_column {
 } gc_column;
 
 /* Declare a column of row struct T, member m. */
-#define GC_COL(T, m, ty, fl, unit, doc)                                                             \
+#define GC_COL(T, m, ty, fl, unit, doc)                                                            \
     {                                                                                              \
-        #m, (ty), offsetof(T, m), sizeof(((T *)0)->m), (fl), (unit), (doc)                         \
+#m, (ty), offsetof(T, m), sizeof(((T *)0)->m), (fl), (unit), (doc)                         \
     }
 
 typedef struct gc_table_desc {

@@ -67,7 +67,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
         goto done;
     }
     yaml_node_t *levels = NULL;
-    for (yaml_node_pair_t *kv = root->data.mapping.pairs.start; kv < root->data.mapping.pairs.top; kv++) {
+    for (yaml_node_pair_t *kv = root->data.mapping.pairs.start; kv < root->data.mapping.pairs.top;
+         kv++) {
         const char *k = scalar(&doc, yaml_document_get_node(&doc, kv->key));
         yaml_node_t *v = yaml_document_get_node(&doc, kv->value);
         if (!k)
@@ -81,7 +82,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
         snprintf(err, errlen, "%s: missing 'levels' mapping", path);
         goto done;
     }
-    for (yaml_node_pair_t *kv = levels->data.mapping.pairs.start; kv < levels->data.mapping.pairs.top; kv++) {
+    for (yaml_node_pair_t *kv = levels->data.mapping.pairs.start;
+         kv < levels->data.mapping.pairs.top; kv++) {
         const char *lk = scalar(&doc, yaml_document_get_node(&doc, kv->key));
         yaml_node_t *lm = yaml_document_get_node(&doc, kv->value);
         if (!lk || !lm || lm->type != YAML_MAPPING_NODE) {
@@ -90,7 +92,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             goto done;
         }
         int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(lk);
-        for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top; m++) {
+        for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
+             m++) {
             yaml_node_t *kn = yaml_document_get_node(&doc, m->key);
             yaml_node_t *vn = yaml_document_get_node(&doc, m->value);
             const char *name = scalar(&doc, kn), *val = scalar(&doc, vn);
@@ -103,8 +106,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             char *end = NULL;
             double v = is_null ? 0 : strtod(val, &end);
             if (!is_null && (end == val || *end)) {
-                snprintf(err, errlen, "%s:%zu:%zu: '%s' is not a number", path, vn->start_mark.line + 1,
-                         vn->start_mark.column + 1, val);
+                snprintf(err, errlen, "%s:%zu:%zu: '%s' is not a number", path,
+                         vn->start_mark.line + 1, vn->start_mark.column + 1, val);
                 goto done;
             }
             if (add(b, level, name, v, is_null) != 0) {

@@ -107,7 +107,8 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
     } else if (strcmp(a, "--levels") == 0) {
         VAL();
         if (gc_parse_level_list(v, o->levels, &o->level_count) != 0) {
-            snprintf(err, errlen, "--levels takes a list like 0,3,5-7 of levels 0..26, not '%s'", v);
+            snprintf(err, errlen, "--levels takes a list like 0,3,5-7 of levels 0..26, not '%s'",
+                     v);
             return -1;
         }
     } else if (strcmp(a, "--shard") == 0) {
@@ -194,7 +195,8 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
                    (unsigned long long)x->samples[s].file_ofs, x->samples[s].values, t->reset);
     }
     if (gating_lines > 40 && !verbose)
-        printf("     … and %zu more failing results (--verbose, or the JSON report)\n", gating_lines - 40);
+        printf("     … and %zu more failing results (--verbose, or the JSON report)\n",
+               gating_lines - 40);
     /* warnings (and with --verbose, info) folded per invariant: their failures
      * are expected in small numbers and a line per level would drown the rest */
     for (size_t i = 0; i < r->result_count;) {
@@ -217,29 +219,33 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
         }
         int shown_before = 0;
         for (size_t k = 0; k < i && !shown_before; k++)
-            shown_before = strcmp(r->results[k].invariant, x->invariant) == 0 && r->results[k].failed;
+            shown_before =
+                strcmp(r->results[k].invariant, x->invariant) == 0 && r->results[k].failed;
         if (!shown_before)
             printf("%s%s%s %-34s %zu level%s, %llu of %llu failed\n",
                    strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim,
-                   strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO", t->reset, x->invariant, levels,
-                   levels == 1 ? "" : "s", (unsigned long long)rows, (unsigned long long)checked);
+                   strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO", t->reset, x->invariant,
+                   levels, levels == 1 ? "" : "s", (unsigned long long)rows,
+                   (unsigned long long)checked);
         i++;
     }
     for (size_t i = 0; i < r->level_count; i++) {
         const gc_rep_level *l = &r->levels[i];
         if (!l->loaded)
-            printf("%sLOAD%s %s: %s\n", t->red, t->reset, l->file, l->error ? l->error : "not loaded");
+            printf("%sLOAD%s %s: %s\n", t->red, t->reset, l->file,
+                   l->error ? l->error : "not loaded");
         for (size_t d = 0; d < l->decoder_count; d++) {
             const gc_rep_decoder *x = &l->decoders[d];
             if (!x->ok && !x->skipped && l->loaded)
-                printf("%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset, l->file, x->name,
-                       x->status, (unsigned long long)x->file_ofs, x->where ? x->where : "",
-                       x->message ? x->message : "");
+                printf("%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset, l->file,
+                       x->name, x->status, (unsigned long long)x->file_ofs,
+                       x->where ? x->where : "", x->message ? x->message : "");
         }
     }
     for (size_t i = 0; i < r->change_count; i++) {
         if (i == 40 && !verbose) {
-            printf("        … and %zu more changed fields (--verbose, or `gcverify diff`)\n", r->change_count - 40);
+            printf("        … and %zu more changed fields (--verbose, or `gcverify diff`)\n",
+                   r->change_count - 40);
             break;
         }
         char line[256];
@@ -265,10 +271,12 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
                f->metrics_changed ? f->metrics_changed : "");
     }
     if (fresh)
-        printf("%snote%s: %zu frames have no golden hash yet; `gcverify bless --frames --reason \"...\"` records them\n",
+        printf("%snote%s: %zu frames have no golden hash yet; `gcverify bless --frames --reason "
+               "\"...\"` records them\n",
                t->yellow, t->reset, fresh);
     if (manifest)
-        printf("%snote%s: %zu frames were hashed over another layout than their golden (manifest differs): "
+        printf("%snote%s: %zu frames were hashed over another layout than their golden (manifest "
+               "differs): "
                "not comparable, re-bless after review\n",
                t->yellow, t->reset, manifest);
     if (r->metrics_unblessed)
@@ -276,7 +284,8 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
                "`gcverify bless --reason \"...\"` records them\n",
                t->yellow, t->reset, (unsigned long long)r->metrics_unblessed);
     if (!r->baseline_found && r->baseline)
-        printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes one\n",
+        printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes "
+               "one\n",
                t->yellow, t->reset, r->baseline);
     printf("%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
            "%llu metric changes, %llu frame mismatches\n",
@@ -287,7 +296,8 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
     printf("sweep: %zu passed, %zu failed\n", passed, failed);
 }
 
-static int write_one(const gc_report *r, const char *path, int (*fn)(const gc_report *, gc_strbuf *))
+static int write_one(const gc_report *r, const char *path,
+                     int (*fn)(const gc_report *, gc_strbuf *))
 {
     if (!path)
         return 0;

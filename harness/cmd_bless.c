@@ -18,12 +18,13 @@ int gc_cmd_bless(int argc, char **argv);
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gcverify bless --reason \"...\" [--frames] [--ledger F] [sweep options]\n\n"
-               "Runs the sweep and writes its per-level metrics as the new baseline\n"
-               "(golden/metrics.yaml for the default corpus), and with --frames its frame\n"
-               "hashes as the new goldens (golden/frames.yaml), each atomically. Appends the\n"
-               "date, the reason and every field that moved to golden/LEDGER.md.\n"
-               "Refuses when the CI environment variable is set, and without a reason.\n\n%s",
+    fprintf(f,
+            "usage: gcverify bless --reason \"...\" [--frames] [--ledger F] [sweep options]\n\n"
+            "Runs the sweep and writes its per-level metrics as the new baseline\n"
+            "(golden/metrics.yaml for the default corpus), and with --frames its frame\n"
+            "hashes as the new goldens (golden/frames.yaml), each atomically. Appends the\n"
+            "date, the reason and every field that moved to golden/LEDGER.md.\n"
+            "Refuses when the CI environment variable is set, and without a reason.\n\n%s",
             gc_cli_sweep_options_help);
 }
 
@@ -37,8 +38,9 @@ static const char *project_relative(const char *path)
     return path;
 }
 
-static int append_ledger(const char *path, const char *reason, const gc_report *rep, const char *metrics_path,
-                         const char *frames_path, size_t frames_moved, char *err, size_t errlen)
+static int append_ledger(const char *path, const char *reason, const gc_report *rep,
+                         const char *metrics_path, const char *frames_path, size_t frames_moved,
+                         char *err, size_t errlen)
 {
     size_t old_len = 0;
     char *old = gc_read_file(path, &old_len, err, errlen);
@@ -47,7 +49,8 @@ static int append_ledger(const char *path, const char *reason, const gc_report *
     if (old)
         gc_sb_put(&b, old, old_len);
     else
-        gc_sb_puts(&b, "# Baseline ledger\n\nEvery `gcverify bless` appends an entry: when, why, and what moved.\n");
+        gc_sb_puts(&b, "# Baseline ledger\n\nEvery `gcverify bless` appends an entry: when, why, "
+                       "and what moved.\n");
     free(old);
     time_t now = time(NULL);
     struct tm tm;
@@ -55,7 +58,8 @@ static int append_ledger(const char *path, const char *reason, const gc_report *
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     gc_sb_printf(&b, "\n## %s — %s\n\n", date, reason);
-    gc_sb_printf(&b, "- corpus: %s; levels: %zu; tier: %s\n", rep->corpus_label, rep->selected_count, rep->tier);
+    gc_sb_printf(&b, "- corpus: %s; levels: %zu; tier: %s\n", rep->corpus_label,
+                 rep->selected_count, rep->tier);
     gc_sb_printf(&b, "- metrics: `%s`", project_relative(metrics_path));
     if (frames_path)
         gc_sb_printf(&b, "; frames: `%s` (%zu frame hashes changed)", project_relative(frames_path),
@@ -109,17 +113,22 @@ int gc_cmd_bless(int argc, char **argv)
             usage(stdout);
             return 0;
         } else {
-            fprintf(stderr, "gcverify bless: unknown option '%s' (see gcverify bless --help)\n", argv[i]);
+            fprintf(stderr, "gcverify bless: unknown option '%s' (see gcverify bless --help)\n",
+                    argv[i]);
             return 2;
         }
     }
     const char *ci = getenv("CI");
     if (ci && *ci && strcmp(ci, "0") != 0 && strcmp(ci, "false") != 0) {
-        fprintf(stderr, "gcverify bless: refusing to bless in CI (CI=%s): baselines change only by a reviewed commit\n", ci);
+        fprintf(stderr,
+                "gcverify bless: refusing to bless in CI (CI=%s): baselines change only by a "
+                "reviewed commit\n",
+                ci);
         return 2;
     }
     if (!reason || !reason[strspn(reason, " \t\n")]) {
-        fprintf(stderr, "gcverify bless: --reason \"...\" is required (it goes into golden/LEDGER.md)\n");
+        fprintf(stderr,
+                "gcverify bless: --reason \"...\" is required (it goes into golden/LEDGER.md)\n");
         return 2;
     }
     o.progress = 1;
@@ -131,11 +140,13 @@ int gc_cmd_bless(int argc, char **argv)
         return rc;
     }
     char def_metrics[4096], def_frames[4096];
-    gc_sweep_default_paths(rep.corpus_key, def_metrics, sizeof def_metrics, def_frames, sizeof def_frames);
+    gc_sweep_default_paths(rep.corpus_key, def_metrics, sizeof def_metrics, def_frames,
+                           sizeof def_frames);
     const char *metrics_path = o.baseline && o.baseline[0] ? o.baseline : def_metrics;
     const char *frames_path = o.frames_golden && o.frames_golden[0] ? o.frames_golden : def_frames;
     if (!metrics_path[0]) {
-        fprintf(stderr, "gcverify bless: no default baseline for corpus '%s': pass --baseline F\n", rep.corpus_key);
+        fprintf(stderr, "gcverify bless: no default baseline for corpus '%s': pass --baseline F\n",
+                rep.corpus_key);
         gc_report_free(&rep);
         return 2;
     }
@@ -157,7 +168,9 @@ int gc_cmd_bless(int argc, char **argv)
     size_t frames_moved = 0;
     if (frames) {
         if (o.no_frames || !frames_path[0]) {
-            fprintf(stderr, "gcverify bless: --frames needs rendering and a frames file (--frames-golden F)\n");
+            fprintf(
+                stderr,
+                "gcverify bless: --frames needs rendering and a frames file (--frames-golden F)\n");
             gc_report_free(&rep);
             return 2;
         }
@@ -170,7 +183,8 @@ int gc_cmd_bless(int argc, char **argv)
         for (size_t i = 0; i < rep.frame_count; i++) {
             const gc_rep_frame *f = &rep.frames[i];
             if (strcmp(f->status, "error") == 0 || strcmp(f->status, "nondeterministic") == 0) {
-                fprintf(stderr, "gcverify bless: level %d %s is %s; not blessing frames\n", f->level, f->view, f->status);
+                fprintf(stderr, "gcverify bless: level %d %s is %s; not blessing frames\n",
+                        f->level, f->view, f->status);
                 gc_golden_frames_free(&g);
                 gc_report_free(&rep);
                 return 1;
@@ -187,15 +201,17 @@ int gc_cmd_bless(int argc, char **argv)
             return 2;
         }
     }
-    if (append_ledger(ledger, reason, &rep, metrics_path, frames ? frames_path : NULL, frames_moved, err,
-                      sizeof err) != 0)
+    if (append_ledger(ledger, reason, &rep, metrics_path, frames ? frames_path : NULL, frames_moved,
+                      err, sizeof err) != 0)
         fprintf(stderr, "gcverify bless: %s\n", err);
     if (rep.baseline_found)
-        printf("blessed %s (%zu fields moved)%s%s\n", project_relative(metrics_path), rep.change_count,
-               frames ? " and " : "", frames ? project_relative(frames_path) : "");
+        printf("blessed %s (%zu fields moved)%s%s\n", project_relative(metrics_path),
+               rep.change_count, frames ? " and " : "",
+               frames ? project_relative(frames_path) : "");
     else
         printf("blessed %s (first baseline, %zu fields)%s%s\n", project_relative(metrics_path),
-               rep.metric_count, frames ? " and " : "", frames ? project_relative(frames_path) : "");
+               rep.metric_count, frames ? " and " : "",
+               frames ? project_relative(frames_path) : "");
     gc_report_free(&rep);
     return 0;
 }

@@ -80,7 +80,8 @@ int gc_cmd_diff(int argc, char **argv)
             printf("level %d, frame %s: new (%.16s…)\n", nf->level, nf->view, nf->sha256);
             changed++;
         } else if (strcmp(of->sha256, nf->sha256) != 0) {
-            printf("level %d, frame %s: %.16s… -> %.16s…\n", nf->level, nf->view, of->sha256, nf->sha256);
+            printf("level %d, frame %s: %.16s… -> %.16s…\n", nf->level, nf->view, of->sha256,
+                   nf->sha256);
             changed++;
         }
     }

@@ -49,8 +49,9 @@ int gc_cmd_faults(int argc, char **argv)
     }
     if (check) {
         if (!GC_FAULTS_BUILT) {
-            fprintf(stderr, "gcverify faults --check: this build has no fault switches; configure with "
-                            "-DGC_FAULTS=ON (make FAULTS=ON BUILD=build-faults)\n");
+            fprintf(stderr,
+                    "gcverify faults --check: this build has no fault switches; configure with "
+                    "-DGC_FAULTS=ON (make FAULTS=ON BUILD=build-faults)\n");
             return 2;
         }
         int scale_given = 0;
@@ -68,12 +69,17 @@ int gc_cmd_faults(int argc, char **argv)
         for (size_t i = 1; i < n; i++)
             printf("%-20s %-28s %-10s rows=%llu levels=%llu%s%s\n", out[i].name, out[i].invariant,
                    out[i].caught ? "caught" : "NOT-CAUGHT", (unsigned long long)out[i].rows_failed,
-                   (unsigned long long)out[i].levels_failed, out[i].also[0] ? " also=" : "", out[i].also);
+                   (unsigned long long)out[i].levels_failed, out[i].also[0] ? " also=" : "",
+                   out[i].also);
         printf("faults: %zu passed, %d failed\n", n - (size_t)missed, missed);
         if (md) {
             gc_strbuf b;
             gc_sb_init(&b);
-            gc_faultcheck_markdown(out, n, o.corpus_dir ? o.corpus_dir : (o.scale ? "synthetic small seed 1" : "synthetic retail seed 1"), &b);
+            gc_faultcheck_markdown(
+                out, n,
+                o.corpus_dir ? o.corpus_dir
+                             : (o.scale ? "synthetic small seed 1" : "synthetic retail seed 1"),
+                &b);
             if (gc_write_file_atomic(md, b.s, b.len, err, sizeof err) != 0)
                 fprintf(stderr, "gcverify faults: %s\n", err);
             gc_sb_free(&b);

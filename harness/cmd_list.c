@@ -50,7 +50,9 @@ int gc_cmd_list(int argc, char **argv)
             const gc_inv_info *x = gc_inv_get(set, i);
             printf("%-32s %-20s %-7s %-5s %-6s %s\n", x->id, x->table ? x->table : "-",
                    x->tier == GC_TIER_GATE ? "gate" : "nightly",
-                   x->severity == GC_SEV_ERROR ? "error" : x->severity == GC_SEV_WARN ? "warn" : "info",
+                   x->severity == GC_SEV_ERROR  ? "error"
+                   : x->severity == GC_SEV_WARN ? "warn"
+                                                : "info",
                    x->scope == GC_SCOPE_LEVEL ? "level" : "corpus", x->why);
         }
     }

@@ -44,7 +44,8 @@ static int absorb(gc_report *dst, gc_report *src)
     /* level metrics and changes only: corpus ones are recomputed */
     for (size_t i = 0; i < src->metric_count; i++) {
         gc_rep_metric *m = &src->metrics[i];
-        if (m->level != GC_LEVEL_CORPUS && !gc_report_add_metric(dst, m->level, m->name, m->value, m->is_null))
+        if (m->level != GC_LEVEL_CORPUS &&
+            !gc_report_add_metric(dst, m->level, m->name, m->value, m->is_null))
             return -1;
     }
     for (size_t i = 0; i < src->change_count; i++) {
@@ -120,10 +121,11 @@ int gc_cmd_merge(int argc, char **argv)
             merged.baseline_found = r.baseline_found;
             merged.frames_enabled = r.frames_enabled;
             merged.invariant_count = r.invariant_count;
-        } else if (strcmp(r.corpus_key, merged.corpus_key) != 0 || strcmp(r.tier, merged.tier) != 0 ||
-                   (r.only == NULL) != (merged.only == NULL) ||
+        } else if (strcmp(r.corpus_key, merged.corpus_key) != 0 ||
+                   strcmp(r.tier, merged.tier) != 0 || (r.only == NULL) != (merged.only == NULL) ||
                    (r.only && strcmp(r.only, merged.only) != 0)) {
-            fprintf(stderr, "gcverify merge: %s was run with another corpus, tier or --only\n", inputs[k]);
+            fprintf(stderr, "gcverify merge: %s was run with another corpus, tier or --only\n",
+                    inputs[k]);
             gc_report_free(&r);
             goto out;
         }
@@ -140,7 +142,8 @@ int gc_cmd_merge(int argc, char **argv)
     for (size_t i = 0; i < merged.selected_count; i++)
         for (size_t j = i + 1; j < merged.selected_count; j++)
             if (merged.selected[i] == merged.selected[j]) {
-                fprintf(stderr, "gcverify merge: level %d appears in more than one report\n", merged.selected[i]);
+                fprintf(stderr, "gcverify merge: level %d appears in more than one report\n",
+                        merged.selected[i]);
                 goto out;
             }
 
@@ -156,8 +159,8 @@ int gc_cmd_merge(int argc, char **argv)
     free(load_err);
     int *selected = calloc(gc_inv_count(set) + 1, sizeof *selected);
     gc_loaded_tables lt;
-    if (!selected ||
-        gc_sweep_tables_load((const gc_json *const *)tables_json, nin, descs, ndesc, &lt, err, sizeof err) != 0) {
+    if (!selected || gc_sweep_tables_load((const gc_json *const *)tables_json, nin, descs, ndesc,
+                                          &lt, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify merge: %s\n", selected ? err : "out of memory");
         free(selected);
         gc_inv_free(set);

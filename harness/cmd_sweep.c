@@ -14,22 +14,23 @@ int gc_cmd_sweep(int argc, char **argv);
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gcverify sweep [options]\n\n"
-               "Decode every selected level in parallel, evaluate every invariant in\n"
-               "invariants/*.yaml, render and hash the gate views, compare per-level metrics\n"
-               "with the blessed baseline and frames with their golden hashes, write reports.\n\n"
-               "%s"
-               "reports:\n"
-               "  --json F             full results (F = - for stdout)\n"
-               "  --junit F            JUnit XML, one testcase per invariant x level\n"
-               "  --markdown F         Markdown summary for a CI job page\n"
-               "  --timings F          wall-clock timings as JSON (kept out of the reports so\n"
-               "                       they are byte-identical for any --jobs)\n"
-               "  --quiet              no progress and no summary on the terminal\n"
-               "  --verbose            also list info-severity failures\n\n"
-               "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
-               "changed against the baseline or a frame regressed; 2 bad usage or invalid\n"
-               "invariant YAML; 3 corpus unreadable.\n",
+    fprintf(f,
+            "usage: gcverify sweep [options]\n\n"
+            "Decode every selected level in parallel, evaluate every invariant in\n"
+            "invariants/*.yaml, render and hash the gate views, compare per-level metrics\n"
+            "with the blessed baseline and frames with their golden hashes, write reports.\n\n"
+            "%s"
+            "reports:\n"
+            "  --json F             full results (F = - for stdout)\n"
+            "  --junit F            JUnit XML, one testcase per invariant x level\n"
+            "  --markdown F         Markdown summary for a CI job page\n"
+            "  --timings F          wall-clock timings as JSON (kept out of the reports so\n"
+            "                       they are byte-identical for any --jobs)\n"
+            "  --quiet              no progress and no summary on the terminal\n"
+            "  --verbose            also list info-severity failures\n\n"
+            "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
+            "changed against the baseline or a frame regressed; 2 bad usage or invalid\n"
+            "invariant YAML; 3 corpus unreadable.\n",
             gc_cli_sweep_options_help);
 }
 
@@ -55,7 +56,9 @@ int gc_cmd_sweep(int argc, char **argv)
         } else if ((strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
                     strcmp(a, "--markdown") == 0 || strcmp(a, "--timings") == 0) &&
                    i + 1 < argc) {
-            const char **dst = a[2] == 'j' ? (a[3] == 's' ? &json : &junit) : a[2] == 'm' ? &md : &timings;
+            const char **dst = a[2] == 'j'   ? (a[3] == 's' ? &json : &junit)
+                               : a[2] == 'm' ? &md
+                                             : &timings;
             *dst = argv[++i];
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
@@ -85,28 +88,35 @@ int gc_cmd_sweep(int argc, char **argv)
     if (timings) {
         gc_strbuf t;
         gc_sb_init(&t);
-        gc_sb_printf(&t,
-                     "{\n  \"wall_seconds\": %.3f,\n  \"jobs\": %u,\n  \"levels\": %zu,\n"
-                     "  \"phases_wall_seconds\": {\"corpus_open\": %.3f, \"levels\": %.3f, \"corpus_scope\": %.3f},\n"
-                     "  \"cpu_seconds\": {\"decode\": %.3f, \"evaluate\": %.3f, \"render\": %.3f},\n"
-                     "  \"per_level_cpu_seconds\": [",
-                     wall, tm.jobs, rep.selected_count, tm.wall_corpus_open, tm.wall_levels,
-                     tm.wall_corpus_scope, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
+        gc_sb_printf(
+            &t,
+            "{\n  \"wall_seconds\": %.3f,\n  \"jobs\": %u,\n  \"levels\": %zu,\n"
+            "  \"phases_wall_seconds\": {\"corpus_open\": %.3f, \"levels\": %.3f, "
+            "\"corpus_scope\": %.3f},\n"
+            "  \"cpu_seconds\": {\"decode\": %.3f, \"evaluate\": %.3f, \"render\": %.3f},\n"
+            "  \"per_level_cpu_seconds\": [",
+            wall, tm.jobs, rep.selected_count, tm.wall_corpus_open, tm.wall_levels,
+            tm.wall_corpus_scope, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
         for (size_t i = 0; i < rep.selected_count; i++) {
             int l = rep.selected[i];
-            gc_sb_printf(&t, "%s\n    {\"level\": %d, \"decode\": %.4f, \"evaluate\": %.4f, \"render\": %.4f}",
-                         i ? "," : "", l, tm.level_decode[l], tm.level_eval[l], tm.level_render[l]);
+            gc_sb_printf(
+                &t,
+                "%s\n    {\"level\": %d, \"decode\": %.4f, \"evaluate\": %.4f, \"render\": %.4f}",
+                i ? "," : "", l, tm.level_decode[l], tm.level_eval[l], tm.level_render[l]);
         }
         gc_sb_puts(&t, "\n  ]\n}\n");
         if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0)
-            fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings, t.failed ? "out of memory" : err);
+            fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings,
+                    t.failed ? "out of memory" : err);
         gc_sb_free(&t);
     }
     if (!quiet) {
         gc_term term;
         gc_term_init(&term, 1);
         gc_cli_print_summary(&rep, &term, verbose);
-        fprintf(stderr, "sweep: %.2f s wall on %u jobs (cpu: decode %.2f s, invariants %.2f s, frames %.2f s)\n",
+        fprintf(stderr,
+                "sweep: %.2f s wall on %u jobs (cpu: decode %.2f s, invariants %.2f s, frames %.2f "
+                "s)\n",
                 wall, tm.jobs, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
     }
     gc_report_free(&rep);

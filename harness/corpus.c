@@ -111,8 +111,8 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
             c->found++;
     }
     if (c->found == 0) {
-        snprintf(err, errlen, "no readable LEVEL*.WAD file in %s (expected LEVEL0.WAD .. LEVEL26.WAD)",
-                 dir);
+        snprintf(err, errlen,
+                 "no readable LEVEL*.WAD file in %s (expected LEVEL0.WAD .. LEVEL26.WAD)", dir);
         gc_corpus_close(c);
         return -1;
     }
@@ -204,8 +204,8 @@ static void prune_cache(const char *root, const char *keep_name, const char *suf
     size_t sl = strlen(suffix);
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, "synth-", 6) != 0 || n <= sl || strcmp(e->d_name + n - sl, suffix) != 0 ||
-            strcmp(e->d_name, keep_name) == 0)
+        if (strncmp(e->d_name, "synth-", 6) != 0 || n <= sl ||
+            strcmp(e->d_name + n - sl, suffix) != 0 || strcmp(e->d_name, keep_name) == 0)
             continue;
         char path[PATH_MAX + 256];
         snprintf(path, sizeof path, "%s/%s", root, e->d_name);

@@ -17,13 +17,13 @@
 #endif
 
 typedef struct gc_corpus_file {
-    int index;           /* container number: LEVEL<index>.WAD */
-    char name[64];       /* name as found on disk, or "LEVEL<index>.WAD" if missing */
+    int index;     /* container number: LEVEL<index>.WAD */
+    char name[64]; /* name as found on disk, or "LEVEL<index>.WAD" if missing */
     char path[PATH_MAX];
     const uint8_t *data; /* mapped bytes (NULL when missing or empty) */
     size_t size;
-    int ok;              /* found, opened and mapped */
-    char error[256];     /* why not, when !ok */
+    int ok;          /* found, opened and mapped */
+    char error[256]; /* why not, when !ok */
 } gc_corpus_file;
 
 typedef struct gc_corpus {
@@ -31,9 +31,9 @@ typedef struct gc_corpus {
     char label[160]; /* "synthetic retail seed 1 (synth-3)" or the directory */
     char key[96];    /* baseline key: "synthetic-retail-seed1" / "directory" */
     int synthetic;
-    int scale;       /* SY_SCALE_* when synthetic */
+    int scale; /* SY_SCALE_* when synthetic */
     gc_corpus_file files[GC_LEVEL_COUNT];
-    int found;       /* files with ok */
+    int found; /* files with ok */
 } gc_corpus;
 
 /* Map every LEVEL*.WAD of dir. Returns 0 when the directory could be read

@@ -13,19 +13,20 @@
 typedef struct gc_fault_outcome {
     const char *name, *invariant, *description;
     int exit_code;
-    int caught;              /* exit 1 and the named invariant failed */
-    uint64_t rows_failed;    /* failed rows of the named invariant, all levels */
-    uint64_t levels_failed;  /* levels (or the corpus) where it failed */
-    char also[512];          /* other gating invariants that failed */
+    int caught;             /* exit 1 and the named invariant failed */
+    uint64_t rows_failed;   /* failed rows of the named invariant, all levels */
+    uint64_t levels_failed; /* levels (or the corpus) where it failed */
+    char also[512];         /* other gating invariants that failed */
 } gc_fault_outcome;
 
 /* base: sweep options (corpus, scale, jobs); frames and baselines are turned
  * off. outcomes has room for GC_FAULT_COUNT entries ([0] = the clean run).
  * Returns the number of faults NOT caught (0 = all caught and the clean run
  * passed), or -1 if a sweep could not run (err). */
-int gc_faultcheck_run(const gc_sweep_opts *base, gc_fault_outcome *outcomes, size_t *count, int progress,
-                      char *err, size_t errlen);
+int gc_faultcheck_run(const gc_sweep_opts *base, gc_fault_outcome *outcomes, size_t *count,
+                      int progress, char *err, size_t errlen);
 /* docs/fault-catalogue.md text. */
-void gc_faultcheck_markdown(const gc_fault_outcome *o, size_t count, const char *corpus_label, gc_strbuf *out);
+void gc_faultcheck_markdown(const gc_fault_outcome *o, size_t count, const char *corpus_label,
+                            gc_strbuf *out);
 
 #endif

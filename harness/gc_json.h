@@ -8,14 +8,21 @@
 
 #include <stddef.h>
 
-typedef enum gc_json_type { GC_JSON_NULL, GC_JSON_BOOL, GC_JSON_NUM, GC_JSON_STR, GC_JSON_ARR, GC_JSON_OBJ } gc_json_type;
+typedef enum gc_json_type {
+    GC_JSON_NULL,
+    GC_JSON_BOOL,
+    GC_JSON_NUM,
+    GC_JSON_STR,
+    GC_JSON_ARR,
+    GC_JSON_OBJ
+} gc_json_type;
 
 typedef struct gc_json {
     gc_json_type type;
     double num;
     int boolean;
-    char *str;             /* GC_JSON_STR */
-    char **keys;           /* GC_JSON_OBJ: member names */
+    char *str;              /* GC_JSON_STR */
+    char **keys;            /* GC_JSON_OBJ: member names */
     struct gc_json **items; /* ARR elements / OBJ values */
     size_t count;
     size_t src_start, src_end; /* byte range of this value in the source text */

@@ -13,7 +13,7 @@
 #include "gc_strbuf.h"
 
 #define GC_REPORT_FORMAT 1
-#define GC_LEVEL_CORPUS (-1) /* "level" of a corpus-scope result or metric */
+#define GC_LEVEL_CORPUS  (-1) /* "level" of a corpus-scope result or metric */
 
 typedef struct gc_rep_decoder {
     char name[24];
@@ -61,10 +61,10 @@ typedef struct gc_rep_frame {
     int level;
     char view[32];
     char sha256[65];
-    char golden[65]; /* "" when there is no golden entry */
-    char status[24]; /* match, regressed, new, manifest_differs, nondeterministic, error */
-    char *manifest;  /* owned */
-    char *params;    /* owned: view parameters */
+    char golden[65];       /* "" when there is no golden entry */
+    char status[24];       /* match, regressed, new, manifest_differs, nondeterministic, error */
+    char *manifest;        /* owned */
+    char *params;          /* owned: view parameters */
     char *metrics_changed; /* owned: "tfrag.triangles, tfrag.tri_count.failed" or NULL */
     uint64_t pixels_changed;
 } gc_rep_frame;
@@ -132,7 +132,8 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_metrics, s
 void gc_report_format_change(const gc_rep_change *c, char *buf, size_t len);
 
 /* Helpers to append to the lists (copying strings). */
-gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v, int is_null);
+gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v,
+                                    int is_null);
 gc_rep_result *gc_report_add_result(gc_report *r, const char *invariant, int level);
 gc_rep_frame *gc_report_add_frame(gc_report *r, int level, const char *view);
 

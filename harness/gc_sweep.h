@@ -20,8 +20,8 @@ typedef struct gc_sweep_timings {
 } gc_sweep_timings;
 
 typedef struct gc_sweep_opts {
-    const char *corpus_dir;     /* NULL: synthetic corpus at (scale, seed) */
-    int scale;                  /* SY_SCALE_RETAIL / SY_SCALE_SMALL */
+    const char *corpus_dir; /* NULL: synthetic corpus at (scale, seed) */
+    int scale;              /* SY_SCALE_RETAIL / SY_SCALE_SMALL */
     uint32_t seed;
     unsigned jobs;              /* 0: core count */
     int levels[27];             /* selected levels, ascending */
@@ -33,13 +33,13 @@ typedef struct gc_sweep_opts {
     const char *baseline;       /* metrics baseline; NULL: default for the corpus; "" none */
     const char *frames_golden;  /* frame goldens; NULL: default for the corpus; "" none */
     int no_frames;
-    const char *frames_out;     /* write every frame PNG here */
-    const char *golden_images;  /* write expected/actual/diff PNGs for mismatches here */
-    const char *fault;          /* --inject-fault NAME */
-    size_t max_samples;         /* failures kept per invariant per level (default 5) */
-    int progress;               /* progress on stderr: 0 none, 1 plain lines, 2 bar */
-    int skip_determinism;       /* skip the repeated-render determinism check */
-    gc_sweep_timings *timings;  /* optional: filled with where the time went */
+    const char *frames_out;    /* write every frame PNG here */
+    const char *golden_images; /* write expected/actual/diff PNGs for mismatches here */
+    const char *fault;         /* --inject-fault NAME */
+    size_t max_samples;        /* failures kept per invariant per level (default 5) */
+    int progress;              /* progress on stderr: 0 none, 1 plain lines, 2 bar */
+    int skip_determinism;      /* skip the repeated-render determinism check */
+    gc_sweep_timings *timings; /* optional: filled with where the time went */
 } gc_sweep_opts;
 
 void gc_sweep_opts_init(gc_sweep_opts *o);

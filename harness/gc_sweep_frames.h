@@ -32,11 +32,12 @@ typedef struct gc_sweep_level_frames {
     size_t count;
 } gc_sweep_level_frames;
 
-int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err, size_t errlen);
+int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err,
+                                size_t errlen);
 void gc_sweep_frames_free_golden(gc_sweep_frame_golden *g);
 /* Render and compare every view of one decoded level (thread-safe). */
-void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_sweep_frame_golden *g,
-                           gc_sweep_level_frames *out);
+void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
+                           const gc_sweep_frame_golden *g, gc_sweep_level_frames *out);
 void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep);
 /* Render the first view of lv again, twice, on this thread; a hash that
  * differs from the pool's render marks that frame "nondeterministic". */

@@ -13,9 +13,9 @@
 
 /* JSON object {"<level>": {"<table>": {"columns": [...], "rows": [[...]]}}}
  * holding every table that a selected corpus-scope invariant reads. */
-char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected, const gc_table_desc *const *descs,
-                                  size_t ndesc, const gc_table *const *levels, const int *ids,
-                                  size_t nlevels);
+char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
+                                  const gc_table_desc *const *descs, size_t ndesc,
+                                  const gc_table *const *levels, const int *ids, size_t nlevels);
 
 /* Evaluate the selected corpus-scope invariants; results and their
  * checked/failed counters (level "corpus") go into rep. */
@@ -32,8 +32,9 @@ typedef struct gc_loaded_tables {
     size_t ndesc;
 } gc_loaded_tables;
 
-int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs, const gc_table_desc *const *descs,
-                         size_t ndesc, gc_loaded_tables *out, char *err, size_t errlen);
+int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs,
+                         const gc_table_desc *const *descs, size_t ndesc, gc_loaded_tables *out,
+                         char *err, size_t errlen);
 void gc_loaded_tables_free(gc_loaded_tables *t);
 /* Canonical JSON text of several corpus_tables objects merged (levels ascending). */
 char *gc_sweep_tables_merge_json(const gc_json *const *objs, const char *const *srcs, size_t nobjs);

@@ -113,11 +113,21 @@ static char *parse_string(parser *p)
         }
         c = p->s[++i];
         switch (c) {
-        case 'n': out[n++] = '\n'; break;
-        case 't': out[n++] = '\t'; break;
-        case 'r': out[n++] = '\r'; break;
-        case 'b': out[n++] = '\b'; break;
-        case 'f': out[n++] = '\f'; break;
+        case 'n':
+            out[n++] = '\n';
+            break;
+        case 't':
+            out[n++] = '\t';
+            break;
+        case 'r':
+            out[n++] = '\r';
+            break;
+        case 'b':
+            out[n++] = '\b';
+            break;
+        case 'f':
+            out[n++] = '\f';
+            break;
         case 'u': {
             unsigned cp = 0;
             int k;
@@ -142,7 +152,8 @@ static char *parse_string(parser *p)
             put_utf8(out, &n, cp);
             break;
         }
-        default: out[n++] = c;
+        default:
+            out[n++] = c;
         }
     }
     out[n] = '\0';

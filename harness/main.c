@@ -21,9 +21,10 @@ static const command commands[] = {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "gcverify %s - regression verification for Ratchet & Clank: Going Commando levels\n\n"
-               "usage: gcverify <command> [options]   (gcverify <command> --help for details)\n\n"
-               "commands:\n",
+    fprintf(f,
+            "gcverify %s - regression verification for Ratchet & Clank: Going Commando levels\n\n"
+            "usage: gcverify <command> [options]   (gcverify <command> --help for details)\n\n"
+            "commands:\n",
             GC_VERSION);
     for (const command *c = commands; c->name; c++) {
         char name[32];

@@ -73,7 +73,8 @@ static void *grow_one(void **arr, size_t *count, size_t elem)
     return e;
 }
 
-gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v, int is_null)
+gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v,
+                                    int is_null)
 {
     gc_rep_metric *m = grow_one((void **)&r->metrics, &r->metric_count, sizeof *m);
     if (!m)
@@ -196,7 +197,8 @@ void gc_report_summarise(gc_report *r)
     r->exit_code = (r->gating_failures || r->frames_mismatched || r->metrics_changed) ? 1 : 0;
 }
 
-static const gc_rep_metric *find_metric(const gc_rep_metric *m, size_t n, int level, const char *name)
+static const gc_rep_metric *find_metric(const gc_rep_metric *m, size_t n, int level,
+                                        const char *name)
 {
     /* both lists are canonical-sorted; a binary search keeps bless/diff fast */
     size_t lo = 0, hi = n;
@@ -273,7 +275,8 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
         size_t nl = strlen(o->name);
         int counter = (nl > 8 && strcmp(o->name + nl - 8, ".checked") == 0) ||
                       (nl > 7 && strcmp(o->name + nl - 7, ".failed") == 0);
-        if (level_present && !counter && !find_metric(r->metrics, r->metric_count, o->level, o->name))
+        if (level_present && !counter &&
+            !find_metric(r->metrics, r->metric_count, o->level, o->name))
             add_change(r, o->level, o->name, o, NULL);
     }
     free(sorted_old);

@@ -30,7 +30,8 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     if (!root)
         return -1;
     int rc = -1;
-    if (root->type != GC_JSON_OBJ || gc_json_num(gc_json_get(root, "format"), 0) != GC_REPORT_FORMAT) {
+    if (root->type != GC_JSON_OBJ ||
+        gc_json_num(gc_json_get(root, "format"), 0) != GC_REPORT_FORMAT) {
         snprintf(err, errlen, "not a gcverify report of format %d", GC_REPORT_FORMAT);
         goto done;
     }
@@ -110,11 +111,13 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     }
     const gc_json *metrics = gc_json_get(root, "metrics");
     for (size_t l = 0; metrics && metrics->type == GC_JSON_OBJ && l < metrics->count; l++) {
-        int level = strcmp(metrics->keys[l], "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(metrics->keys[l]);
+        int level =
+            strcmp(metrics->keys[l], "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(metrics->keys[l]);
         const gc_json *lm = metrics->items[l];
         for (size_t m = 0; lm && lm->type == GC_JSON_OBJ && m < lm->count; m++) {
             const gc_json *v = lm->items[m];
-            if (!gc_report_add_metric(r, level, lm->keys[m], gc_json_num(v, 0), v->type == GC_JSON_NULL))
+            if (!gc_report_add_metric(r, level, lm->keys[m], gc_json_num(v, 0),
+                                      v->type == GC_JSON_NULL))
                 goto oom;
         }
     }
@@ -158,7 +161,8 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         memcpy(r->corpus_tables, text + ct->src_start, ct->src_end - ct->src_start);
         r->corpus_tables[ct->src_end - ct->src_start] = '\0';
     }
-    r->metrics_unblessed = (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
+    r->metrics_unblessed =
+        (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
     gc_report_summarise(r);
     rc = 0;
     goto done;

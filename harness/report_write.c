@@ -47,22 +47,23 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
     for (size_t i = 0; i < r->selected_count; i++)
         gc_sb_printf(b, "%s%d", i ? ", " : "", r->selected[i]);
     gc_sb_puts(b, "]},\n");
-    gc_sb_printf(b,
-                 "  \"summary\": {\"checks\": %llu, \"results_failed\": %llu, \"gating_failures\": %llu, "
-                 "\"warnings\": %llu, \"metrics_changed\": %llu, \"metrics_unblessed\": %llu, "
-                 "\"frames_mismatched\": %llu, \"exit_code\": %d},\n",
-                 (unsigned long long)r->checks, (unsigned long long)r->failures,
-                 (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-                 (unsigned long long)r->metrics_changed, (unsigned long long)r->metrics_unblessed,
-                 (unsigned long long)r->frames_mismatched, r->exit_code);
+    gc_sb_printf(
+        b,
+        "  \"summary\": {\"checks\": %llu, \"results_failed\": %llu, \"gating_failures\": %llu, "
+        "\"warnings\": %llu, \"metrics_changed\": %llu, \"metrics_unblessed\": %llu, "
+        "\"frames_mismatched\": %llu, \"exit_code\": %d},\n",
+        (unsigned long long)r->checks, (unsigned long long)r->failures,
+        (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
+        (unsigned long long)r->metrics_changed, (unsigned long long)r->metrics_unblessed,
+        (unsigned long long)r->frames_mismatched, r->exit_code);
 
     gc_sb_puts(b, "  \"levels\": [");
     for (size_t i = 0; i < r->level_count; i++) {
         const gc_rep_level *l = &r->levels[i];
         gc_sb_printf(b, "%s\n    {\"level\": %d, \"file\": ", i ? "," : "", l->level);
         gc_sb_json_str(b, l->file);
-        gc_sb_printf(b, ", \"loaded\": %s, \"size_bytes\": %llu, \"error\": ", l->loaded ? "true" : "false",
-                     (unsigned long long)l->size_bytes);
+        gc_sb_printf(b, ", \"loaded\": %s, \"size_bytes\": %llu, \"error\": ",
+                     l->loaded ? "true" : "false", (unsigned long long)l->size_bytes);
         if (l->error)
             gc_sb_json_str(b, l->error);
         else
@@ -93,11 +94,12 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
         gc_sb_json_str(b, x->invariant);
         gc_sb_puts(b, ", \"level\": ");
         level_json(b, x->level);
-        gc_sb_printf(b,
-                     ", \"severity\": \"%s\", \"tier\": \"%s\", \"scope\": \"%s\", \"checked\": %llu, "
-                     "\"failed\": %llu, \"samples\": [",
-                     x->severity, x->tier, x->scope, (unsigned long long)x->checked,
-                     (unsigned long long)x->failed);
+        gc_sb_printf(
+            b,
+            ", \"severity\": \"%s\", \"tier\": \"%s\", \"scope\": \"%s\", \"checked\": %llu, "
+            "\"failed\": %llu, \"samples\": [",
+            x->severity, x->tier, x->scope, (unsigned long long)x->checked,
+            (unsigned long long)x->failed);
         for (size_t s = 0; s < x->sample_count; s++) {
             const gc_rep_sample *sm = &x->samples[s];
             gc_sb_printf(b, "%s{\"level\": ", s ? ", " : "");
@@ -174,7 +176,8 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
             gc_sb_json_str(b, f->golden);
         else
             gc_sb_puts(b, "null");
-        gc_sb_printf(b, ", \"match\": %s, \"status\": ", strcmp(f->status, "match") == 0 ? "true" : "false");
+        gc_sb_printf(
+            b, ", \"match\": %s, \"status\": ", strcmp(f->status, "match") == 0 ? "true" : "false");
         gc_sb_json_str(b, f->status);
         gc_sb_printf(b, ", \"pixels_changed\": %llu, \"metrics_changed\": ",
                      (unsigned long long)f->pixels_changed);
@@ -204,15 +207,20 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
             failures++;
     for (size_t i = 0; i < r->frame_count; i++) {
         const char *s = r->frames[i].status;
-        if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 || strcmp(s, "error") == 0)
+        if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 ||
+            strcmp(s, "error") == 0)
             failures++;
         else if (strcmp(s, "match") != 0)
             skipped++;
     }
     gc_sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    gc_sb_printf(b, "<testsuites name=\"gcverify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+    gc_sb_printf(b,
+                 "<testsuites name=\"gcverify\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+                 "skipped=\"%zu\">\n",
                  tests, failures, skipped);
-    gc_sb_printf(b, "  <testsuite name=\"gcverify.sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"0\">\n",
+    gc_sb_printf(b,
+                 "  <testsuite name=\"gcverify.sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+                 "skipped=\"%zu\" time=\"0\">\n",
                  tests, failures, skipped);
     gc_sb_puts(b, "    <properties>\n      <property name=\"corpus\" value=\"");
     gc_sb_xml(b, r->corpus_label);
@@ -237,7 +245,8 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
         char msg[160];
         snprintf(msg, sizeof msg, "%llu of %llu checks failed (%s)", (unsigned long long)x->failed,
                  (unsigned long long)x->checked, x->severity);
-        gc_sb_puts(b, x->gating ? "      <failure type=\"invariant\" message=\"" : "      <system-out>");
+        gc_sb_puts(b, x->gating ? "      <failure type=\"invariant\" message=\""
+                                : "      <system-out>");
         if (x->gating) {
             gc_sb_xml(b, msg);
             gc_sb_puts(b, "\">");
@@ -293,19 +302,21 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
     gc_sb_printf(b, "## gcverify sweep: %s\n\n", r->exit_code ? "**FAILED**" : "passed");
     gc_sb_printf(b, "Corpus: %s · tier: %s · levels: %zu · invariants: %zu\n\n", r->corpus_label,
                  r->tier, r->selected_count, r->invariant_count);
-    gc_sb_puts(b, "| checks | failed results | gating | warnings | metric changes | frame mismatches |\n");
+    gc_sb_puts(
+        b, "| checks | failed results | gating | warnings | metric changes | frame mismatches |\n");
     gc_sb_puts(b, "|---:|---:|---:|---:|---:|---:|\n");
-    gc_sb_printf(b, "| %llu | %llu | %llu | %llu | %llu | %llu |\n\n", (unsigned long long)r->checks,
-                 (unsigned long long)r->failures, (unsigned long long)r->gating_failures,
-                 (unsigned long long)r->warnings, (unsigned long long)r->metrics_changed,
-                 (unsigned long long)r->frames_mismatched);
+    gc_sb_printf(b, "| %llu | %llu | %llu | %llu | %llu | %llu |\n\n",
+                 (unsigned long long)r->checks, (unsigned long long)r->failures,
+                 (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
+                 (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
     size_t shown = 0;
     for (size_t i = 0; i < r->result_count; i++) {
         const gc_rep_result *x = &r->results[i];
         if (x->failed == 0 || strcmp(x->severity, "info") == 0)
             continue;
         if (shown++ == 0)
-            gc_sb_puts(b, "### Failed invariants\n\n| invariant | level | severity | failed / checked | first failure |\n|---|---:|---|---:|---|\n");
+            gc_sb_puts(b, "### Failed invariants\n\n| invariant | level | severity | failed / "
+                          "checked | first failure |\n|---|---:|---|---:|---|\n");
         char lv[16];
         if (x->level == GC_LEVEL_CORPUS)
             snprintf(lv, sizeof lv, "corpus");
@@ -338,13 +349,16 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
         if (strcmp(f->status, "match") == 0)
             continue;
         if (fm++ == 0)
-            gc_sb_puts(b, "### Frames\n\n| level | view | status | metrics changed |\n|---:|---|---|---|\n");
+            gc_sb_puts(
+                b,
+                "### Frames\n\n| level | view | status | metrics changed |\n|---:|---|---|---|\n");
         gc_sb_printf(b, "| %d | %s | %s | %s |\n", f->level, f->view, f->status,
                      f->metrics_changed ? f->metrics_changed : "");
     }
     if (fm)
         gc_sb_puts(b, "\n");
     if (!shown && !r->change_count && !fm)
-        gc_sb_puts(b, "Every gating invariant passed, every metric equals the baseline and every frame matches its golden hash.\n");
+        gc_sb_puts(b, "Every gating invariant passed, every metric equals the baseline and every "
+                      "frame matches its golden hash.\n");
     return b->failed ? -1 : 0;
 }

@@ -138,8 +138,9 @@ static void progress_line(sweep_ctx *c, const level_slot *s)
             fputc('\n', stderr);
     } else {
         fprintf(stderr, "sweep: %zu/%zu %s %s\n", c->done, c->nslots, s->file->name,
-                s->file->ok ? (s->lv.first_error.status == GC_OK ? "decoded" : "decoded with errors")
-                            : "missing");
+                s->file->ok
+                    ? (s->lv.first_error.status == GC_OK ? "decoded" : "decoded with errors")
+                    : "missing");
     }
     fflush(stderr);
     pthread_mutex_unlock(&c->lock);
@@ -189,7 +190,8 @@ static void run_level(void *vctx, size_t i)
         const gc_inv_info *info = gc_inv_get(c->set, k);
         if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
             continue;
-        if (gc_inv_eval_level(c->set, k, s->tables, s->level, c->o->max_samples, &s->results[k]) != 0)
+        if (gc_inv_eval_level(c->set, k, s->tables, s->level, c->o->max_samples, &s->results[k]) !=
+            0)
             s->oom = 1;
     }
     for (size_t m = 0; m < c->nmetric; m++)
@@ -323,14 +325,16 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             return 2;
         }
         if (!GC_FAULTS_BUILT) {
-            snprintf(err, errlen,
-                     "this build has no fault switches: configure with -DGC_FAULTS=ON (make FAULTS=ON)");
+            snprintf(
+                err, errlen,
+                "this build has no fault switches: configure with -DGC_FAULTS=ON (make FAULTS=ON)");
             return 2;
         }
     }
 
     char inv_dir[PATH_MAX];
-    snprintf(inv_dir, sizeof inv_dir, "%s", o->invariants_dir ? o->invariants_dir : GC_SOURCE_DIR "/invariants");
+    snprintf(inv_dir, sizeof inv_dir, "%s",
+             o->invariants_dir ? o->invariants_dir : GC_SOURCE_DIR "/invariants");
     char *load_err = malloc(65536);
     if (!load_err) {
         snprintf(err, errlen, "out of memory");
@@ -375,7 +379,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     rep->selected_count = nsel;
 
     char def_metrics[PATH_MAX], def_frames[PATH_MAX];
-    gc_sweep_default_paths(corpus.key, def_metrics, sizeof def_metrics, def_frames, sizeof def_frames);
+    gc_sweep_default_paths(corpus.key, def_metrics, sizeof def_metrics, def_frames,
+                           sizeof def_frames);
     const char *baseline_path = o->baseline ? o->baseline : def_metrics;
     const char *frames_path = o->frames_golden ? o->frames_golden : def_frames;
 
@@ -467,7 +472,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             lt[i] = c.slots[i].tables;
             ids[i] = c.slots[i].level;
         }
-        rep->corpus_tables = gc_sweep_corpus_tables_json(set, c.selected_inv, descs, ndesc, lt, ids, nsel);
+        rep->corpus_tables =
+            gc_sweep_corpus_tables_json(set, c.selected_inv, descs, ndesc, lt, ids, nsel);
         if (!o->shard_n)
             gc_sweep_eval_corpus(set, c.selected_inv, lt, ids, nsel, o->max_samples, rep);
         free(lt);
@@ -485,9 +491,10 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         /* project paths are reported relative to the project, so reports
          * from two checkouts compare equal */
         size_t sl = strlen(GC_SOURCE_DIR);
-        rep->baseline = strdup(strncmp(baseline_path, GC_SOURCE_DIR, sl) == 0 && baseline_path[sl] == '/'
-                                   ? baseline_path + sl + 1
-                                   : baseline_path);
+        rep->baseline =
+            strdup(strncmp(baseline_path, GC_SOURCE_DIR, sl) == 0 && baseline_path[sl] == '/'
+                       ? baseline_path + sl + 1
+                       : baseline_path);
         gc_baseline base;
         int found = 0;
         if (gc_baseline_load(baseline_path, &base, &found, err, errlen) != 0) {
@@ -496,7 +503,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         }
         if (found) {
             if (strcmp(base.corpus_key, corpus.key) != 0) {
-                snprintf(err, errlen, "baseline %s is for corpus '%s', this run is '%s' (pass --baseline)",
+                snprintf(err, errlen,
+                         "baseline %s is for corpus '%s', this run is '%s' (pass --baseline)",
                          baseline_path, base.corpus_key, corpus.key);
                 gc_baseline_free(&base);
                 rc = 2;

@@ -9,10 +9,11 @@
 #include "gc_png.h"
 #include "gc_render.h"
 
-#define GC_FRAME_WIDTH 640
+#define GC_FRAME_WIDTH  640
 #define GC_FRAME_HEIGHT 448
 
-int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err, size_t errlen)
+int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err,
+                                size_t errlen)
 {
     return gc_golden_frames_load(path, g, err, errlen);
 }
@@ -30,16 +31,20 @@ void gc_sweep_level_frames_free(gc_sweep_level_frames *f)
 static const char *status_of(gc_frame_verdict v)
 {
     switch (v) {
-    case GC_FRAME_MATCH: return "match";
-    case GC_FRAME_NO_GOLDEN: return "new";
-    case GC_FRAME_MANIFEST_DIFFERS: return "manifest_differs";
-    case GC_FRAME_REGRESSED: return "regressed";
+    case GC_FRAME_MATCH:
+        return "match";
+    case GC_FRAME_NO_GOLDEN:
+        return "new";
+    case GC_FRAME_MANIFEST_DIFFERS:
+        return "manifest_differs";
+    case GC_FRAME_REGRESSED:
+        return "regressed";
     }
     return "error";
 }
 
-void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_sweep_frame_golden *g,
-                           gc_sweep_level_frames *out)
+void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
+                           const gc_sweep_frame_golden *g, gc_sweep_level_frames *out)
 {
     const char *const *names;
     int nviews = gc_render_view_names(&names);
@@ -55,8 +60,8 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_
         gc_frame f;
         memset(&f, 0, sizeof f);
         gc_view_params vp;
-        if (!scene || gc_render_scene_draw(scene, names[v], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, &vp, err,
-                                           sizeof err) != 0) {
+        if (!scene || gc_render_scene_draw(scene, names[v], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f,
+                                           &vp, err, sizeof err) != 0) {
             snprintf(it->status, sizeof it->status, "error");
             snprintf(it->params, sizeof it->params, "render failed: %s", err);
             continue;
@@ -68,8 +73,8 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o, const gc_
             continue;
         }
         const gc_golden_frame *entry = NULL;
-        gc_frame_verdict verdict = gc_golden_frames_compare(g, lv->index, names[v], it->sha256,
-                                                            it->manifest, &entry);
+        gc_frame_verdict verdict =
+            gc_golden_frames_compare(g, lv->index, names[v], it->sha256, it->manifest, &entry);
         snprintf(it->status, sizeof it->status, "%s", status_of(verdict));
         if (entry)
             snprintf(it->golden, sizeof it->golden, "%s", entry->sha256);
@@ -120,8 +125,8 @@ void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_
         gc_frame f;
         memset(&f, 0, sizeof f);
         char params[512], err[256], hex[65], manifest[GC_FRAME_MANIFEST_MAX];
-        if (gc_render_level(lv, names[0], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, params, sizeof params,
-                            err, sizeof err) != 0)
+        if (gc_render_level(lv, names[0], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, params,
+                            sizeof params, err, sizeof err) != 0)
             return;
         int ok = gc_frame_sha256(&f, hex, manifest, sizeof manifest) == 0;
         gc_frame_free(&f);

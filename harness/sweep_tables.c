@@ -55,16 +55,50 @@ static void put_value(gc_strbuf *b, const gc_column *c, const unsigned char *row
     int64_t s = 0;
     switch (c->type) {
     case GC_T_BOOL:
-    case GC_T_U8: u = *p; break;
-    case GC_T_U16: { uint16_t v; memcpy(&v, p, 2); u = v; } break;
-    case GC_T_U32: { uint32_t v; memcpy(&v, p, 4); u = v; } break;
-    case GC_T_U64: memcpy(&u, p, 8); break;
-    case GC_T_S8: s = (int8_t)*p; break;
-    case GC_T_S16: { int16_t v; memcpy(&v, p, 2); s = v; } break;
-    case GC_T_S32: { int32_t v; memcpy(&v, p, 4); s = v; } break;
-    case GC_T_S64: memcpy(&s, p, 8); break;
-    case GC_T_F32: { float v; memcpy(&v, p, 4); gc_sb_printf(b, "%.9g", (double)v); } return;
-    case GC_T_F64: { double v; memcpy(&v, p, 8); gc_sb_printf(b, "%.17g", v); } return;
+    case GC_T_U8:
+        u = *p;
+        break;
+    case GC_T_U16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        u = v;
+    } break;
+    case GC_T_U32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        u = v;
+    } break;
+    case GC_T_U64:
+        memcpy(&u, p, 8);
+        break;
+    case GC_T_S8:
+        s = (int8_t)*p;
+        break;
+    case GC_T_S16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        s = v;
+    } break;
+    case GC_T_S32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        s = v;
+    } break;
+    case GC_T_S64:
+        memcpy(&s, p, 8);
+        break;
+    case GC_T_F32: {
+        float v;
+        memcpy(&v, p, 4);
+        gc_sb_printf(b, "%.9g", (double)v);
+    }
+        return;
+    case GC_T_F64: {
+        double v;
+        memcpy(&v, p, 8);
+        gc_sb_printf(b, "%.17g", v);
+    }
+        return;
     case GC_T_STR: {
         char tmp[1024];
         size_t n = c->size < sizeof tmp ? c->size : sizeof tmp - 1;
@@ -85,9 +119,9 @@ static void put_value(gc_strbuf *b, const gc_column *c, const unsigned char *row
     gc_sb_printf(b, "%llu", (unsigned long long)u);
 }
 
-char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected, const gc_table_desc *const *descs,
-                                  size_t ndesc, const gc_table *const *levels, const int *ids,
-                                  size_t nlevels)
+char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
+                                  const gc_table_desc *const *descs, size_t ndesc,
+                                  const gc_table *const *levels, const int *ids, size_t nlevels)
 {
     gc_strbuf b;
     gc_sb_init(&b);
@@ -106,7 +140,8 @@ char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected, co
                 gc_sb_printf(&b, "%s\"%s\"", c ? ", " : "", descs[t]->columns[c].name);
             gc_sb_puts(&b, "], \"rows\": [");
             for (size_t r = 0; r < tab->count; r++) {
-                const unsigned char *row = (const unsigned char *)tab->rows + r * descs[t]->row_size;
+                const unsigned char *row =
+                    (const unsigned char *)tab->rows + r * descs[t]->row_size;
                 gc_sb_puts(&b, r ? ", [" : "[");
                 for (size_t c = 0; c < descs[t]->column_count; c++) {
                     if (c)
@@ -141,8 +176,11 @@ void gc_sweep_eval_corpus(const gc_inv_set *set, const int *selected, const gc_t
         gc_rep_result *x = gc_report_add_result(rep, info->id, GC_LEVEL_CORPUS);
         if (x) {
             snprintf(x->severity, sizeof x->severity, "%s",
-                     info->severity == GC_SEV_ERROR ? "error" : info->severity == GC_SEV_WARN ? "warn" : "info");
-            snprintf(x->tier, sizeof x->tier, "%s", info->tier == GC_TIER_GATE ? "gate" : "nightly");
+                     info->severity == GC_SEV_ERROR  ? "error"
+                     : info->severity == GC_SEV_WARN ? "warn"
+                                                     : "info");
+            snprintf(x->tier, sizeof x->tier, "%s",
+                     info->tier == GC_TIER_GATE ? "gate" : "nightly");
             snprintf(x->scope, sizeof x->scope, "corpus");
             x->checked = res.checked;
             x->failed = res.failed;
@@ -187,17 +225,45 @@ static int set_value(const gc_column *c, unsigned char *row, const gc_json *v)
     double d = gc_json_num(v, 0);
     switch (c->type) {
     case GC_T_BOOL:
-    case GC_T_U8: *p = (uint8_t)d; break;
-    case GC_T_U16: { uint16_t x = (uint16_t)d; memcpy(p, &x, 2); } break;
-    case GC_T_U32: { uint32_t x = (uint32_t)d; memcpy(p, &x, 4); } break;
-    case GC_T_U64: { uint64_t x = (uint64_t)d; memcpy(p, &x, 8); } break;
-    case GC_T_S8: *p = (unsigned char)(int8_t)d; break;
-    case GC_T_S16: { int16_t x = (int16_t)d; memcpy(p, &x, 2); } break;
-    case GC_T_S32: { int32_t x = (int32_t)d; memcpy(p, &x, 4); } break;
-    case GC_T_S64: { int64_t x = (int64_t)d; memcpy(p, &x, 8); } break;
-    case GC_T_F32: { float x = (float)d; memcpy(p, &x, 4); } break;
-    case GC_T_F64: memcpy(p, &d, 8); break;
-    case GC_T_STR: break;
+    case GC_T_U8:
+        *p = (uint8_t)d;
+        break;
+    case GC_T_U16: {
+        uint16_t x = (uint16_t)d;
+        memcpy(p, &x, 2);
+    } break;
+    case GC_T_U32: {
+        uint32_t x = (uint32_t)d;
+        memcpy(p, &x, 4);
+    } break;
+    case GC_T_U64: {
+        uint64_t x = (uint64_t)d;
+        memcpy(p, &x, 8);
+    } break;
+    case GC_T_S8:
+        *p = (unsigned char)(int8_t)d;
+        break;
+    case GC_T_S16: {
+        int16_t x = (int16_t)d;
+        memcpy(p, &x, 2);
+    } break;
+    case GC_T_S32: {
+        int32_t x = (int32_t)d;
+        memcpy(p, &x, 4);
+    } break;
+    case GC_T_S64: {
+        int64_t x = (int64_t)d;
+        memcpy(p, &x, 8);
+    } break;
+    case GC_T_F32: {
+        float x = (float)d;
+        memcpy(p, &x, 4);
+    } break;
+    case GC_T_F64:
+        memcpy(p, &d, 8);
+        break;
+    case GC_T_STR:
+        break;
     }
     return 0;
 }
@@ -214,8 +280,9 @@ void gc_loaded_tables_free(gc_loaded_tables *t)
     memset(t, 0, sizeof *t);
 }
 
-int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs, const gc_table_desc *const *descs,
-                         size_t ndesc, gc_loaded_tables *out, char *err, size_t errlen)
+int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs,
+                         const gc_table_desc *const *descs, size_t ndesc, gc_loaded_tables *out,
+                         char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     out->ndesc = ndesc;
@@ -277,7 +344,8 @@ int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs, const gc_tabl
                 out->bufs[out->nbufs++] = buf;
                 for (size_t r = 0; r < rows->count; r++) {
                     const gc_json *row = rows->items[r];
-                    for (size_t c = 0; row && row->type == GC_JSON_ARR && c < nc && c < row->count; c++)
+                    for (size_t c = 0; row && row->type == GC_JSON_ARR && c < nc && c < row->count;
+                         c++)
                         if (map[c] >= 0)
                             set_value(&d->columns[map[c]], buf + r * d->row_size, row->items[c]);
                 }

@@ -39,8 +39,8 @@ Test(faults, clean_run_passes, .init = setup, .timeout = 300)
     gc_report rep;
     int rc = run(NULL, &rep);
     for (size_t i = 0; i < rep.result_count; i++)
-        cr_expect(!rep.results[i].gating, "clean corpus fails %s on level %d", rep.results[i].invariant,
-                  rep.results[i].level);
+        cr_expect(!rep.results[i].gating, "clean corpus fails %s on level %d",
+                  rep.results[i].invariant, rep.results[i].level);
     cr_assert_eq(rc, 0);
     gc_report_free(&rep);
 }

@@ -82,7 +82,8 @@ Test(sweep, invalid_yaml_is_exit_2_with_file_and_line, .init = setup)
     char dir[1024], path[1100], err[4096] = "";
     tmpdir(dir, sizeof dir, "badyaml");
     snprintf(path, sizeof path, "%s/bad.yaml", dir);
-    const char *text = "invariants:\n  - id: broken.one\n    expect: vert_cout == 1 and (\n    why: x\n";
+    const char *text =
+        "invariants:\n  - id: broken.one\n    expect: vert_cout == 1 and (\n    why: x\n";
     cr_assert_eq(gc_write_file_atomic(path, text, strlen(text), err, sizeof err), 0);
     gc_sweep_opts o;
     small_opts(&o, "0");
@@ -118,7 +119,8 @@ static const gc_rep_level *find_level(const gc_report *r, int level)
 Test(sweep, bad_level_never_stops_the_others, .init = setup, .timeout = 300)
 {
     char cdir[4096], err[4096] = "";
-    cr_assert_eq(gc_corpus_synthetic(SY_SCALE_SMALL, 1, 2, 0, cdir, sizeof cdir, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(gc_corpus_synthetic(SY_SCALE_SMALL, 1, 2, 0, cdir, sizeof cdir, err, sizeof err),
+                 0, "%s", err);
     char dir[1024];
     tmpdir(dir, sizeof dir, "badlevel");
     for (int i = 2; i <= 6; i++) {
@@ -154,13 +156,14 @@ Test(sweep, bad_level_never_stops_the_others, .init = setup, .timeout = 300)
             cr_assert(failed, "the truncated level must report a decoder error");
         } else if (lv == 5) {
             cr_assert_eq(b->loaded, 0);
-            cr_assert(b->error && strstr(b->error, "LEVEL5.WAD"), "missing level error: %s", b->error);
+            cr_assert(b->error && strstr(b->error, "LEVEL5.WAD"), "missing level error: %s",
+                      b->error);
         } else {
             /* the untouched levels decode exactly as in the clean corpus */
             cr_assert_eq(b->decoder_count, g->decoder_count);
             for (size_t d = 0; d < b->decoder_count; d++)
-                cr_assert_str_eq(b->decoders[d].status, g->decoders[d].status, "level %d decoder %s", lv,
-                                 b->decoders[d].name);
+                cr_assert_str_eq(b->decoders[d].status, g->decoders[d].status,
+                                 "level %d decoder %s", lv, b->decoders[d].name);
         }
     }
     int decode_ok_failed_3 = 0, decode_ok_failed_5 = 0;
@@ -251,13 +254,13 @@ Test(bless, refuses_in_ci_and_without_reason, .init = setup)
     snprintf(path, sizeof path, "%s/metrics.yaml", dir);
     snprintf(ledger, sizeof ledger, "%s/LEDGER.md", dir);
     setenv("CI", "true", 1);
-    char *a1[] = {"bless", "--reason", "because", "--scale", "small", "--levels", "0", "--no-frames",
-                  "--baseline", path, "--ledger", ledger, NULL};
+    char *a1[] = {"bless",       "--reason",   "because", "--scale",  "small", "--levels", "0",
+                  "--no-frames", "--baseline", path,      "--ledger", ledger,  NULL};
     cr_assert_eq(gc_cmd_bless(12, a1), 2);
     cr_assert_neq(access(path, F_OK), 0, "bless wrote a baseline in CI");
     unsetenv("CI");
-    char *a2[] = {"bless", "--reason", "  ", "--scale", "small", "--levels", "0", "--no-frames",
-                  "--baseline", path, "--ledger", ledger, NULL};
+    char *a2[] = {"bless",       "--reason",   "  ", "--scale",  "small", "--levels", "0",
+                  "--no-frames", "--baseline", path, "--ledger", ledger,  NULL};
     cr_assert_eq(gc_cmd_bless(12, a2), 2);
     cr_assert_neq(access(path, F_OK), 0, "bless wrote a baseline without a reason");
 }
@@ -268,8 +271,11 @@ Test(bless, writes_baseline_atomically_and_appends_the_ledger, .init = setup, .t
     tmpdir(dir, sizeof dir, "bless");
     snprintf(path, sizeof path, "%s/metrics.yaml", dir);
     snprintf(ledger, sizeof ledger, "%s/LEDGER.md", dir);
-    char *argv[] = {"bless", "--reason", "first baseline for the test", "--scale", "small", "--levels", "0,1",
-                    "--no-frames", "--baseline", path, "--ledger", ledger, NULL};
+    char *argv[] = {"bless",   "--reason",    "first baseline for the test",
+                    "--scale", "small",       "--levels",
+                    "0,1",     "--no-frames", "--baseline",
+                    path,      "--ledger",    ledger,
+                    NULL};
     cr_assert_eq(gc_cmd_bless(12, argv), 0);
     char *b = gc_read_file(path, NULL, err, sizeof err);
     cr_assert_not_null(b, "%s", err);
