@@ -855,7 +855,8 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             }
             t->v_max = t->va == UINT32_MAX || t->vb == UINT32_MAX || t->vc == UINT32_MAX
                            ? UINT32_MAX
-                           : (t->va > t->vb ? (t->va > t->vc ? t->va : t->vc) : (t->vb > t->vc ? t->vb : t->vc));
+                           : (t->va > t->vb ? (t->va > t->vc ? t->va : t->vc)
+                                            : (t->vb > t->vc ? t->vb : t->vc));
             t->adgif = adgif;
             t->texture = texture;
             t->vi_lo = 0;
