@@ -836,6 +836,623 @@ static inline int fast_eval(const gc_fastpred *f, const uint8_t *row)
     return nul ? 2 : !decide;
 }
 
+/* ---- the batch VM: the same bytecode, one instruction over a block of rows at a time ----
+ * Every instruction of a row expression is free of side effects and never traps, so a
+ * block of rows can run each instruction over all its rows before the next one: the
+ * dispatch, the type switches and the table lookups are paid once per block, not per row.
+ * `and`/`or` evaluate both sides (the short-circuit only saves work; three-valued `and` and
+ * `or` give the same value either way), and each element follows exactly the scalar rules
+ * of run(). Units with strings or `outer` aggregates stay on run(). */
+
+#define GC_BATCH 256
+
+typedef union bnum {
+    int64_t i;
+    double f;
+} bnum;
+
+typedef struct bslot {
+    bnum v[GC_BATCH];
+    uint8_t n[GC_BATCH]; /* null */
+} bslot;
+
+static int batch_ok(const gc_unit *u, const gc_prog *p)
+{
+    if (!p->code)
+        return 1;
+    for (uint32_t i = 0; i < p->n; i++) {
+        const gc_ins *in = &p->code[i];
+        switch ((gc_opcode)in->op) {
+        case GC_I_PUSH_S:
+        case GC_I_CMP_S:
+        case GC_I_ROW_OUTER:
+            return 0;
+        case GC_I_LOAD_CUR:
+        case GC_I_LOAD_REG:
+            if (in->ctype == GC_T_STR)
+                return 0;
+            break;
+        case GC_I_AGG:
+            if (in->a >= u->nagg || u->aggs[in->a].uses_outer)
+                return 0;
+            break;
+        case GC_I_COALESCE:
+            break;
+        default:
+            if (in->op > GC_I_CMP_CK)
+                return 0;
+            break;
+        }
+    }
+    return 1;
+}
+
+/* Integer loads of one column for n rows: rows[] (NULL: consecutive rows from base) */
+#define BLOAD_INT(T, NULLPAT, CONV)                                                              \
+    do {                                                                                         \
+        if (!rows) {                                                                             \
+            for (int i = 0; i < n; i++) {                                                        \
+                T x;                                                                             \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
+                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                    \
+                v[i].i = CONV;                                                                   \
+            }                                                                                    \
+        } else {                                                                                 \
+            for (int i = 0; i < n; i++) {                                                        \
+                if (rows[i] < 0) {                                                               \
+                    nl[i] = 1;                                                                   \
+                    v[i].i = 0;                                                                  \
+                    continue;                                                                    \
+                }                                                                                \
+                T x;                                                                             \
+                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                           \
+                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                    \
+                v[i].i = CONV;                                                                   \
+            }                                                                                    \
+        }                                                                                        \
+    } while (0)
+
+#define BLOAD_FLT(T)                                                                             \
+    do {                                                                                         \
+        for (int i = 0; i < n; i++) {                                                            \
+            if (rows && rows[i] < 0) {                                                           \
+                nl[i] = 1;                                                                       \
+                v[i].i = 0;                                                                      \
+                continue;                                                                        \
+            }                                                                                    \
+            T x;                                                                                 \
+            memcpy(&x, base + (size_t)(rows ? rows[i] : i) * stride, sizeof x);                  \
+            nl[i] = 0;                                                                           \
+            v[i].f = x;                                                                          \
+        }                                                                                        \
+    } while (0)
+
+/* base already includes the column offset */
+static void bload(const uint8_t *base, size_t stride, const int64_t *rows, unsigned ctype,
+                  unsigned flags, int n, bnum *v, uint8_t *nl)
+{
+    const int nim = (flags & GC_CF_NULL_IF_MAX) != 0;
+    switch (ctype) {
+    case GC_T_BOOL:
+        BLOAD_INT(uint8_t, UINT8_MAX, x != 0);
+        break;
+    case GC_T_U8:
+        BLOAD_INT(uint8_t, UINT8_MAX, x);
+        break;
+    case GC_T_S8:
+        BLOAD_INT(int8_t, -1, x);
+        break;
+    case GC_T_U16:
+        BLOAD_INT(uint16_t, UINT16_MAX, x);
+        break;
+    case GC_T_S16:
+        BLOAD_INT(int16_t, -1, x);
+        break;
+    case GC_T_U32:
+        BLOAD_INT(uint32_t, UINT32_MAX, x);
+        break;
+    case GC_T_S32:
+        BLOAD_INT(int32_t, -1, x);
+        break;
+    case GC_T_U64:
+        BLOAD_INT(uint64_t, UINT64_MAX, (int64_t)x);
+        break;
+    case GC_T_S64:
+        BLOAD_INT(int64_t, -1, x);
+        break;
+    case GC_T_F32:
+        BLOAD_FLT(float);
+        break;
+    default: /* GC_T_F64 */
+        BLOAD_FLT(double);
+        break;
+    }
+}
+
+#define BCMP_LOOP(OP, A, B)                                                                      \
+    for (int i = 0; i < n; i++) {                                                                \
+        uint8_t nn = (uint8_t)(an[i] | bn[i]);                                                   \
+        an[i] = nn;                                                                              \
+        av[i].i = nn ? 0 : (A OP B);                                                             \
+    }
+
+static void bcmp_i(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uint8_t *bn, int n)
+{
+    switch (op) {
+    case GC_OP_EQ:
+        BCMP_LOOP(==, av[i].i, bv[i].i);
+        break;
+    case GC_OP_NE:
+        BCMP_LOOP(!=, av[i].i, bv[i].i);
+        break;
+    case GC_OP_LT:
+        BCMP_LOOP(<, av[i].i, bv[i].i);
+        break;
+    case GC_OP_LE:
+        BCMP_LOOP(<=, av[i].i, bv[i].i);
+        break;
+    case GC_OP_GT:
+        BCMP_LOOP(>, av[i].i, bv[i].i);
+        break;
+    default:
+        BCMP_LOOP(>=, av[i].i, bv[i].i);
+        break;
+    }
+}
+
+static void bcmp_f(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uint8_t *bn, int n)
+{
+    switch (op) {
+    case GC_OP_EQ:
+        BCMP_LOOP(==, av[i].f, bv[i].f);
+        break;
+    case GC_OP_NE:
+        BCMP_LOOP(!=, av[i].f, bv[i].f);
+        break;
+    case GC_OP_LT:
+        BCMP_LOOP(<, av[i].f, bv[i].f);
+        break;
+    case GC_OP_LE:
+        BCMP_LOOP(<=, av[i].f, bv[i].f);
+        break;
+    case GC_OP_GT:
+        BCMP_LOOP(>, av[i].f, bv[i].f);
+        break;
+    default:
+        BCMP_LOOP(>=, av[i].f, bv[i].f);
+        break;
+    }
+}
+
+/* Run p for rows r0 .. r0+n-1 of level slot k; returns the slot holding the results.
+ * st has room for p->max_stack slots plus one scratch slot. */
+static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bslot *st,
+                        int64_t *reg)
+{
+    int sp = 0;
+    const gc_ins *code = p->code;
+    bslot *scratch = &st[p->max_stack];
+    for (uint32_t pc = 0;; pc++) {
+        const gc_ins *in = &code[pc];
+        switch ((gc_opcode)in->op) {
+        case GC_I_END:
+            return &st[sp - 1];
+        case GC_I_PUSH_I:
+        case GC_I_PUSH_F: {
+            bslot *s = &st[sp++];
+            for (int i = 0; i < n; i++) {
+                s->v[i].i = in->k.i; /* the union's bits: an integer or a double */
+                s->n[i] = 0;
+            }
+            break;
+        }
+        case GC_I_PUSH_NULL: {
+            bslot *s = &st[sp++];
+            for (int i = 0; i < n; i++) {
+                s->v[i].i = 0;
+                s->n[i] = 1;
+            }
+            break;
+        }
+        case GC_I_LOAD_CUR: {
+            const size_t rs = e->s->descs[in->a]->row_size;
+            const uint8_t *base = rowp(e, k, in->a, (int64_t)r0) + in->k.u;
+            bslot *s = &st[sp++];
+            bload(base, rs, NULL, in->ctype, in->flags, n, s->v, s->n);
+            break;
+        }
+        case GC_I_LOAD_REG: {
+            const size_t rs = e->s->descs[in->a]->row_size;
+            bslot *s = &st[sp++];
+            if (!e->levels[k][in->a].rows) { /* no rows: every register is -1 */
+                for (int i = 0; i < n; i++) {
+                    s->v[i].i = 0;
+                    s->n[i] = 1;
+                }
+                break;
+            }
+            const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+            bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
+            break;
+        }
+        case GC_I_CMP_CC:
+        case GC_I_CMP_CK: {
+            const uint32_t t = in->a >> 8;
+            const size_t rs = e->s->descs[t]->row_size;
+            const uint8_t *row = rowp(e, k, t, (int64_t)r0);
+            bslot *s = &st[sp++];
+            bload(row + in->k.u, rs, NULL, in->ctype, (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, n,
+                  s->v, s->n);
+            if (in->op == GC_I_CMP_CK) {
+                for (int i = 0; i < n; i++) {
+                    scratch->v[i].i = in->k2;
+                    scratch->n[i] = 0;
+                }
+            } else {
+                bload(row + in->b, rs, NULL, in->pad, (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, n,
+                      scratch->v, scratch->n);
+            }
+            bcmp_i((gc_binop)(in->a & 0xff), s->v, s->n, scratch->v, scratch->n, n);
+            break;
+        }
+        case GC_I_ROW_CUR:
+            for (int i = 0; i < n; i++)
+                reg[i] = (int64_t)(r0 + (size_t)i);
+            break;
+        case GC_I_ROW_PREV:
+            for (int i = 0; i < n; i++)
+                if (reg[i] >= 0)
+                    reg[i]--;
+            break;
+        case GC_I_ROW_NEXT: {
+            const int64_t cnt = (int64_t)tcount(e, k, in->a);
+            for (int i = 0; i < n; i++)
+                if (reg[i] >= 0 && ++reg[i] >= cnt)
+                    reg[i] = -1;
+            break;
+        }
+        case GC_I_ROW_PARENT: {
+            const int64_t cnt = (int64_t)tcount(e, k, in->b);
+            if (!e->levels[k][in->a].rows) {
+                for (int i = 0; i < n; i++)
+                    reg[i] = -1;
+                break;
+            }
+            const size_t rs = e->s->descs[in->a]->row_size;
+            const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+            bslot *s = scratch;
+            bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
+            for (int i = 0; i < n; i++) {
+                if (reg[i] < 0)
+                    continue;
+                int64_t v = s->v[i].i;
+                reg[i] = (s->n[i] || v < 0 || v >= cnt) ? -1 : v;
+            }
+            break;
+        }
+        case GC_I_REG_INDEX: {
+            bslot *s = &st[sp++];
+            for (int i = 0; i < n; i++) {
+                s->v[i].i = reg[i];
+                s->n[i] = reg[i] < 0;
+            }
+            break;
+        }
+        case GC_I_I2F: {
+            bslot *s = &st[sp - 1 - (int)in->a];
+            for (int i = 0; i < n; i++)
+                s->v[i].f = (double)s->v[i].i; /* a null's value is never read */
+            break;
+        }
+        case GC_I_ADD_I:
+        case GC_I_SUB_I:
+        case GC_I_MUL_I:
+        case GC_I_ADD_F:
+        case GC_I_SUB_F:
+        case GC_I_MUL_F:
+        case GC_I_DIV_F:
+        case GC_I_IDIV_I:
+        case GC_I_IDIV_F:
+        case GC_I_MOD_I:
+        case GC_I_MOD_F:
+        case GC_I_SHL:
+        case GC_I_SHR:
+        case GC_I_BAND:
+        case GC_I_BOR: {
+            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
+            sp--;
+            bnum *av = as->v;
+            const bnum *bv = bs->v;
+            uint8_t *an = as->n;
+            const uint8_t *bn = bs->n;
+            for (int i = 0; i < n; i++)
+                an[i] |= bn[i];
+            switch ((gc_opcode)in->op) {
+            case GC_I_ADD_I:
+                for (int i = 0; i < n; i++)
+                    av[i].i = wrap_add(av[i].i, bv[i].i);
+                break;
+            case GC_I_SUB_I:
+                for (int i = 0; i < n; i++)
+                    av[i].i = wrap_sub(av[i].i, bv[i].i);
+                break;
+            case GC_I_MUL_I:
+                for (int i = 0; i < n; i++)
+                    av[i].i = wrap_mul(av[i].i, bv[i].i);
+                break;
+            case GC_I_ADD_F:
+                for (int i = 0; i < n; i++)
+                    av[i].f = av[i].f + bv[i].f;
+                break;
+            case GC_I_SUB_F:
+                for (int i = 0; i < n; i++)
+                    av[i].f = av[i].f - bv[i].f;
+                break;
+            case GC_I_MUL_F:
+                for (int i = 0; i < n; i++)
+                    av[i].f = av[i].f * bv[i].f;
+                break;
+            default:
+                for (int i = 0; i < n; i++) {
+                    if (an[i])
+                        continue;
+                    int64_t x = av[i].i, y = bv[i].i;
+                    double fx = av[i].f, fy = bv[i].f;
+                    switch ((gc_opcode)in->op) {
+                    case GC_I_DIV_F:
+                        if (fy == 0.0)
+                            an[i] = 1;
+                        else
+                            av[i].f = fx / fy;
+                        break;
+                    case GC_I_IDIV_I:
+                        if (y == 0)
+                            an[i] = 1;
+                        else if (x == INT64_MIN && y == -1)
+                            av[i].i = INT64_MIN;
+                        else
+                            av[i].i = x / y;
+                        break;
+                    case GC_I_IDIV_F:
+                        if (fy == 0.0)
+                            an[i] = 1;
+                        else
+                            av[i].f = trunc(fx / fy);
+                        break;
+                    case GC_I_MOD_I:
+                        if (y == 0)
+                            an[i] = 1;
+                        else if (y == -1)
+                            av[i].i = 0;
+                        else
+                            av[i].i = x % y;
+                        break;
+                    case GC_I_MOD_F:
+                        if (fy == 0.0)
+                            an[i] = 1;
+                        else
+                            av[i].f = fmod(fx, fy);
+                        break;
+                    case GC_I_SHL:
+                        if (y < 0 || y > 63)
+                            an[i] = 1;
+                        else
+                            av[i].i = (int64_t)((uint64_t)x << y);
+                        break;
+                    case GC_I_SHR:
+                        if (y < 0 || y > 63)
+                            an[i] = 1;
+                        else
+                            av[i].i = x < 0 ? ~(~x >> y) : x >> y;
+                        break;
+                    case GC_I_BAND:
+                        av[i].i = x & y;
+                        break;
+                    default:
+                        av[i].i = x | y;
+                        break;
+                    }
+                }
+                break;
+            }
+            break;
+        }
+        case GC_I_CMP_I:
+        case GC_I_CMP_F: {
+            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
+            sp--;
+            if (in->op == GC_I_CMP_I)
+                bcmp_i((gc_binop)in->a, as->v, as->n, bs->v, bs->n, n);
+            else
+                bcmp_f((gc_binop)in->a, as->v, as->n, bs->v, bs->n, n);
+            break;
+        }
+        case GC_I_ISNULL:
+        case GC_I_NOTNULL: {
+            bslot *s = &st[sp - 1];
+            const int want = in->op == GC_I_ISNULL;
+            for (int i = 0; i < n; i++) {
+                s->v[i].i = want ? s->n[i] : !s->n[i];
+                s->n[i] = 0;
+            }
+            break;
+        }
+        case GC_I_TRUTH_I: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                s->v[i].i = s->v[i].i != 0;
+            break;
+        }
+        case GC_I_TRUTH_F: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++) {
+                if (s->n[i])
+                    continue;
+                if (isnan(s->v[i].f))
+                    s->n[i] = 1;
+                else
+                    s->v[i].i = s->v[i].f != 0.0;
+            }
+            break;
+        }
+        case GC_I_NOT: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                s->v[i].i = !s->v[i].i;
+            break;
+        }
+        case GC_I_AND_SC:
+        case GC_I_OR_SC:
+            break; /* both sides run: see above */
+        case GC_I_AND:
+        case GC_I_OR: {
+            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
+            sp--;
+            const int64_t decide = in->op == GC_I_AND ? 0 : 1;
+            for (int i = 0; i < n; i++) {
+                const int an = as->n[i], bn = bs->n[i];
+                const int64_t av = as->v[i].i != 0, bv = bs->v[i].i != 0;
+                if ((!an && av == decide) || (!bn && bv == decide)) {
+                    as->v[i].i = decide;
+                    as->n[i] = 0;
+                } else if (an || bn) {
+                    as->n[i] = 1;
+                } else {
+                    as->v[i].i = !decide;
+                }
+            }
+            break;
+        }
+        case GC_I_NEG_I: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                s->v[i].i = wrap_sub(0, s->v[i].i);
+            break;
+        }
+        case GC_I_NEG_F: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                s->v[i].f = -s->v[i].f;
+            break;
+        }
+        case GC_I_ABS_I: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                if (s->v[i].i < 0)
+                    s->v[i].i = wrap_sub(0, s->v[i].i);
+            break;
+        }
+        case GC_I_ABS_F: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++)
+                s->v[i].f = fabs(s->v[i].f);
+            break;
+        }
+        case GC_I_MIN_I:
+        case GC_I_MAX_I:
+        case GC_I_MIN_F:
+        case GC_I_MAX_F: {
+            const int m = (int)in->a;
+            bslot *a = &st[sp - m];
+            for (int j = 1; j < m; j++) {
+                const bslot *b = &a[j];
+                for (int i = 0; i < n; i++) {
+                    a->n[i] |= b->n[i];
+                    switch ((gc_opcode)in->op) {
+                    case GC_I_MIN_I:
+                        if (b->v[i].i < a->v[i].i)
+                            a->v[i].i = b->v[i].i;
+                        break;
+                    case GC_I_MAX_I:
+                        if (b->v[i].i > a->v[i].i)
+                            a->v[i].i = b->v[i].i;
+                        break;
+                    case GC_I_MIN_F:
+                        if (b->v[i].f < a->v[i].f)
+                            a->v[i].f = b->v[i].f;
+                        break;
+                    default:
+                        if (b->v[i].f > a->v[i].f)
+                            a->v[i].f = b->v[i].f;
+                        break;
+                    }
+                }
+            }
+            sp -= m - 1;
+            break;
+        }
+        case GC_I_SQRT: {
+            bslot *s = &st[sp - 1];
+            for (int i = 0; i < n; i++) {
+                if (s->n[i])
+                    continue;
+                if (s->v[i].f < 0.0)
+                    s->n[i] = 1;
+                else
+                    s->v[i].f = sqrt(s->v[i].f);
+            }
+            break;
+        }
+        case GC_I_DIST: {
+            bslot *a = &st[sp - 6];
+            for (int i = 0; i < n; i++) {
+                const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i] | a[3].n[i] |
+                                             a[4].n[i] | a[5].n[i]);
+                a[0].n[i] = nn;
+                if (nn)
+                    continue;
+                double dx = a[0].v[i].f - a[3].v[i].f;
+                double dy = a[1].v[i].f - a[4].v[i].f;
+                double dz = a[2].v[i].f - a[5].v[i].f;
+                a[0].v[i].f = sqrt(dx * dx + dy * dy + dz * dz);
+            }
+            sp -= 5;
+            break;
+        }
+        case GC_I_BETWEEN_I:
+        case GC_I_BETWEEN_F: {
+            bslot *a = &st[sp - 3];
+            for (int i = 0; i < n; i++) {
+                const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
+                a[0].n[i] = nn;
+                if (nn)
+                    a[0].v[i].i = 0;
+                else if (in->op == GC_I_BETWEEN_I)
+                    a[0].v[i].i = a[1].v[i].i <= a[0].v[i].i && a[0].v[i].i <= a[2].v[i].i;
+                else
+                    a[0].v[i].i = a[1].v[i].f <= a[0].v[i].f && a[0].v[i].f <= a[2].v[i].f;
+            }
+            sp -= 2;
+            break;
+        }
+        case GC_I_COALESCE: {
+            const int m = (int)in->a;
+            bslot *a = &st[sp - m];
+            for (int i = 0; i < n; i++)
+                for (int j = 0; j < m; j++)
+                    if (!a[j].n[i]) {
+                        a[0].v[i] = a[j].v[i];
+                        a[0].n[i] = 0;
+                        break;
+                    }
+            sp -= m - 1;
+            break;
+        }
+        case GC_I_AGG: {
+            gc_val r = agg_value(e, in->a);
+            bslot *s = &st[sp++];
+            for (int i = 0; i < n; i++) {
+                s->v[i].i = r.u.i;
+                s->n[i] = r.null;
+            }
+            break;
+        }
+        default: /* not reached: gc_inv_batch_ok admits only the cases above */
+            return &st[sp - 1];
+        }
+    }
+}
+
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
  * (then `level` is reported). Results are added to *out. */
 static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *const *levels,
@@ -865,9 +1482,44 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
         return a->oom ? -1 : 0;
     }
     const size_t row_size = s->descs[u->table]->row_size;
+    bslot *bst = NULL;
+    int64_t breg[GC_BATCH];
     for (size_t k = 0; k < nlevels; k++) {
         size_t cnt = tcount(&e, k, (uint32_t)u->table);
         int lv = level_ids ? level_ids[k] : level;
+        if (u->batch && !(u->fexpect.n && (!u->where.code || u->fwhere.n) && getenv("GC_FASTPRED"))) {
+            if (!bst) {
+                bst = malloc((size_t)u->batch_stack * sizeof *bst);
+                if (!bst) {
+                    ev_fini(&e);
+                    return -1;
+                }
+            }
+            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
+                const int n = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
+                uint8_t pass[GC_BATCH];
+                if (u->where.code) {
+                    const bslot *w = run_batch(&e, &u->where, k, r0, n, bst, breg);
+                    for (int i = 0; i < n; i++)
+                        pass[i] = !w->n[i] && w->v[i].i != 0;
+                } else {
+                    memset(pass, 1, (size_t)n);
+                }
+                const bslot *x = run_batch(&e, &u->expect, k, r0, n, bst, breg);
+                for (int i = 0; i < n; i++) {
+                    if (!pass[i])
+                        continue;
+                    out->checked++;
+                    if (!x->n[i] && x->v[i].i != 0)
+                        continue;
+                    out->failed++;
+                    rowref cur = {k, (int64_t)(r0 + (size_t)i)};
+                    e.outer = cur;
+                    add_sample(&e, a, lv, cur, x->n[i]);
+                }
+            }
+            continue;
+        }
         if (u->fexpect.n && (!u->where.code || u->fwhere.n)) {
             const uint8_t *row = levels[k][u->table].rows;
             const int has_where = u->where.code != NULL;
@@ -901,6 +1553,7 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
             }
         }
     }
+    free(bst);
     ev_fini(&e);
     return a->oom ? -1 : 0;
 }
@@ -998,10 +1651,19 @@ void gc_inv_detect_fast(gc_unit *u)
 {
     memset(&u->fexpect, 0, sizeof u->fexpect);
     memset(&u->fwhere, 0, sizeof u->fwhere);
+    u->batch = 0;
+    u->batch_stack = 0;
     if (u->table < 0 || u->once)
         return;
     detect(&u->expect, &u->fexpect);
     detect(&u->where, &u->fwhere);
+    if (u->expect.code && batch_ok(u, &u->expect) && batch_ok(u, &u->where)) {
+        uint32_t m = u->expect.max_stack;
+        if (u->where.code && u->where.max_stack > m)
+            m = u->where.max_stack;
+        u->batch = 1;
+        u->batch_stack = m + 1; /* one scratch slot */
+    }
 }
 
 static void result_zero(gc_inv_result *out)

@@ -276,6 +276,10 @@ typedef struct gc_unit {
     /* fast paths: expect / where that are `col OP col`, `col OP literal` or `col` on
      * integer columns without null flags run in a specialised loop */
     gc_fastpred fexpect, fwhere;
+    /* the batch VM runs expect and where (no strings, no `outer` aggregates); batch_stack
+     * is the number of block slots it needs */
+    int batch;
+    uint32_t batch_stack;
 } gc_unit;
 
 struct gc_inv_set {
