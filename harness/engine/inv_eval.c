@@ -846,6 +846,13 @@ static inline int fast_eval(const gc_fastpred *f, const uint8_t *row)
 
 #define GC_BATCH 256
 
+/* The block loops below are simple element-wise loops; let GCC vectorise them at -O2 too.
+ * Vectorising element-wise loops does not reassociate anything: results are identical. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC optimize("tree-vectorize")
+#endif
+
 typedef union bnum {
     int64_t i;
     double f;
@@ -854,6 +861,7 @@ typedef union bnum {
 typedef struct bslot {
     bnum v[GC_BATCH];
     uint8_t n[GC_BATCH]; /* null */
+    int nn;              /* 0: no element is null (all of n[] is 0); 1: some may be */
 } bslot;
 
 static int batch_ok(const gc_unit *u, const gc_prog *p)
@@ -1024,14 +1032,127 @@ static void bcmp_f(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uin
     }
 }
 
-/* Run p for rows r0 .. r0+n-1 of level slot k; returns the slot holding the results.
- * st has room for p->max_stack slots plus one scratch slot. */
-static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bslot *st,
-                        int64_t *reg)
+#define GC_BATCH_COLS 16
+
+/* x != 0 as 0/1 without a 64-bit compare (which SSE2 lacks): vectorises */
+static inline uint64_t bnz(int64_t x)
+{
+    return ((uint64_t)x | (0 - (uint64_t)x)) >> 63;
+}
+
+/* What run_batch works in: the stack, the row register, and the columns of the current
+ * rows loaded so far for this block (shared by where and expect: a column is read from
+ * the rows once per block however often the expressions use it). */
+typedef struct bws {
+    bslot *st;      /* stack slots, then two scratch slots */
+    bslot *col;     /* GC_BATCH_COLS cached columns */
+    int64_t reg[GC_BATCH];
+    int64_t cur[GC_BATCH]; /* the current rows when not consecutive */
+    size_t key_ofs[GC_BATCH_COLS];
+    uint8_t key_ctype[GC_BATCH_COLS], key_flags[GC_BATCH_COLS];
+    int ncol;
+    uint32_t scratch; /* index of the first scratch slot */
+} bws;
+
+/* Column ofs (ctype, flags) of the current rows: cached, or loaded into `spare`. */
+static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
+                         size_t ofs, unsigned ctype, unsigned flags, bslot *spare)
+{
+    for (int c = 0; c < w->ncol; c++)
+        if (w->key_ofs[c] == ofs && w->key_ctype[c] == ctype && w->key_flags[c] == flags)
+            return &w->col[c];
+    bslot *d = spare;
+    if (w->ncol < GC_BATCH_COLS) {
+        int c = w->ncol++;
+        w->key_ofs[c] = ofs;
+        w->key_ctype[c] = (uint8_t)ctype;
+        w->key_flags[c] = (uint8_t)flags;
+        d = &w->col[c];
+    }
+    const size_t rs = e->s->descs[t]->row_size;
+    if (cur)
+        bload((const uint8_t *)e->levels[k][t].rows + ofs, rs, cur, ctype, flags, n, d->v, d->n);
+    else
+        bload(rowp(e, k, t, (int64_t)r0) + ofs, rs, NULL, ctype, flags, n, d->v, d->n);
+    /* the current rows all exist: only the all-ones pattern of a flagged column is null */
+    d->nn = ctype != GC_T_F32 && ctype != GC_T_F64 && (flags & GC_CF_NULL_IF_MAX) != 0;
+    return d;
+}
+
+#define BCMP3_LOOP(OP, Y)                                                                        \
+    if (!anynull) {                                                                              \
+        for (int i = 0; i < n; i++) {                                                            \
+            on[i] = 0;                                                                           \
+            ov[i].i = xv[i].i OP(Y);                                                             \
+        }                                                                                        \
+    } else {                                                                                     \
+        for (int i = 0; i < n; i++) {                                                            \
+            uint8_t nn = (uint8_t)(xn[i] | (YN));                                                \
+            on[i] = nn;                                                                          \
+            ov[i].i = nn ? 0 : (xv[i].i OP(Y));                                                  \
+        }                                                                                        \
+    }
+
+#define BCMP3_OPS(Y)                                                                             \
+    switch (op) {                                                                                \
+    case GC_OP_EQ:                                                                               \
+        BCMP3_LOOP(==, Y);                                                                       \
+        break;                                                                                   \
+    case GC_OP_NE:                                                                               \
+        BCMP3_LOOP(!=, Y);                                                                       \
+        break;                                                                                   \
+    case GC_OP_LT:                                                                               \
+        BCMP3_LOOP(<, Y);                                                                        \
+        break;                                                                                   \
+    case GC_OP_LE:                                                                               \
+        BCMP3_LOOP(<=, Y);                                                                       \
+        break;                                                                                   \
+    case GC_OP_GT:                                                                               \
+        BCMP3_LOOP(>, Y);                                                                        \
+        break;                                                                                   \
+    default:                                                                                     \
+        BCMP3_LOOP(>=, Y);                                                                       \
+        break;                                                                                   \
+    }
+
+/* o = x OP y (integers) */
+static void bcmp_cc(gc_binop op, bslot *o, const bslot *x, const bslot *y, int n)
+{
+    bnum *ov = o->v;
+    uint8_t *on = o->n;
+    const bnum *xv = x->v, *yv = y->v;
+    const uint8_t *xn = x->n, *yn = y->n;
+    const int anynull = x->nn | y->nn;
+    o->nn = anynull;
+#define YN yn[i]
+    BCMP3_OPS(yv[i].i)
+#undef YN
+}
+
+/* o = x OP k */
+static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
+{
+    bnum *ov = o->v;
+    uint8_t *on = o->n;
+    const bnum *xv = x->v;
+    const uint8_t *xn = x->n;
+    const int anynull = x->nn;
+    o->nn = anynull;
+#define YN 0
+    BCMP3_OPS(k)
+#undef YN
+}
+
+/* Run p for the current rows of level slot k: r0 .. r0+n-1, or cur[0..n) when cur is not
+ * NULL (absolute row indices); returns the slot holding the results. */
+static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int64_t *cur, int n,
+                        bws *w)
 {
     int sp = 0;
     const gc_ins *code = p->code;
-    bslot *scratch = &st[p->max_stack];
+    bslot *st = w->st;
+    int64_t *reg = w->reg;
+    bslot *scratch = &st[w->scratch];
     for (uint32_t pc = 0;; pc++) {
         const gc_ins *in = &code[pc];
         switch ((gc_opcode)in->op) {
@@ -1040,6 +1161,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_PUSH_I:
         case GC_I_PUSH_F: {
             bslot *s = &st[sp++];
+            s->nn = 0;
             for (int i = 0; i < n; i++) {
                 s->v[i].i = in->k.i; /* the union's bits: an integer or a double */
                 s->n[i] = 0;
@@ -1048,6 +1170,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
         case GC_I_PUSH_NULL: {
             bslot *s = &st[sp++];
+            s->nn = 1;
             for (int i = 0; i < n; i++) {
                 s->v[i].i = 0;
                 s->n[i] = 1;
@@ -1055,15 +1178,20 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
             break;
         }
         case GC_I_LOAD_CUR: {
-            const size_t rs = e->s->descs[in->a]->row_size;
-            const uint8_t *base = rowp(e, k, in->a, (int64_t)r0) + in->k.u;
             bslot *s = &st[sp++];
-            bload(base, rs, NULL, in->ctype, in->flags, n, s->v, s->n);
+            const bslot *c =
+                bcol(e, w, in->a, k, r0, cur, n, in->k.u, in->ctype, in->flags, s);
+            if (c != s) {
+                memcpy(s->v, c->v, (size_t)n * sizeof *s->v);
+                memcpy(s->n, c->n, (size_t)n);
+                s->nn = c->nn;
+            }
             break;
         }
         case GC_I_LOAD_REG: {
             const size_t rs = e->s->descs[in->a]->row_size;
             bslot *s = &st[sp++];
+            s->nn = 1;
             if (!e->levels[k][in->a].rows) { /* no rows: every register is -1 */
                 for (int i = 0; i < n; i++) {
                     s->v[i].i = 0;
@@ -1078,24 +1206,23 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_CMP_CC:
         case GC_I_CMP_CK: {
             const uint32_t t = in->a >> 8;
-            const size_t rs = e->s->descs[t]->row_size;
-            const uint8_t *row = rowp(e, k, t, (int64_t)r0);
             bslot *s = &st[sp++];
-            bload(row + in->k.u, rs, NULL, in->ctype, (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, n,
-                  s->v, s->n);
+            const bslot *x = bcol(e, w, t, k, r0, cur, n, in->k.u, in->ctype,
+                                  (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, &scratch[0]);
             if (in->op == GC_I_CMP_CK) {
-                for (int i = 0; i < n; i++) {
-                    scratch->v[i].i = in->k2;
-                    scratch->n[i] = 0;
-                }
+                bcmp_ck((gc_binop)(in->a & 0xff), s, x, in->k2, n);
             } else {
-                bload(row + in->b, rs, NULL, in->pad, (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, n,
-                      scratch->v, scratch->n);
+                const bslot *y = bcol(e, w, t, k, r0, cur, n, in->b, in->pad,
+                                      (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &scratch[1]);
+                bcmp_cc((gc_binop)(in->a & 0xff), s, x, y, n);
             }
-            bcmp_i((gc_binop)(in->a & 0xff), s->v, s->n, scratch->v, scratch->n, n);
             break;
         }
         case GC_I_ROW_CUR:
+            if (cur) {
+                memcpy(reg, cur, (size_t)n * sizeof *reg);
+                break;
+            }
             for (int i = 0; i < n; i++)
                 reg[i] = (int64_t)(r0 + (size_t)i);
             break;
@@ -1132,6 +1259,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
         case GC_I_REG_INDEX: {
             bslot *s = &st[sp++];
+            s->nn = 1;
             for (int i = 0; i < n; i++) {
                 s->v[i].i = reg[i];
                 s->n[i] = reg[i] < 0;
@@ -1165,8 +1293,10 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
             const bnum *bv = bs->v;
             uint8_t *an = as->n;
             const uint8_t *bn = bs->n;
-            for (int i = 0; i < n; i++)
-                an[i] |= bn[i];
+            if (bs->nn)
+                for (int i = 0; i < n; i++)
+                    an[i] |= bn[i];
+            as->nn |= bs->nn;
             switch ((gc_opcode)in->op) {
             case GC_I_ADD_I:
                 for (int i = 0; i < n; i++)
@@ -1193,6 +1323,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
                     av[i].f = av[i].f * bv[i].f;
                 break;
             default:
+                as->nn = 1; /* these can make a null */
                 for (int i = 0; i < n; i++) {
                     if (an[i])
                         continue;
@@ -1261,6 +1392,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_CMP_F: {
             bslot *as = &st[sp - 2], *bs = &st[sp - 1];
             sp--;
+            as->nn |= bs->nn;
             if (in->op == GC_I_CMP_I)
                 bcmp_i((gc_binop)in->a, as->v, as->n, bs->v, bs->n, n);
             else
@@ -1271,6 +1403,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_NOTNULL: {
             bslot *s = &st[sp - 1];
             const int want = in->op == GC_I_ISNULL;
+            s->nn = 0;
             for (int i = 0; i < n; i++) {
                 s->v[i].i = want ? s->n[i] : !s->n[i];
                 s->n[i] = 0;
@@ -1285,6 +1418,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
         case GC_I_TRUTH_F: {
             bslot *s = &st[sp - 1];
+            s->nn = 1; /* NaN */
             for (int i = 0; i < n; i++) {
                 if (s->n[i])
                     continue;
@@ -1308,17 +1442,36 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_OR: {
             bslot *as = &st[sp - 2], *bs = &st[sp - 1];
             sp--;
-            const int64_t decide = in->op == GC_I_AND ? 0 : 1;
-            for (int i = 0; i < n; i++) {
-                const int an = as->n[i], bn = bs->n[i];
-                const int64_t av = as->v[i].i != 0, bv = bs->v[i].i != 0;
-                if ((!an && av == decide) || (!bn && bv == decide)) {
-                    as->v[i].i = decide;
-                    as->n[i] = 0;
-                } else if (an || bn) {
-                    as->n[i] = 1;
-                } else {
-                    as->v[i].i = !decide;
+            /* branch-free three-valued logic: a side that is not null and equals `decide`
+             * decides; else null if either side is null; else the other value */
+            bnum *av = as->v;
+            uint8_t *an = as->n;
+            const bnum *bv = bs->v;
+            const uint8_t *bn = bs->n;
+            if (!as->nn && !bs->nn) {
+                /* no nulls: non-null conditions are 0 or 1 */
+                if (in->op == GC_I_AND)
+                    for (int i = 0; i < n; i++)
+                        av[i].i = (int64_t)(bnz(av[i].i) & bnz(bv[i].i));
+                else
+                    for (int i = 0; i < n; i++)
+                        av[i].i = (int64_t)(bnz(av[i].i) | bnz(bv[i].i));
+                break;
+            }
+            as->nn = 1;
+            if (in->op == GC_I_AND) {
+                for (int i = 0; i < n; i++) {
+                    const int f = ((an[i] == 0) & (av[i].i == 0)) | ((bn[i] == 0) & (bv[i].i == 0));
+                    const int nn = (f == 0) & (an[i] | bn[i]);
+                    an[i] = (uint8_t)nn;
+                    av[i].i = !f;
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    const int t = ((an[i] == 0) & (av[i].i != 0)) | ((bn[i] == 0) & (bv[i].i != 0));
+                    const int nn = (t == 0) & (an[i] | bn[i]);
+                    an[i] = (uint8_t)nn;
+                    av[i].i = t;
                 }
             }
             break;
@@ -1356,6 +1509,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
             bslot *a = &st[sp - m];
             for (int j = 1; j < m; j++) {
                 const bslot *b = &a[j];
+                a->nn |= b->nn;
                 for (int i = 0; i < n; i++) {
                     a->n[i] |= b->n[i];
                     switch ((gc_opcode)in->op) {
@@ -1383,6 +1537,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
         case GC_I_SQRT: {
             bslot *s = &st[sp - 1];
+            s->nn = 1;
             for (int i = 0; i < n; i++) {
                 if (s->n[i])
                     continue;
@@ -1395,12 +1550,13 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
         case GC_I_DIST: {
             bslot *a = &st[sp - 6];
+            a[0].nn = a[0].nn | a[1].nn | a[2].nn | a[3].nn | a[4].nn | a[5].nn;
             for (int i = 0; i < n; i++) {
                 const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i] | a[3].n[i] |
                                              a[4].n[i] | a[5].n[i]);
+                /* computed for nulls too (their values are defined, the result unused):
+                 * no branch, so the loop vectorises */
                 a[0].n[i] = nn;
-                if (nn)
-                    continue;
                 double dx = a[0].v[i].f - a[3].v[i].f;
                 double dy = a[1].v[i].f - a[4].v[i].f;
                 double dz = a[2].v[i].f - a[5].v[i].f;
@@ -1412,6 +1568,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_BETWEEN_I:
         case GC_I_BETWEEN_F: {
             bslot *a = &st[sp - 3];
+            a[0].nn = a[0].nn | a[1].nn | a[2].nn;
             for (int i = 0; i < n; i++) {
                 const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
                 a[0].n[i] = nn;
@@ -1428,6 +1585,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_COALESCE: {
             const int m = (int)in->a;
             bslot *a = &st[sp - m];
+            a[0].nn = 1;
             for (int i = 0; i < n; i++)
                 for (int j = 0; j < m; j++)
                     if (!a[j].n[i]) {
@@ -1441,6 +1599,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         case GC_I_AGG: {
             gc_val r = agg_value(e, in->a);
             bslot *s = &st[sp++];
+            s->nn = r.null;
             for (int i = 0; i < n; i++) {
                 s->v[i].i = r.u.i;
                 s->n[i] = r.null;
@@ -1452,6 +1611,10 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, int n, bsl
         }
     }
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
  * (then `level` is reported). Results are added to *out. */
@@ -1482,38 +1645,50 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
         return a->oom ? -1 : 0;
     }
     const size_t row_size = s->descs[u->table]->row_size;
-    bslot *bst = NULL;
-    int64_t breg[GC_BATCH];
+    bws *bw = NULL;
     for (size_t k = 0; k < nlevels; k++) {
         size_t cnt = tcount(&e, k, (uint32_t)u->table);
         int lv = level_ids ? level_ids[k] : level;
-        if (u->batch && !(u->fexpect.n && (!u->where.code || u->fwhere.n) && getenv("GC_FASTPRED"))) {
-            if (!bst) {
-                bst = malloc((size_t)u->batch_stack * sizeof *bst);
-                if (!bst) {
+        if (u->batch) {
+            if (!bw) {
+                bw = malloc(sizeof *bw);
+                bslot *sl = malloc(((size_t)u->batch_stack + GC_BATCH_COLS) * sizeof *sl);
+                if (!bw || !sl) {
+                    free(bw);
+                    free(sl);
                     ev_fini(&e);
                     return -1;
                 }
+                bw->st = sl;
+                bw->col = sl + u->batch_stack;
+                bw->scratch = u->batch_stack - 2;
             }
             for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
                 const int n = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
-                uint8_t pass[GC_BATCH];
+                const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
+                int m = n;
+                bw->ncol = 0;
                 if (u->where.code) {
-                    const bslot *w = run_batch(&e, &u->where, k, r0, n, bst, breg);
-                    for (int i = 0; i < n; i++)
-                        pass[i] = !w->n[i] && w->v[i].i != 0;
-                } else {
-                    memset(pass, 1, (size_t)n);
-                }
-                const bslot *x = run_batch(&e, &u->expect, k, r0, n, bst, breg);
-                for (int i = 0; i < n; i++) {
-                    if (!pass[i])
+                    const bslot *ws = run_batch(&e, &u->where, k, r0, NULL, n, bw);
+                    m = 0;
+                    for (int i = 0; i < n; i++) {
+                        bw->cur[m] = (int64_t)(r0 + (size_t)i);
+                        m += !ws->n[i] && ws->v[i].i != 0;
+                    }
+                    if (m == 0)
                         continue;
-                    out->checked++;
+                    if (m < n) {
+                        rows = bw->cur;
+                        bw->ncol = 0; /* the cached columns are of all n rows */
+                    }
+                }
+                const bslot *x = run_batch(&e, &u->expect, k, r0, rows, m, bw);
+                out->checked += (size_t)m;
+                for (int i = 0; i < m; i++) {
                     if (!x->n[i] && x->v[i].i != 0)
                         continue;
                     out->failed++;
-                    rowref cur = {k, (int64_t)(r0 + (size_t)i)};
+                    rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
                     e.outer = cur;
                     add_sample(&e, a, lv, cur, x->n[i]);
                 }
@@ -1553,7 +1728,10 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
             }
         }
     }
-    free(bst);
+    if (bw) {
+        free(bw->st);
+        free(bw);
+    }
     ev_fini(&e);
     return a->oom ? -1 : 0;
 }
@@ -1662,7 +1840,7 @@ void gc_inv_detect_fast(gc_unit *u)
         if (u->where.code && u->where.max_stack > m)
             m = u->where.max_stack;
         u->batch = 1;
-        u->batch_stack = m + 1; /* one scratch slot */
+        u->batch_stack = m + 2; /* two scratch slots */
     }
 }
 
