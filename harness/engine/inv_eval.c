@@ -575,6 +575,9 @@ static inline int f_isnull(const gc_val *v, gc_ty ty)
     return v->null || (ty == GC_TY_FLT && isnan(v->u.f));
 }
 
+static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum, int *have,
+                     gc_val *res);
+
 static gc_val agg_value(ev *e, uint32_t ai)
 {
     const gc_agg *ag = &e->u->aggs[ai];
@@ -588,6 +591,8 @@ static gc_val agg_value(ev *e, uint32_t ai)
     double fsum = 0.0;
     int have = 0;
     int done = 0;
+    if (!ag->uses_outer && agg_batch(e, ag, &n, &isum, &fsum, &have, &res))
+        done = 1; /* the same loop below, on the batch VM */
     for (size_t k = 0; k < e->nlevels && !done; k++) {
         size_t cnt = tcount(e, k, (uint32_t)ag->table);
         if ((ag->kind == GC_AGG_COUNT) && !ag->cond.code) {
@@ -922,16 +927,25 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
 
 #define BLOAD_FLT(T)                                                                             \
     do {                                                                                         \
-        for (int i = 0; i < n; i++) {                                                            \
-            if (rows && rows[i] < 0) {                                                           \
-                nl[i] = 1;                                                                       \
-                v[i].i = 0;                                                                      \
-                continue;                                                                        \
+        if (!rows) {                                                                             \
+            for (int i = 0; i < n; i++) {                                                        \
+                T x;                                                                             \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
+                nl[i] = 0;                                                                       \
+                v[i].f = x;                                                                      \
             }                                                                                    \
-            T x;                                                                                 \
-            memcpy(&x, base + (size_t)(rows ? rows[i] : i) * stride, sizeof x);                  \
-            nl[i] = 0;                                                                           \
-            v[i].f = x;                                                                          \
+        } else {                                                                                 \
+            for (int i = 0; i < n; i++) {                                                        \
+                if (rows[i] < 0) {                                                               \
+                    nl[i] = 1;                                                                   \
+                    v[i].i = 0;                                                                  \
+                    continue;                                                                    \
+                }                                                                                \
+                T x;                                                                             \
+                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                           \
+                nl[i] = 0;                                                                       \
+                v[i].f = x;                                                                      \
+            }                                                                                    \
         }                                                                                        \
     } while (0)
 
@@ -1143,6 +1157,55 @@ static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
 #undef YN
 }
 
+#define BFOLD_LOOP(OP, Y, CONN)                                                                  \
+    for (int i = 0; i < n; i++)                                                                  \
+        cv[i].i = (int64_t)(bnz(cv[i].i) CONN(uint64_t)(xv[i].i OP(Y)));
+
+#define BFOLD_OPS(Y, CONN)                                                                       \
+    switch (op) {                                                                                \
+    case GC_OP_EQ:                                                                               \
+        BFOLD_LOOP(==, Y, CONN);                                                                 \
+        break;                                                                                   \
+    case GC_OP_NE:                                                                               \
+        BFOLD_LOOP(!=, Y, CONN);                                                                 \
+        break;                                                                                   \
+    case GC_OP_LT:                                                                               \
+        BFOLD_LOOP(<, Y, CONN);                                                                  \
+        break;                                                                                   \
+    case GC_OP_LE:                                                                               \
+        BFOLD_LOOP(<=, Y, CONN);                                                                 \
+        break;                                                                                   \
+    case GC_OP_GT:                                                                               \
+        BFOLD_LOOP(>, Y, CONN);                                                                  \
+        break;                                                                                   \
+    default:                                                                                     \
+        BFOLD_LOOP(>=, Y, CONN);                                                                 \
+        break;                                                                                   \
+    }
+
+/* c = c and/or (x OP y) (or x OP *k), where none of c, x, y has a null: c stays null-free */
+static void bfold(gc_binop op, int is_and, bslot *c, const bslot *x, const int64_t *k,
+                  const bslot *y, int n)
+{
+    bnum *cv = c->v;
+    const bnum *xv = x->v;
+    if (k) {
+        const int64_t kk = *k;
+        if (is_and) {
+            BFOLD_OPS(kk, &)
+        } else {
+            BFOLD_OPS(kk, |)
+        }
+    } else {
+        const bnum *yv = y->v;
+        if (is_and) {
+            BFOLD_OPS(yv[i].i, &)
+        } else {
+            BFOLD_OPS(yv[i].i, |)
+        }
+    }
+}
+
 /* Run p for the current rows of level slot k: r0 .. r0+n-1, or cur[0..n) when cur is not
  * NULL (absolute row indices); returns the slot holding the results. */
 static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int64_t *cur, int n,
@@ -1209,6 +1272,24 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
             bslot *s = &st[sp++];
             const bslot *x = bcol(e, w, t, k, r0, cur, n, in->k.u, in->ctype,
                                   (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, &scratch[0]);
+            const gc_ins *nx = &code[pc + 1];
+            if (sp >= 2 && (nx->op == GC_I_AND || nx->op == GC_I_OR) && !st[sp - 2].nn && !x->nn) {
+                /* `c and x OP y` with no nulls: fold the compare into c (the batch VM runs
+                 * instructions in order whatever the jumps, so skipping the AND is safe) */
+                const bslot *y = NULL;
+                if (in->op == GC_I_CMP_CC) {
+                    y = bcol(e, w, t, k, r0, cur, n, in->b, in->pad,
+                             (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &scratch[1]);
+                    if (y->nn)
+                        goto unfused;
+                }
+                bfold((gc_binop)(in->a & 0xff), nx->op == GC_I_AND, &st[sp - 2], x,
+                      y ? NULL : &in->k2, y, n);
+                sp--;
+                pc++;
+                break;
+            }
+        unfused:
             if (in->op == GC_I_CMP_CK) {
                 bcmp_ck((gc_binop)(in->a & 0xff), s, x, in->k2, n);
             } else {
@@ -1569,16 +1650,21 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
         case GC_I_BETWEEN_F: {
             bslot *a = &st[sp - 3];
             a[0].nn = a[0].nn | a[1].nn | a[2].nn;
-            for (int i = 0; i < n; i++) {
-                const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
-                a[0].n[i] = nn;
-                if (nn)
-                    a[0].v[i].i = 0;
-                else if (in->op == GC_I_BETWEEN_I)
-                    a[0].v[i].i = a[1].v[i].i <= a[0].v[i].i && a[0].v[i].i <= a[2].v[i].i;
-                else
-                    a[0].v[i].i = a[1].v[i].f <= a[0].v[i].f && a[0].v[i].f <= a[2].v[i].f;
-            }
+            /* branch-free: lo <= x and x <= hi, 0 for a null */
+            if (in->op == GC_I_BETWEEN_I)
+                for (int i = 0; i < n; i++) {
+                    const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
+                    a[0].n[i] = nn;
+                    a[0].v[i].i = (nn == 0) & (a[1].v[i].i <= a[0].v[i].i) &
+                                  (a[0].v[i].i <= a[2].v[i].i);
+                }
+            else
+                for (int i = 0; i < n; i++) {
+                    const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
+                    a[0].n[i] = nn;
+                    a[0].v[i].i = (nn == 0) & (a[1].v[i].f <= a[0].v[i].f) &
+                                  (a[0].v[i].f <= a[2].v[i].f);
+                }
             sp -= 2;
             break;
         }
@@ -1610,6 +1696,116 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
             return &st[sp - 1];
         }
     }
+}
+
+/* The row loop of agg_value on the batch VM (same order, same accumulation); returns 0
+ * when the aggregate cannot run there (then agg_value runs it row by row). */
+static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum, int *have,
+                     gc_val *res)
+{
+    if (!batch_ok(e->u, &ag->cond) || !batch_ok(e->u, &ag->value))
+        return 0;
+    uint32_t ms = 1;
+    if (ag->cond.code && ag->cond.max_stack > ms)
+        ms = ag->cond.max_stack;
+    if (ag->value.code && ag->value.max_stack > ms)
+        ms = ag->value.max_stack;
+    bws *w = malloc(sizeof *w);
+    bslot *sl = malloc(((size_t)ms + 2 + GC_BATCH_COLS) * sizeof *sl);
+    if (!w || !sl) {
+        free(w);
+        free(sl);
+        return 0;
+    }
+    w->st = sl;
+    w->col = sl + ms + 2;
+    w->scratch = ms;
+    const int allany = ag->kind == GC_AGG_ALL || ag->kind == GC_AGG_ANY;
+    int done = 0;
+    for (size_t k = 0; k < e->nlevels && !done; k++) {
+        size_t cnt = tcount(e, k, (uint32_t)ag->table);
+        if ((ag->kind == GC_AGG_COUNT) && !ag->cond.code) {
+            *n += (int64_t)cnt;
+            continue;
+        }
+        for (size_t r0 = 0; r0 < cnt && !done; r0 += GC_BATCH) {
+            const int nb = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
+            uint8_t pass[GC_BATCH]; /* 0 false, 1 true, 2 null */
+            w->ncol = 0;
+            if (ag->cond.code) {
+                const bslot *c = run_batch(e, &ag->cond, k, r0, NULL, nb, w);
+                for (int i = 0; i < nb; i++)
+                    pass[i] = c->n[i] ? 2 : c->v[i].i != 0;
+            } else {
+                memset(pass, 1, (size_t)nb);
+            }
+            if (allany) {
+                for (int i = 0; i < nb; i++) {
+                    if (pass[i] == 2)
+                        continue;
+                    if (ag->kind == GC_AGG_ALL && !pass[i]) {
+                        res->u.i = 0;
+                        *have = 1;
+                        done = 1;
+                        break;
+                    }
+                    if (ag->kind == GC_AGG_ANY && pass[i]) {
+                        res->u.i = 1;
+                        *have = 1;
+                        done = 1;
+                        break;
+                    }
+                }
+                continue;
+            }
+            if (ag->kind == GC_AGG_COUNT) {
+                for (int i = 0; i < nb; i++)
+                    *n += pass[i] == 1;
+                continue;
+            }
+            const bslot *v = run_batch(e, &ag->value, k, r0, NULL, nb, w);
+            for (int i = 0; i < nb; i++) {
+                if (pass[i] != 1)
+                    continue;
+                if (v->n[i] || (ag->vty == GC_TY_FLT && isnan(v->v[i].f)))
+                    continue;
+                switch (ag->kind) {
+                case GC_AGG_COUNT_VAL:
+                    (*n)++;
+                    break;
+                case GC_AGG_SUM:
+                case GC_AGG_MEAN:
+                    (*n)++;
+                    if (ag->vty == GC_TY_FLT)
+                        *fsum += v->v[i].f;
+                    else
+                        *isum = wrap_add(*isum, v->v[i].i);
+                    break;
+                case GC_AGG_MIN:
+                case GC_AGG_MAX: {
+                    int better;
+                    if (!*have)
+                        better = 1;
+                    else if (ag->vty == GC_TY_FLT)
+                        better = ag->kind == GC_AGG_MIN ? v->v[i].f < res->u.f
+                                                        : v->v[i].f > res->u.f;
+                    else
+                        better = ag->kind == GC_AGG_MIN ? v->v[i].i < res->u.i
+                                                        : v->v[i].i > res->u.i;
+                    if (better)
+                        res->u.i = v->v[i].i; /* the bits: an integer or a double */
+                    *have = 1;
+                    break;
+                }
+                default:
+                    break;
+                }
+            }
+        }
+    }
+    free(sl);
+    free(w);
+    return 1;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
