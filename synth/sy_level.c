@@ -15,7 +15,7 @@
 
 const char *sy_generator_version(void)
 {
-    return "synth-6";
+    return "synth-7";
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
