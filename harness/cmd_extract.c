@@ -73,28 +73,16 @@ int gc_cmd_extract(int argc, char **argv)
     }
     char err[512];
     gc_corpus c;
-    if (gc_corpus_open_any(&c, corpus, 0, 1, 2, 0, err, sizeof err) != 0) {
-        fprintf(stderr, "gcverify extract: %s\n", err);
-        return 3;
-    }
-    const gc_corpus_file *f = &c.files[level];
-    if (!f->ok) {
-        fprintf(stderr, "gcverify extract: %s: %s\n", f->name, f->error);
-        gc_corpus_close(&c);
-        return 3;
-    }
+    gc_level lv;
+    int orc = gc_corpus_decode_level("extract", corpus, 0, 1, (int)level, 0, &c, &lv);
+    if (orc != 0)
+        return orc;
     if (gc_mkdir_p(out, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify extract: %s\n", err);
+        gc_level_free(&lv);
         gc_corpus_close(&c);
         return 3;
     }
-    gc_level lv;
-    if (gc_level_init(&lv, (int)level, f->name, f->data, f->size) != GC_OK) {
-        fprintf(stderr, "gcverify extract: out of memory\n");
-        gc_corpus_close(&c);
-        return 3;
-    }
-    gc_level_decode(&lv);
     /* core_data.wad is the stream itself, without the range's padding */
     size_t z = lv.core_data_z.size;
     if (lv.core_data_z.present && z >= 7) {

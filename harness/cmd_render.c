@@ -205,24 +205,12 @@ int gc_cmd_render(int argc, char **argv)
 
     char err[512] = "";
     gc_corpus c;
-    if (gc_corpus_open_any(&c, corpus, scale, (uint32_t)seed, 2, 1, err, sizeof err) != 0) {
-        fprintf(stderr, "gcverify render: %s\n", err);
-        return 3;
-    }
-    const gc_corpus_file *file = &c.files[level];
-    if (!file->ok) {
-        fprintf(stderr, "gcverify render: %s: %s\n", file->name, file->error);
-        gc_corpus_close(&c);
-        return 3;
-    }
     gc_level lv;
-    if (gc_level_init(&lv, (int)level, file->name, file->data, file->size) != GC_OK) {
-        fprintf(stderr, "gcverify render: out of memory\n");
-        gc_corpus_close(&c);
-        return 3;
-    }
-    lv.fault = fault;
-    gc_level_decode(&lv);
+    int orc =
+        gc_corpus_decode_level("render", corpus, scale, (uint32_t)seed, (int)level, fault, &c, &lv);
+    if (orc != 0)
+        return orc;
+    const gc_corpus_file *file = &c.files[level];
 
     int rc = 0;
     gc_frame f;

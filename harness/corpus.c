@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "gc_fsutil.h"
+#include "gc_level.h"
 #include "gc_pool.h"
 #include "gc_synth_hash.h"
 #include "sy_corpus.h"
@@ -297,5 +298,29 @@ int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, 
     snprintf(c->label, sizeof c->label, "synthetic %s seed %u (%s)", scale_name(scale),
              (unsigned)seed, sy_generator_version());
     snprintf(c->key, sizeof c->key, "synthetic-%s-seed%u", scale_name(scale), (unsigned)seed);
+    return 0;
+}
+
+int gc_corpus_decode_level(const char *cmd, const char *dir, int scale, uint32_t seed, int level,
+                           int fault, gc_corpus *c, gc_level *lv)
+{
+    char err[512] = "";
+    if (gc_corpus_open_any(c, dir, scale, seed, 2, 1, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify %s: %s\n", cmd, err);
+        return 3;
+    }
+    const gc_corpus_file *f = &c->files[level];
+    if (!f->ok) {
+        fprintf(stderr, "gcverify %s: %s: %s\n", cmd, f->name, f->error);
+        gc_corpus_close(c);
+        return 3;
+    }
+    if (gc_level_init(lv, level, f->name, f->data, f->size) != GC_OK) {
+        fprintf(stderr, "gcverify %s: out of memory\n", cmd);
+        gc_corpus_close(c);
+        return 1;
+    }
+    lv->fault = fault;
+    gc_level_decode(lv);
     return 0;
 }

@@ -14,6 +14,16 @@
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
+/* For the one-level commands (render, dump-texture, extract): open the corpus
+ * (dir, or the synthetic one at scale/seed), then init and decode level
+ * `level` into *lv with fault `fault`. On failure prints "gcverify CMD: why"
+ * to stderr, releases everything and returns the exit code (3: corpus or
+ * file unreadable, 1: out of memory); 0 on success, when the caller owns
+ * *c and *lv (gc_level_free, then gc_corpus_close). */
+typedef struct gc_level gc_level;
+int gc_corpus_decode_level(const char *cmd, const char *dir, int scale, uint32_t seed, int level,
+                           int fault, gc_corpus *c, gc_level *lv);
+
 #endif
 
 typedef struct gc_corpus_file {
@@ -58,5 +68,15 @@ int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, uns
  * synthetic corpus at (scale, seed). */
 int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
                        int progress, char *err, size_t errlen);
+
+/* For the one-level commands (render, dump-texture, extract): open the corpus
+ * (dir, or the synthetic one at scale/seed), then init and decode level
+ * `level` into *lv with fault `fault`. On failure prints "gcverify CMD: why"
+ * to stderr, releases everything and returns the exit code (3: corpus or
+ * file unreadable, 1: out of memory); 0 on success, when the caller owns
+ * *c and *lv (gc_level_free, then gc_corpus_close). */
+typedef struct gc_level gc_level;
+int gc_corpus_decode_level(const char *cmd, const char *dir, int scale, uint32_t seed, int level,
+                           int fault, gc_corpus *c, gc_level *lv);
 
 #endif
