@@ -192,18 +192,11 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
         return GC_NEEDS(diag, "the core header");
     if (!lv->data_ok)
         return GC_NEEDS(diag, "decompressed core_data");
-    gc_diag_push(diag, "data/core_index/moby_classes");
-    const gc_span *ci = &lv->core_index;
     gc_array_range t = lv->core.moby_classes;
-    size_t len = 0;
-    if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, MOBY_CLASS_STRIDE, &len) ||
-        !gc_range_ok((size_t)t.offset, len, ci->size))
-        return gc_diag_set(
-            diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-            "moby class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
-            (int)t.count, (unsigned)t.offset, ci->size);
-    gc_diag_pop(diag);
-    gc_reader tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
+    gc_reader tab;
+    gc_status st = gc_class_table_reader(lv, t, MOBY_CLASS_STRIDE, "moby", &tab, diag);
+    if (st != GC_OK)
+        return st;
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_class);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
     for (int32_t i = 0; i < t.count; i++) {
@@ -214,14 +207,10 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
         gc_reader e = gc_take_window(&tab, MOBY_CLASS_STRIDE);
         c.offset_in_asset_wad = gc_u32le(&e); /* +0x00 */
         c.o_class = gc_s32le(&e);             /* +0x04 */
-        c.in_core_data = c.offset_in_asset_wad != 0 && c.offset_in_asset_wad < lv->core_data_size;
-        if (c.in_core_data) {
-            uint64_t end = gc_core_next_start(lv, c.offset_in_asset_wad, lv->core_data_size);
-            if (end > lv->core_data_size) /* a hostile start past the data */
-                end = lv->core_data_size;
-            c.span_bytes = end - c.offset_in_asset_wad;
-            c.shares_offset = gc_core_class_offset_uses(lv, c.offset_in_asset_wad) > 1;
-        }
+        gc_class_span sp = gc_class_span_of(lv, c.offset_in_asset_wad);
+        c.in_core_data = sp.in_core_data;
+        c.span_bytes = sp.span_bytes;
+        c.shares_offset = sp.shares_offset;
         uint32_t class_row = (uint32_t)rb->count;
         if (c.in_core_data && c.span_bytes >= MOBY_HEADER_BYTES) {
             gc_reader cls = gc_window(&cd, c.offset_in_asset_wad, (size_t)c.span_bytes);

@@ -81,21 +81,14 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
         return GC_NEEDS(diag, "the core header");
     if (!lv->data_ok)
         return GC_NEEDS(diag, "decompressed core_data");
-    gc_diag_push(diag, "data/core_index/shrub_classes");
     /* Historical bug: the table read at the moby stride. */
     const size_t stride =
         GC_FAULT(lv, shrub_stride) ? SHRUB_CLASS_STRIDE_WRONG : SHRUB_CLASS_STRIDE;
-    const gc_span *ci = &lv->core_index;
     gc_array_range t = lv->core.shrub_classes;
-    size_t len = 0;
-    if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, stride, &len) ||
-        !gc_range_ok((size_t)t.offset, len, ci->size))
-        return gc_diag_set(
-            diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-            "shrub class table {count %d, offset 0x%x} runs past core_index (%zu bytes)",
-            (int)t.count, (unsigned)t.offset, ci->size);
-    gc_diag_pop(diag);
-    gc_reader tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
+    gc_reader tab;
+    gc_status st = gc_class_table_reader(lv, t, stride, "shrub", &tab, diag);
+    if (st != GC_OK)
+        return st;
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_shrub_class);
     for (int32_t i = 0; i < t.count; i++) {
@@ -111,14 +104,10 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
             c.billboard_width = gc_s16le(&e);  /* +0x20 */
             c.billboard_height = gc_s16le(&e); /* +0x22 */
         }
-        c.in_core_data = c.offset_in_asset_wad != 0 && c.offset_in_asset_wad < lv->core_data_size;
-        if (c.in_core_data) {
-            uint64_t end = gc_core_next_start(lv, c.offset_in_asset_wad, lv->core_data_size);
-            if (end > lv->core_data_size) /* a hostile start past the data */
-                end = lv->core_data_size;
-            c.span_bytes = end - c.offset_in_asset_wad;
-            c.shares_offset = gc_core_class_offset_uses(lv, c.offset_in_asset_wad) > 1;
-        }
+        gc_class_span sp = gc_class_span_of(lv, c.offset_in_asset_wad);
+        c.in_core_data = sp.in_core_data;
+        c.span_bytes = sp.span_bytes;
+        c.shares_offset = sp.shares_offset;
         if (c.in_core_data && c.span_bytes >= SHRUB_HEADER_BYTES) {
             gc_reader h = gc_window(&cd, c.offset_in_asset_wad, SHRUB_HEADER_BYTES);
             c.header_read = 1;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gc_faults.h"
+#include "gc_reader.h"
 #include "gc_status.h"
 #include "gc_table.h"
 
@@ -249,4 +250,23 @@ static inline size_t gc_core_class_offset_uses(const gc_level *lv, uint64_t ofs)
 /* A decoder whose input was not decoded by an earlier decoder returns this:
  * it becomes a "skipped" row of decode.status, not an error of its own. */
 #define GC_NEEDS(diag, what) gc_diag_set((diag), GC_E_UNSUPPORTED, 0, "needs %s", (what))
+/* Class tables (moby, tie, shrub) share their framing: a count/offset pair
+ * of core_index entries of `stride` bytes, each starting with the class's
+ * offset_in_asset_wad (+0x00) and o_class (+0x04). dec_classes.c. */
+
+/* A reader over the whole table t (count * stride bytes of core_index), or
+ * GC_E_RANGE naming `what` ("moby") with the breadcrumb
+ * data/core_index/<what>_classes when it runs past core_index. */
+gc_status gc_class_table_reader(gc_level *lv, gc_array_range t, size_t stride, const char *what,
+                                gc_reader *tab, gc_diag *diag);
+
+/* Where one class's data lies: an offset of 0 means no geometry (not the
+ * start of core_data); the span runs to the next higher known start. */
+typedef struct gc_class_span {
+    uint8_t in_core_data;  /* offset non-zero and inside core_data */
+    uint8_t shares_offset; /* another class of any table has the same offset */
+    uint64_t span_bytes;   /* to the next known start (0 when not in core_data) */
+} gc_class_span;
+gc_class_span gc_class_span_of(const gc_level *lv, uint32_t offset_in_asset_wad);
+
 #endif
