@@ -903,11 +903,18 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
 /* Integer loads of one column for n rows: rows[] (NULL: consecutive rows from base) */
 #define BLOAD_INT(T, NULLPAT, CONV)                                                              \
     do {                                                                                         \
-        if (!rows) {                                                                             \
+        if (!rows && !nim) {                                                                     \
             for (int i = 0; i < n; i++) {                                                        \
                 T x;                                                                             \
                 memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
-                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                    \
+                nl[i] = 0;                                                                       \
+                v[i].i = CONV;                                                                   \
+            }                                                                                    \
+        } else if (!rows) {                                                                      \
+            for (int i = 0; i < n; i++) {                                                        \
+                T x;                                                                             \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
+                nl[i] = (uint8_t)(x == (T)(NULLPAT));                                            \
                 v[i].i = CONV;                                                                   \
             }                                                                                    \
         } else {                                                                                 \
@@ -1054,6 +1061,34 @@ static inline uint64_t bnz(int64_t x)
     return ((uint64_t)x | (0 - (uint64_t)x)) >> 63;
 }
 
+/* Signed 64-bit compares as 0/1 from subtraction and sign bits (overflow-safe): the same
+ * truth values as the C operators, in SSE2 vector operations. */
+static inline uint64_t b_lt(int64_t x, int64_t y)
+{
+    const uint64_t ux = (uint64_t)x, uy = (uint64_t)y, d = ux - uy;
+    return (d ^ ((ux ^ uy) & (d ^ ux))) >> 63;
+}
+static inline uint64_t b_gt(int64_t x, int64_t y)
+{
+    return b_lt(y, x);
+}
+static inline uint64_t b_le(int64_t x, int64_t y)
+{
+    return b_lt(y, x) ^ 1;
+}
+static inline uint64_t b_ge(int64_t x, int64_t y)
+{
+    return b_lt(x, y) ^ 1;
+}
+static inline uint64_t b_eq(int64_t x, int64_t y)
+{
+    return bnz(x ^ y) ^ 1;
+}
+static inline uint64_t b_ne(int64_t x, int64_t y)
+{
+    return bnz(x ^ y);
+}
+
 /* What run_batch works in: the stack, the row register, and the columns of the current
  * rows loaded so far for this block (shared by where and expect: a column is read from
  * the rows once per block however often the expressions use it). */
@@ -1097,37 +1132,44 @@ static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const i
     if (!anynull) {                                                                              \
         for (int i = 0; i < n; i++) {                                                            \
             on[i] = 0;                                                                           \
-            ov[i].i = xv[i].i OP(Y);                                                             \
+            ov[i].i = (int64_t)BOPF_##OP(xv[i].i, (Y));                                          \
         }                                                                                        \
     } else {                                                                                     \
         for (int i = 0; i < n; i++) {                                                            \
             uint8_t nn = (uint8_t)(xn[i] | (YN));                                                \
             on[i] = nn;                                                                          \
-            ov[i].i = nn ? 0 : (xv[i].i OP(Y));                                                  \
+            ov[i].i = nn ? 0 : (int64_t)BOPF_##OP(xv[i].i, (Y));                                 \
         }                                                                                        \
     }
 
 #define BCMP3_OPS(Y)                                                                             \
     switch (op) {                                                                                \
     case GC_OP_EQ:                                                                               \
-        BCMP3_LOOP(==, Y);                                                                       \
+        BCMP3_LOOP(EQ, Y);                                                                       \
         break;                                                                                   \
     case GC_OP_NE:                                                                               \
-        BCMP3_LOOP(!=, Y);                                                                       \
+        BCMP3_LOOP(NE, Y);                                                                       \
         break;                                                                                   \
     case GC_OP_LT:                                                                               \
-        BCMP3_LOOP(<, Y);                                                                        \
+        BCMP3_LOOP(LT, Y);                                                                       \
         break;                                                                                   \
     case GC_OP_LE:                                                                               \
-        BCMP3_LOOP(<=, Y);                                                                       \
+        BCMP3_LOOP(LE, Y);                                                                       \
         break;                                                                                   \
     case GC_OP_GT:                                                                               \
-        BCMP3_LOOP(>, Y);                                                                        \
+        BCMP3_LOOP(GT, Y);                                                                       \
         break;                                                                                   \
     default:                                                                                     \
-        BCMP3_LOOP(>=, Y);                                                                       \
+        BCMP3_LOOP(GE, Y);                                                                       \
         break;                                                                                   \
     }
+
+#define BOPF_EQ b_eq
+#define BOPF_NE b_ne
+#define BOPF_LT b_lt
+#define BOPF_LE b_le
+#define BOPF_GT b_gt
+#define BOPF_GE b_ge
 
 /* o = x OP y (integers) */
 static void bcmp_cc(gc_binop op, bslot *o, const bslot *x, const bslot *y, int n)
@@ -1159,27 +1201,27 @@ static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
 
 #define BFOLD_LOOP(OP, Y, CONN)                                                                  \
     for (int i = 0; i < n; i++)                                                                  \
-        cv[i].i = (int64_t)(bnz(cv[i].i) CONN(uint64_t)(xv[i].i OP(Y)));
+        cv[i].i = (int64_t)(bnz(cv[i].i) CONN BOPF_##OP(xv[i].i, (Y)));
 
 #define BFOLD_OPS(Y, CONN)                                                                       \
     switch (op) {                                                                                \
     case GC_OP_EQ:                                                                               \
-        BFOLD_LOOP(==, Y, CONN);                                                                 \
+        BFOLD_LOOP(EQ, Y, CONN);                                                                 \
         break;                                                                                   \
     case GC_OP_NE:                                                                               \
-        BFOLD_LOOP(!=, Y, CONN);                                                                 \
+        BFOLD_LOOP(NE, Y, CONN);                                                                 \
         break;                                                                                   \
     case GC_OP_LT:                                                                               \
-        BFOLD_LOOP(<, Y, CONN);                                                                  \
+        BFOLD_LOOP(LT, Y, CONN);                                                                 \
         break;                                                                                   \
     case GC_OP_LE:                                                                               \
-        BFOLD_LOOP(<=, Y, CONN);                                                                 \
+        BFOLD_LOOP(LE, Y, CONN);                                                                 \
         break;                                                                                   \
     case GC_OP_GT:                                                                               \
-        BFOLD_LOOP(>, Y, CONN);                                                                  \
+        BFOLD_LOOP(GT, Y, CONN);                                                                 \
         break;                                                                                   \
     default:                                                                                     \
-        BFOLD_LOOP(>=, Y, CONN);                                                                 \
+        BFOLD_LOOP(GE, Y, CONN);                                                                 \
         break;                                                                                   \
     }
 
