@@ -807,40 +807,6 @@ static void ev_fini(ev *e)
     free(e->done);
 }
 
-/* 0 false, 1 true, 2 null */
-static inline int atom_eval(const gc_fast_atom *t, const uint8_t *row)
-{
-    int n1, n2 = 0;
-    int64_t x = load_int(row + t->ofs[0], t->ctype[0], t->nullmax[0] ? GC_CF_NULL_IF_MAX : 0, &n1);
-    switch (t->kind) {
-    case GC_FA_ISNULL:
-        return n1;
-    case GC_FA_NOTNULL:
-        return !n1;
-    case GC_FA_TRUTH:
-        return n1 ? 2 : x != 0;
-    default: {
-        int64_t y = t->lit ? t->k
-                           : load_int(row + t->ofs[1], t->ctype[1],
-                                      t->nullmax[1] ? GC_CF_NULL_IF_MAX : 0, &n2);
-        return (n1 | n2) ? 2 : cmp_i((gc_binop)t->op, x, y);
-    }
-    }
-}
-
-static inline int fast_eval(const gc_fastpred *f, const uint8_t *row)
-{
-    const int decide = f->any; /* and: a false decides; or: a true decides */
-    int nul = 0;
-    for (int i = 0; i < f->n; i++) {
-        int v = atom_eval(&f->a[i], row);
-        if (v == decide)
-            return decide;
-        nul |= v == 2;
-    }
-    return nul ? 2 : !decide;
-}
-
 /* ---- the batch VM: the same bytecode, one instruction over a block of rows at a time ----
  * Every instruction of a row expression is free of side effects and never traps, so a
  * block of rows can run each instruction over all its rows before the next one: the
@@ -901,59 +867,59 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
 }
 
 /* Integer loads of one column for n rows: rows[] (NULL: consecutive rows from base) */
-#define BLOAD_INT(T, NULLPAT, CONV)                                                              \
-    do {                                                                                         \
-        if (!rows && !nim) {                                                                     \
-            for (int i = 0; i < n; i++) {                                                        \
-                T x;                                                                             \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
-                nl[i] = 0;                                                                       \
-                v[i].i = CONV;                                                                   \
-            }                                                                                    \
-        } else if (!rows) {                                                                      \
-            for (int i = 0; i < n; i++) {                                                        \
-                T x;                                                                             \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
-                nl[i] = (uint8_t)(x == (T)(NULLPAT));                                            \
-                v[i].i = CONV;                                                                   \
-            }                                                                                    \
-        } else {                                                                                 \
-            for (int i = 0; i < n; i++) {                                                        \
-                if (rows[i] < 0) {                                                               \
-                    nl[i] = 1;                                                                   \
-                    v[i].i = 0;                                                                  \
-                    continue;                                                                    \
-                }                                                                                \
-                T x;                                                                             \
-                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                           \
-                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                    \
-                v[i].i = CONV;                                                                   \
-            }                                                                                    \
-        }                                                                                        \
+#define BLOAD_INT(T, NULLPAT, CONV)                                                                \
+    do {                                                                                           \
+        if (!rows && !nim) {                                                                       \
+            for (int i = 0; i < n; i++) {                                                          \
+                T x;                                                                               \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
+                nl[i] = 0;                                                                         \
+                v[i].i = CONV;                                                                     \
+            }                                                                                      \
+        } else if (!rows) {                                                                        \
+            for (int i = 0; i < n; i++) {                                                          \
+                T x;                                                                               \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
+                nl[i] = (uint8_t)(x == (T)(NULLPAT));                                              \
+                v[i].i = CONV;                                                                     \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int i = 0; i < n; i++) {                                                          \
+                if (rows[i] < 0) {                                                                 \
+                    nl[i] = 1;                                                                     \
+                    v[i].i = 0;                                                                    \
+                    continue;                                                                      \
+                }                                                                                  \
+                T x;                                                                               \
+                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                             \
+                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                      \
+                v[i].i = CONV;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
-#define BLOAD_FLT(T)                                                                             \
-    do {                                                                                         \
-        if (!rows) {                                                                             \
-            for (int i = 0; i < n; i++) {                                                        \
-                T x;                                                                             \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                 \
-                nl[i] = 0;                                                                       \
-                v[i].f = x;                                                                      \
-            }                                                                                    \
-        } else {                                                                                 \
-            for (int i = 0; i < n; i++) {                                                        \
-                if (rows[i] < 0) {                                                               \
-                    nl[i] = 1;                                                                   \
-                    v[i].i = 0;                                                                  \
-                    continue;                                                                    \
-                }                                                                                \
-                T x;                                                                             \
-                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                           \
-                nl[i] = 0;                                                                       \
-                v[i].f = x;                                                                      \
-            }                                                                                    \
-        }                                                                                        \
+#define BLOAD_FLT(T)                                                                               \
+    do {                                                                                           \
+        if (!rows) {                                                                               \
+            for (int i = 0; i < n; i++) {                                                          \
+                T x;                                                                               \
+                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
+                nl[i] = 0;                                                                         \
+                v[i].f = x;                                                                        \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int i = 0; i < n; i++) {                                                          \
+                if (rows[i] < 0) {                                                                 \
+                    nl[i] = 1;                                                                     \
+                    v[i].i = 0;                                                                    \
+                    continue;                                                                      \
+                }                                                                                  \
+                T x;                                                                               \
+                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                             \
+                nl[i] = 0;                                                                         \
+                v[i].f = x;                                                                        \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* base already includes the column offset */
@@ -998,11 +964,11 @@ static void bload(const uint8_t *base, size_t stride, const int64_t *rows, unsig
     }
 }
 
-#define BCMP_LOOP(OP, A, B)                                                                      \
-    for (int i = 0; i < n; i++) {                                                                \
-        uint8_t nn = (uint8_t)(an[i] | bn[i]);                                                   \
-        an[i] = nn;                                                                              \
-        av[i].i = nn ? 0 : (A OP B);                                                             \
+#define BCMP_LOOP(OP, A, B)                                                                        \
+    for (int i = 0; i < n; i++) {                                                                  \
+        uint8_t nn = (uint8_t)(an[i] | bn[i]);                                                     \
+        an[i] = nn;                                                                                \
+        av[i].i = nn ? 0 : (A OP B);                                                               \
     }
 
 static void bcmp_i(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uint8_t *bn, int n)
@@ -1093,8 +1059,8 @@ static inline uint64_t b_ne(int64_t x, int64_t y)
  * rows loaded so far for this block (shared by where and expect: a column is read from
  * the rows once per block however often the expressions use it). */
 typedef struct bws {
-    bslot *st;      /* stack slots, then two scratch slots */
-    bslot *col;     /* GC_BATCH_COLS cached columns */
+    bslot *st;  /* stack slots, then two scratch slots */
+    bslot *col; /* GC_BATCH_COLS cached columns */
     int64_t reg[GC_BATCH];
     int64_t cur[GC_BATCH]; /* the current rows when not consecutive */
     size_t key_ofs[GC_BATCH_COLS];
@@ -1128,40 +1094,40 @@ static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const i
     return d;
 }
 
-#define BCMP3_LOOP(OP, Y)                                                                        \
-    if (!anynull) {                                                                              \
-        for (int i = 0; i < n; i++) {                                                            \
-            on[i] = 0;                                                                           \
-            ov[i].i = (int64_t)BOPF_##OP(xv[i].i, (Y));                                          \
-        }                                                                                        \
-    } else {                                                                                     \
-        for (int i = 0; i < n; i++) {                                                            \
-            uint8_t nn = (uint8_t)(xn[i] | (YN));                                                \
-            on[i] = nn;                                                                          \
-            ov[i].i = nn ? 0 : (int64_t)BOPF_##OP(xv[i].i, (Y));                                 \
-        }                                                                                        \
+#define BCMP3_LOOP(OP, Y)                                                                          \
+    if (!anynull) {                                                                                \
+        for (int i = 0; i < n; i++) {                                                              \
+            on[i] = 0;                                                                             \
+            ov[i].i = (int64_t)BOPF_##OP(xv[i].i, (Y));                                            \
+        }                                                                                          \
+    } else {                                                                                       \
+        for (int i = 0; i < n; i++) {                                                              \
+            uint8_t nn = (uint8_t)(xn[i] | (YN));                                                  \
+            on[i] = nn;                                                                            \
+            ov[i].i = nn ? 0 : (int64_t)BOPF_##OP(xv[i].i, (Y));                                   \
+        }                                                                                          \
     }
 
-#define BCMP3_OPS(Y)                                                                             \
-    switch (op) {                                                                                \
-    case GC_OP_EQ:                                                                               \
-        BCMP3_LOOP(EQ, Y);                                                                       \
-        break;                                                                                   \
-    case GC_OP_NE:                                                                               \
-        BCMP3_LOOP(NE, Y);                                                                       \
-        break;                                                                                   \
-    case GC_OP_LT:                                                                               \
-        BCMP3_LOOP(LT, Y);                                                                       \
-        break;                                                                                   \
-    case GC_OP_LE:                                                                               \
-        BCMP3_LOOP(LE, Y);                                                                       \
-        break;                                                                                   \
-    case GC_OP_GT:                                                                               \
-        BCMP3_LOOP(GT, Y);                                                                       \
-        break;                                                                                   \
-    default:                                                                                     \
-        BCMP3_LOOP(GE, Y);                                                                       \
-        break;                                                                                   \
+#define BCMP3_OPS(Y)                                                                               \
+    switch (op) {                                                                                  \
+    case GC_OP_EQ:                                                                                 \
+        BCMP3_LOOP(EQ, Y);                                                                         \
+        break;                                                                                     \
+    case GC_OP_NE:                                                                                 \
+        BCMP3_LOOP(NE, Y);                                                                         \
+        break;                                                                                     \
+    case GC_OP_LT:                                                                                 \
+        BCMP3_LOOP(LT, Y);                                                                         \
+        break;                                                                                     \
+    case GC_OP_LE:                                                                                 \
+        BCMP3_LOOP(LE, Y);                                                                         \
+        break;                                                                                     \
+    case GC_OP_GT:                                                                                 \
+        BCMP3_LOOP(GT, Y);                                                                         \
+        break;                                                                                     \
+    default:                                                                                       \
+        BCMP3_LOOP(GE, Y);                                                                         \
+        break;                                                                                     \
     }
 
 #define BOPF_EQ b_eq
@@ -1199,30 +1165,30 @@ static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
 #undef YN
 }
 
-#define BFOLD_LOOP(OP, Y, CONN)                                                                  \
-    for (int i = 0; i < n; i++)                                                                  \
+#define BFOLD_LOOP(OP, Y, CONN)                                                                    \
+    for (int i = 0; i < n; i++)                                                                    \
         cv[i].i = (int64_t)(bnz(cv[i].i) CONN BOPF_##OP(xv[i].i, (Y)));
 
-#define BFOLD_OPS(Y, CONN)                                                                       \
-    switch (op) {                                                                                \
-    case GC_OP_EQ:                                                                               \
-        BFOLD_LOOP(EQ, Y, CONN);                                                                 \
-        break;                                                                                   \
-    case GC_OP_NE:                                                                               \
-        BFOLD_LOOP(NE, Y, CONN);                                                                 \
-        break;                                                                                   \
-    case GC_OP_LT:                                                                               \
-        BFOLD_LOOP(LT, Y, CONN);                                                                 \
-        break;                                                                                   \
-    case GC_OP_LE:                                                                               \
-        BFOLD_LOOP(LE, Y, CONN);                                                                 \
-        break;                                                                                   \
-    case GC_OP_GT:                                                                               \
-        BFOLD_LOOP(GT, Y, CONN);                                                                 \
-        break;                                                                                   \
-    default:                                                                                     \
-        BFOLD_LOOP(GE, Y, CONN);                                                                 \
-        break;                                                                                   \
+#define BFOLD_OPS(Y, CONN)                                                                         \
+    switch (op) {                                                                                  \
+    case GC_OP_EQ:                                                                                 \
+        BFOLD_LOOP(EQ, Y, CONN);                                                                   \
+        break;                                                                                     \
+    case GC_OP_NE:                                                                                 \
+        BFOLD_LOOP(NE, Y, CONN);                                                                   \
+        break;                                                                                     \
+    case GC_OP_LT:                                                                                 \
+        BFOLD_LOOP(LT, Y, CONN);                                                                   \
+        break;                                                                                     \
+    case GC_OP_LE:                                                                                 \
+        BFOLD_LOOP(LE, Y, CONN);                                                                   \
+        break;                                                                                     \
+    case GC_OP_GT:                                                                                 \
+        BFOLD_LOOP(GT, Y, CONN);                                                                   \
+        break;                                                                                     \
+    default:                                                                                       \
+        BFOLD_LOOP(GE, Y, CONN);                                                                   \
+        break;                                                                                     \
     }
 
 /* c = c and/or (x OP y) (or x OP *k), where none of c, x, y has a null: c stays null-free */
@@ -1284,8 +1250,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
         }
         case GC_I_LOAD_CUR: {
             bslot *s = &st[sp++];
-            const bslot *c =
-                bcol(e, w, in->a, k, r0, cur, n, in->k.u, in->ctype, in->flags, s);
+            const bslot *c = bcol(e, w, in->a, k, r0, cur, n, in->k.u, in->ctype, in->flags, s);
             if (c != s) {
                 memcpy(s->v, c->v, (size_t)n * sizeof *s->v);
                 memcpy(s->n, c->n, (size_t)n);
@@ -1697,15 +1662,15 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
                 for (int i = 0; i < n; i++) {
                     const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
                     a[0].n[i] = nn;
-                    a[0].v[i].i = (nn == 0) & (a[1].v[i].i <= a[0].v[i].i) &
-                                  (a[0].v[i].i <= a[2].v[i].i);
+                    a[0].v[i].i =
+                        (nn == 0) & (a[1].v[i].i <= a[0].v[i].i) & (a[0].v[i].i <= a[2].v[i].i);
                 }
             else
                 for (int i = 0; i < n; i++) {
                     const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
                     a[0].n[i] = nn;
-                    a[0].v[i].i = (nn == 0) & (a[1].v[i].f <= a[0].v[i].f) &
-                                  (a[0].v[i].f <= a[2].v[i].f);
+                    a[0].v[i].i =
+                        (nn == 0) & (a[1].v[i].f <= a[0].v[i].f) & (a[0].v[i].f <= a[2].v[i].f);
                 }
             sp -= 2;
             break;
@@ -1829,11 +1794,11 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
                     if (!*have)
                         better = 1;
                     else if (ag->vty == GC_TY_FLT)
-                        better = ag->kind == GC_AGG_MIN ? v->v[i].f < res->u.f
-                                                        : v->v[i].f > res->u.f;
+                        better =
+                            ag->kind == GC_AGG_MIN ? v->v[i].f < res->u.f : v->v[i].f > res->u.f;
                     else
-                        better = ag->kind == GC_AGG_MIN ? v->v[i].i < res->u.i
-                                                        : v->v[i].i > res->u.i;
+                        better =
+                            ag->kind == GC_AGG_MIN ? v->v[i].i < res->u.i : v->v[i].i > res->u.i;
                     if (better)
                         res->u.i = v->v[i].i; /* the bits: an integer or a double */
                     *have = 1;
@@ -1882,7 +1847,6 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
         ev_fini(&e);
         return a->oom ? -1 : 0;
     }
-    const size_t row_size = s->descs[u->table]->row_size;
     bws *bw = NULL;
     for (size_t k = 0; k < nlevels; k++) {
         size_t cnt = tcount(&e, k, (uint32_t)u->table);
@@ -1933,23 +1897,6 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
             }
             continue;
         }
-        if (u->fexpect.n && (!u->where.code || u->fwhere.n)) {
-            const uint8_t *row = levels[k][u->table].rows;
-            const int has_where = u->where.code != NULL;
-            for (size_t r = 0; r < cnt; r++, row += row_size) {
-                if (has_where && fast_eval(&u->fwhere, row) != 1)
-                    continue;
-                out->checked++;
-                int v = fast_eval(&u->fexpect, row);
-                if (v == 1)
-                    continue;
-                out->failed++;
-                rowref cur = {k, (int64_t)r};
-                e.outer = cur;
-                add_sample(&e, a, lv, cur, v == 2);
-            }
-            continue;
-        }
         for (size_t r = 0; r < cnt; r++) {
             rowref cur = {k, (int64_t)r};
             e.outer = cur;
@@ -1974,105 +1921,12 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
     return a->oom ? -1 : 0;
 }
 
-static int int_load(const gc_ins *in)
-{
-    return in->op == GC_I_LOAD_CUR && in->ctype != GC_T_F32 && in->ctype != GC_T_F64 &&
-           in->ctype != GC_T_STR;
-}
-
-/* One atom at c[*i]; advances *i. */
-static int atom_at(const gc_ins *c, uint32_t n, uint32_t *i, gc_fast_atom *t)
-{
-    memset(t, 0, sizeof *t);
-    const gc_ins *in = &c[*i];
-    if (in->op == GC_I_CMP_CC || in->op == GC_I_CMP_CK) {
-        t->kind = GC_FA_CMP;
-        t->op = (uint8_t)(in->a & 0xff);
-        t->ctype[0] = in->ctype;
-        t->nullmax[0] = (in->flags & 1) != 0;
-        t->ofs[0] = in->k.u;
-        t->lit = in->op == GC_I_CMP_CK;
-        t->k = in->k2;
-        t->ctype[1] = in->pad;
-        t->nullmax[1] = (in->flags & 2) != 0;
-        t->ofs[1] = in->b;
-        (*i)++;
-        return 1;
-    }
-    if (!int_load(in))
-        return 0;
-    t->ctype[0] = in->ctype;
-    t->nullmax[0] = (in->flags & GC_CF_NULL_IF_MAX) != 0;
-    t->ofs[0] = in->k.u;
-    const gc_ins *nx = *i + 1 < n ? &c[*i + 1] : NULL;
-    if (nx && nx->op == GC_I_ISNULL) {
-        t->kind = GC_FA_ISNULL;
-        *i += 2;
-    } else if (nx && nx->op == GC_I_NOTNULL) {
-        t->kind = GC_FA_NOTNULL;
-        *i += 2;
-    } else if (nx && nx->op == GC_I_TRUTH_I) {
-        t->kind = GC_FA_TRUTH;
-        *i += 2;
-    } else if (in->ctype == GC_T_BOOL) {
-        t->kind = GC_FA_TRUTH; /* a bool column is its own condition */
-        *i += 1;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-/* Recognise atom { AND_SC atom AND } END (or the same with OR): the code the compiler emits
- * for a left-associated chain `p1 and p2 and ...`. */
-static void detect(const gc_prog *p, gc_fastpred *f)
-{
-    memset(f, 0, sizeof *f);
-    const gc_ins *c = p->code;
-    if (!c)
-        return;
-    uint32_t i = 0;
-    gc_fastpred g;
-    memset(&g, 0, sizeof g);
-    if (!atom_at(c, p->n, &i, &g.a[0]))
-        return;
-    g.n = 1;
-    int conn = -1;
-    while (i < p->n && c[i].op != GC_I_END) {
-        int this_conn;
-        if (c[i].op == GC_I_AND_SC)
-            this_conn = 0;
-        else if (c[i].op == GC_I_OR_SC)
-            this_conn = 1;
-        else
-            return;
-        if ((conn >= 0 && this_conn != conn) || g.n == GC_FAST_ATOMS)
-            return;
-        conn = this_conn;
-        i++;
-        if (i >= p->n || !atom_at(c, p->n, &i, &g.a[g.n]))
-            return;
-        g.n++;
-        if (i >= p->n || c[i].op != (conn ? GC_I_OR : GC_I_AND))
-            return;
-        i++;
-    }
-    if (i >= p->n || c[i].op != GC_I_END)
-        return;
-    g.any = conn == 1;
-    *f = g;
-}
-
 void gc_inv_detect_fast(gc_unit *u)
 {
-    memset(&u->fexpect, 0, sizeof u->fexpect);
-    memset(&u->fwhere, 0, sizeof u->fwhere);
     u->batch = 0;
     u->batch_stack = 0;
     if (u->table < 0 || u->once)
         return;
-    detect(&u->expect, &u->fexpect);
-    detect(&u->where, &u->fwhere);
     if (u->expect.code && batch_ok(u, &u->expect) && batch_ok(u, &u->where)) {
         uint32_t m = u->expect.max_stack;
         if (u->where.code && u->where.max_stack > m)

@@ -235,28 +235,6 @@ typedef struct gc_ref {
     int hex;
 } gc_ref;
 
-/* A condition simple enough to skip the VM: up to GC_FAST_ATOMS atoms on integer columns
- * of the current row, joined by one connective (all `and` or all `or`), with the same
- * three-valued logic as the VM. */
-typedef struct gc_fast_atom {
-    uint8_t kind; /* GC_FA_* */
-    uint8_t op;   /* gc_binop for GC_FA_CMP */
-    uint8_t ctype[2];
-    uint8_t nullmax[2];
-    uint8_t lit; /* the second operand is k */
-    size_t ofs[2];
-    int64_t k;
-} gc_fast_atom;
-
-enum { GC_FA_CMP = 1, GC_FA_TRUTH, GC_FA_ISNULL, GC_FA_NOTNULL };
-#define GC_FAST_ATOMS 8
-
-typedef struct gc_fastpred {
-    int n;   /* 0: not simple */
-    int any; /* 0: and, 1: or */
-    gc_fast_atom a[GC_FAST_ATOMS];
-} gc_fastpred;
-
 /* A compiled invariant or metric. */
 typedef struct gc_unit {
     gc_inv_info info;
@@ -273,9 +251,6 @@ typedef struct gc_unit {
     int has_file_ofs;
     size_t file_ofs_offset;
     uint8_t file_ofs_ctype;
-    /* fast paths: expect / where that are `col OP col`, `col OP literal` or `col` on
-     * integer columns without null flags run in a specialised loop */
-    gc_fastpred fexpect, fwhere;
     /* the batch VM runs expect and where (no strings, no `outer` aggregates); batch_stack
      * is the number of block slots it needs */
     int batch;
@@ -317,7 +292,7 @@ typedef enum { GC_EXPR_EXPECT, GC_EXPR_WHERE, GC_EXPR_METRIC } gc_expr_role;
 int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src, size_t len,
                    const gc_pos_map *map, gc_prog *out, gc_ty *out_ty, int *uses_row);
 
-/* Find the fast paths of a unit after compiling (sets u->fexpect, u->fwhere). */
+/* Decide after compiling whether the batch VM can run a unit (sets u->batch). */
 void gc_inv_detect_fast(gc_unit *u);
 
 #endif
