@@ -4,13 +4,17 @@
 #     with JUnit/Markdown/JSON reports kept in build/ci-reports/;
 #  2. the same sweep with --jobs 1 and --jobs 2 must write byte-identical JSON;
 #  3. frame hashes identical under gcc and clang, -O0 and -O2 (ci/frames_crosscheck.sh);
-#  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh).
+#  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh);
+#  and first, that every tracked .c/.h is clang-formatted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 out=$BUILD/ci-reports
 mkdir -p "$out"
 gcv=./$BUILD/gcverify
+
+echo "== source layout (clang-format ${CLANG_FORMAT_VERSION:-14})"
+make check-format >/dev/null || { make check-format || true; echo "run: make format"; exit 1; }
 
 echo "== gate sweep (small synthetic corpus)"
 $gcv sweep --scale small --tier gate --jobs 2 --quiet \
