@@ -3,6 +3,7 @@
 #  1. the gate-tier sweep on the small synthetic corpus (fails on exit code != 0),
 #     with JUnit/Markdown/JSON reports kept in build/ci-reports/;
 #  2. the same sweep with --jobs 1 and --jobs 2 must write byte-identical JSON;
+#     then the retail-shaped corpus against its blessed metrics and frames;
 #  3. frame hashes identical under gcc and clang, -O0 and -O2 (ci/frames_crosscheck.sh);
 #  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh);
 #  and first, that every tracked .c/.h is clang-formatted.
@@ -23,6 +24,11 @@ $gcv sweep --scale small --tier gate --jobs 2 --quiet \
 $gcv sweep --scale small --tier gate --jobs 1 --quiet --json "$out/gate-j1.json" || true
 cmp "$out/gate.json" "$out/gate-j1.json" || { echo "reports differ between --jobs 1 and --jobs 2"; exit 1; }
 echo "gate sweep: passed; reports identical for --jobs 1 and 2"
+
+echo "== retail-shaped synthetic corpus against golden/metrics.yaml and golden/frames.yaml"
+$gcv sweep --tier gate --jobs 2 --quiet --json "$out/retail.json" --markdown "$out/retail.md" || {
+  rc=$?; cat "$out/retail.md" 2>/dev/null || true; echo "retail sweep failed (exit $rc)"; exit 1; }
+echo "retail sweep: passed"
 
 if [ -x ci/frames_crosscheck.sh ]; then
   echo "== frame hashes across compilers and optimisation levels"

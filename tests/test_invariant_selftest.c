@@ -159,6 +159,7 @@ static const mutation mutations[] = {
     MUT("texture.pixels_inside", 0, "texture.tfrag", AT(0), "pixels_ok", INT(0)),
     MUT("texture.size_sane", 0, "texture.tfrag", AT(0), "width", INT(1025)),
     MUT("texture.mip_chain", 0, "texture.tfrag", AT(0), "mip_levels", INT(1)),
+    MUT("texture.referenced", 0, "texture.tfrag", AT(0), "index", INT(9999)),
     MUT("texture.opacity", ALL_LEVELS, "texture.tfrag", EVERY, "fully_opaque", INT(0)),
     MUT("texture.colour_count", ALL_LEVELS, "texture.tfrag", EVERY, "distinct_colors", INT(8)),
     MUT("texture.csm1_smoother", ALL_LEVELS, "texture.tfrag", EVERY, "tv_csm1", COL("tv_raw", 0)),
@@ -192,7 +193,8 @@ static const mutation mutations[] = {
 
 /* Failures the clean synthetic corpus has on purpose (retail-shaped exceptions). */
 static const char *const planted[] = {
-    "tie.lod_order", /* warn: retail has 80 ties with unordered LOD distances */
+    "tie.lod_order",      /* warn: retail has 80 ties with unordered LOD distances */
+    "texture.referenced", /* info: retail has 166 of 1,595 textures no ad-gif uses */
 };
 
 /* ---- the decoded corpus (once per test process) ------------------------------ */

@@ -329,3 +329,60 @@ Test(report, json_round_trip_and_junit_testcases, .init = setup, .timeout = 300)
     gc_sb_free(&b);
     gc_sb_free(&j);
 }
+
+/* The blessed retail baseline must add up to every figure the reference notes
+ * measured on the real disc (level-assets.md), so a re-bless can never quietly
+ * move the synthetic corpus away from the retail shape. CI's gate sweep then
+ * checks that the corpus still decodes to exactly these per-level figures. */
+Test(baseline, retail_figures_equal_the_disc)
+{
+    gc_baseline b;
+    int found = 0;
+    char err[1024] = "";
+    cr_assert_eq(
+        gc_baseline_load(GC_SOURCE_DIR "/golden/metrics.yaml", &b, &found, err, sizeof err), 0,
+        "%s", err);
+    cr_assert(found, "golden/metrics.yaml is missing");
+    cr_assert_str_eq(b.corpus_key, "synthetic-retail-seed1");
+    static const struct {
+        const char *metric;
+        double total, level0; /* level0 < 0: no level-0 figure recorded */
+    } disc[] = {
+        {"tfrag.patches", 18102, 833},
+        {"tfrag.positions", 821439, -1},
+        {"tfrag.triangles", 809879, -1},
+        {"tfrag.vertex_info", 886841, -1},
+        {"tfrag.vertex_info_common", 516492, -1},
+        {"tfrag.vertex_info_lod01", 29043, -1},
+        {"tfrag.vertex_info_lod0", 341306, -1},
+        {"tfrag.adgifs", 47950, -1},
+        {"texture.tfrag", 1595, 93},
+        {"classes.moby", 5796, 238},
+        {"classes.tie", 1864, 74},
+        {"classes.shrub", 358, 7},
+        {"moby.packets", 43467, -1},
+        {"moby.packets_zero_zero", 172, -1},
+        {"tie.lod_order.failed", 80, -1},
+        {"texture.referenced.checked", 1595, -1},
+        {"texture.referenced.failed", 1595 - 1429, -1},
+    };
+    for (size_t i = 0; i < sizeof disc / sizeof disc[0]; i++) {
+        double sum = 0, l0 = -1;
+        int levels = 0;
+        for (size_t k = 0; k < b.count; k++)
+            if (b.metrics[k].level != GC_LEVEL_CORPUS &&
+                strcmp(b.metrics[k].name, disc[i].metric) == 0) {
+                sum += b.metrics[k].value;
+                levels++;
+                if (b.metrics[k].level == 0)
+                    l0 = b.metrics[k].value;
+            }
+        cr_expect_eq(levels, 27, "%s: %d levels in the baseline", disc[i].metric, levels);
+        cr_expect_eq(sum, disc[i].total, "%s: baseline total %.0f, the disc has %.0f",
+                     disc[i].metric, sum, disc[i].total);
+        if (disc[i].level0 >= 0)
+            cr_expect_eq(l0, disc[i].level0, "%s on level 0: %.0f, the disc has %.0f",
+                         disc[i].metric, l0, disc[i].level0);
+    }
+    gc_baseline_free(&b);
+}
