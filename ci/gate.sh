@@ -32,7 +32,28 @@ echo "retail sweep: passed"
 
 if [ -x ci/frames_crosscheck.sh ]; then
   echo "== frame hashes across compilers and optimisation levels"
-  GOLDEN=golden/frames-small.yaml bash ci/frames_crosscheck.sh
+  FULL=1 GOLDEN=golden/frames-small.yaml bash ci/frames_crosscheck.sh
+  echo "== synthetic corpus and sweep report across compilers and optimisation levels"
+  ref_corpus="" ref_report=""
+  for b in build-crosscheck/build-*/; do
+    b=${b%/}
+    rm -rf "$b/corpus-check"
+    "$b/gcverify" synth --out "$b/corpus-check" --scale small >/dev/null
+    "$b/gcverify" sweep --corpus "$b/corpus-check" --quiet --jobs 2 --json "$b/report.json" \
+      --baseline none --frames-golden golden/frames-small.yaml || true
+    if [ -z "$ref_corpus" ]; then
+      ref_corpus="$b/corpus-check" ref_report="$b/report.json"
+      continue
+    fi
+    for f in "$ref_corpus"/LEVEL*.WAD; do
+      cmp -s "$f" "$b/corpus-check/${f##*/}" || { echo "synthetic ${f##*/} differs: $ref_corpus vs $b"; exit 1; }
+    done
+    # the reports name their corpus directory; everything else must be identical
+    cmp -s <(sed 's|build-crosscheck/build-[a-z]*-O[0-9]/corpus-check|CORPUS|g' "$ref_report") \
+           <(sed 's|build-crosscheck/build-[a-z]*-O[0-9]/corpus-check|CORPUS|g' "$b/report.json") ||
+      { echo "sweep reports differ between $ref_report and $b/report.json"; exit 1; }
+  done
+  echo "corpus bytes and sweep reports identical across $(ls -d build-crosscheck/build-*/ | wc -l) builds"
 fi
 if [ -x ci/faults.sh ]; then
   echo "== fault catalogue"
