@@ -39,17 +39,7 @@ typedef struct shrub_class_row {
 } shrub_class_row;
 
 static const gc_column class_cols[] = {
-    GC_COL(shrub_class_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
-           "file offset of the class table entry"),
-    GC_COL(shrub_class_row, index, GC_T_U32, 0, "", "entry index in the shrub class table"),
-    GC_COL(shrub_class_row, o_class, GC_T_S32, 0, "", "entry +0x04: class id"),
-    GC_COL(shrub_class_row, offset_in_asset_wad, GC_T_U32, GC_CF_HEX, "bytes in core_data",
-           "entry +0x00: class data offset (0 = no geometry)"),
-    GC_COL(shrub_class_row, span_bytes, GC_T_U64, 0, "bytes",
-           "to the next higher known start in core_data (0 if not in core_data)"),
-    GC_COL(shrub_class_row, in_core_data, GC_T_BOOL, 0, "", "offset non-zero and inside core_data"),
-    GC_COL(shrub_class_row, shares_offset, GC_T_BOOL, 0, "",
-           "another moby/tie/shrub class has the same non-zero offset"),
+    GC_CLASS_ENTRY_COLUMNS(shrub_class_row, "shrub"),
     GC_COL(shrub_class_row, header_read, GC_T_BOOL, 0, "",
            "the 0x40-byte class header fits in the span"),
     GC_COL(shrub_class_row, billboard_width, GC_T_S16, 0, "pixels",

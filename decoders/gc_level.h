@@ -269,4 +269,19 @@ typedef struct gc_class_span {
 } gc_class_span;
 gc_class_span gc_class_span_of(const gc_level *lv, uint32_t offset_in_asset_wad);
 
+/* The columns every class-table row (moby.class, tie.class, shrub.class)
+ * starts with; the row struct T must have these members. `kind` is a string
+ * literal ("moby") for the docs. */
+#define GC_CLASS_ENTRY_COLUMNS(T, kind)                                                            \
+    GC_COL(T, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the class table entry"),     \
+        GC_COL(T, index, GC_T_U32, 0, "", "entry index in the " kind " class table"),              \
+        GC_COL(T, o_class, GC_T_S32, 0, "", "entry +0x04: class id"),                              \
+        GC_COL(T, offset_in_asset_wad, GC_T_U32, GC_CF_HEX, "bytes in core_data",                  \
+               "entry +0x00: class data offset (0 = no geometry)"),                                \
+        GC_COL(T, span_bytes, GC_T_U64, 0, "bytes",                                                \
+               "to the next higher known start in core_data (0 if not in core_data)"),             \
+        GC_COL(T, in_core_data, GC_T_BOOL, 0, "", "offset non-zero and inside core_data"),         \
+        GC_COL(T, shares_offset, GC_T_BOOL, 0, "",                                                 \
+               "another moby/tie/shrub class has the same non-zero offset")
+
 #endif
