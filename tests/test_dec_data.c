@@ -10,7 +10,7 @@
 #include "dec_fixture.h"
 #include "gc_fsutil.h"
 
-int gc_cmd_extract(int argc, char **argv); /* harness/cmd_extract.c */
+int gc_cmd_extract(int argc, char **argv); /* harness/cli/cmd_extract.c */
 
 static fx_level fx;
 

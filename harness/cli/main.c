@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gcverify: command-line entry. Dispatches to harness/cmd_<name>.c. */
+/* gcverify: command-line entry. Dispatches to harness/cli/cmd_<name>.c. */
 #include <stdio.h>
 #include <string.h>
 
