@@ -50,11 +50,19 @@ const char gc_cli_sweep_options_help[] =
     "baselines:\n"
     "  --baseline F         metric baseline (default golden/metrics.yaml for the synthetic\n"
     "                       retail corpus, golden/metrics-small.yaml for small; none for\n"
-    "                       --corpus); 'none' disables the comparison\n"
-    "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml)\n"
+    "                       --corpus); 'none' disables the comparison. A named file must\n"
+    "                       exist, and must have been blessed for this corpus (its\n"
+    "                       identity, docs/golden.md), checked before decoding\n"
+    "  --accept-corpus-mismatch  compare with a baseline of another corpus identity\n"
+    "                       (a modified copy of the blessed corpus)\n"
+    "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
+    "                       a named file must exist\n"
     "  --no-frames          do not render or compare frames\n"
-    "  --frames-out DIR     write every rendered frame as PNG\n"
-    "  --golden-images DIR  for each mismatching frame write actual and diff PNGs\n"
+    "  --frames-out DIR     write every rendered frame as PNG (and into the image store)\n"
+    "  --golden-images DIR  for each regressed frame write actual, expected (from the image\n"
+    "                       store) and diff PNGs, and count the pixels that changed\n"
+    "  --frame-store DIR    the frame image store (default $GC_FRAME_STORE, else\n"
+    "                       ~/.cache/gcverify/frames)\n"
     "  --inject-fault NAME  re-introduce a catalogued decoder defect (GC_FAULTS builds)\n"
     "  --samples N          failures kept per invariant and level (default 5)\n";
 
@@ -143,6 +151,11 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
     } else if (strcmp(a, "--frames-golden") == 0) {
         VAL();
         o->frames_golden = strcmp(v, "none") == 0 ? "" : v;
+    } else if (strcmp(a, "--accept-corpus-mismatch") == 0) {
+        o->accept_corpus_mismatch = 1;
+    } else if (strcmp(a, "--frame-store") == 0) {
+        VAL();
+        o->frame_store = v;
     } else if (strcmp(a, "--no-frames") == 0) {
         o->no_frames = 1;
     } else if (strcmp(a, "--frames-out") == 0) {
@@ -168,17 +181,13 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
     return 1;
 }
 
-void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
+void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FILE *out)
 {
-    size_t passed = 0, failed = 0, gating_lines = 0;
+    size_t gating_lines = 0;
     for (size_t i = 0; i < r->result_count; i++) {
         const gc_rep_result *x = &r->results[i];
-        /* the closing line counts gating verdicts: a warning is not a failure */
-        if (!x->gating) {
-            passed++;
+        if (!x->gating)
             continue;
-        }
-        failed++;
         /* gating failures one line per level, with their first samples */
         if (gating_lines++ >= 40 && !verbose)
             continue;
@@ -187,21 +196,32 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
             snprintf(lv, sizeof lv, "corpus");
         else
             snprintf(lv, sizeof lv, "level %d", x->level);
-        printf("%sFAIL%s %-34s %-9s %llu of %llu failed\n", t->red, t->reset, x->invariant, lv,
-               (unsigned long long)x->failed, (unsigned long long)x->checked);
+        fprintf(out, "%sFAIL%s %-34s %-9s %llu of %llu failed\n", t->red, t->reset, x->invariant,
+                lv, (unsigned long long)x->failed, (unsigned long long)x->checked);
+        if (x->why)
+            fprintf(out, "       %swhy: %s%s\n", t->dim, x->why, t->reset);
+        if (x->file)
+            fprintf(out, "       %sinvariant: %s:%d%s\n", t->dim, x->file, x->line, t->reset);
         size_t show = x->sample_count < 3 ? x->sample_count : 3;
-        for (size_t s = 0; s < show; s++)
-            printf("       %srow %lld @0x%llx: %s%s\n", t->dim, (long long)x->samples[s].row,
-                   (unsigned long long)x->samples[s].file_ofs, x->samples[s].values, t->reset);
+        for (size_t s = 0; s < show; s++) {
+            char line[1024];
+            gc_report_format_sample(&x->samples[s], line, sizeof line);
+            fprintf(out, "       %s%s%s\n", t->dim, line, t->reset);
+        }
+        if (show && x->samples[0].table && x->samples[0].level != GC_LEVEL_CORPUS)
+            fprintf(out, "       %smore: gcverify show --level %d %s --where 'row == %lld'%s\n",
+                    t->dim, x->samples[0].level, x->samples[0].table,
+                    (long long)x->samples[0].row, t->reset);
     }
     if (gating_lines > 40 && !verbose)
-        printf("     … and %zu more failing results (--verbose, or the JSON report)\n",
-               gating_lines - 40);
+        fprintf(out, "     … and %zu more failing results (--verbose, or the JSON report)\n",
+                gating_lines - 40);
     /* warnings (and with --verbose, info) folded per invariant: their failures
      * are expected in small numbers and a line per level would drown the rest */
     for (size_t i = 0; i < r->result_count;) {
         const gc_rep_result *x = &r->results[i];
-        if (x->failed == 0 || x->gating || (strcmp(x->severity, "warn") != 0 && !verbose)) {
+        if (x->failed == 0 || x->gating ||
+            (strcmp(x->severity, "warn") != 0 && !verbose && !x->subset)) {
             i++;
             continue;
         }
@@ -221,36 +241,43 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
         for (size_t k = 0; k < i && !shown_before; k++)
             shown_before =
                 strcmp(r->results[k].invariant, x->invariant) == 0 && r->results[k].failed;
-        if (!shown_before)
-            printf("%s%s%s %-34s %zu level%s, %llu of %llu failed\n",
-                   strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim,
-                   strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO", t->reset, x->invariant,
-                   levels, levels == 1 ? "" : "s", (unsigned long long)rows,
-                   (unsigned long long)checked);
+        const char *tag = x->subset                          ? "SUBSET"
+                          : strcmp(x->severity, "warn") == 0 ? "WARN"
+                                                             : "INFO";
+        if (!shown_before && x->subset)
+            fprintf(out, "%s%s%s %-34s corpus scope over %zu of 27 levels, %llu of %llu failed "
+                         "(not gated)\n",
+                    t->yellow, tag, t->reset, x->invariant, r->selected_count,
+                    (unsigned long long)rows, (unsigned long long)checked);
+        else if (!shown_before)
+            fprintf(out, "%s%s%s %-34s %zu level%s, %llu of %llu failed\n",
+                    strcmp(x->severity, "warn") == 0 ? t->yellow : t->dim, tag, t->reset,
+                    x->invariant, levels, levels == 1 ? "" : "s", (unsigned long long)rows,
+                    (unsigned long long)checked);
         i++;
     }
     for (size_t i = 0; i < r->level_count; i++) {
         const gc_rep_level *l = &r->levels[i];
         if (!l->loaded)
-            printf("%sLOAD%s %s: %s\n", t->red, t->reset, l->file,
-                   l->error ? l->error : "not loaded");
+            fprintf(out, "%sLOAD%s %s: %s\n", t->red, t->reset, l->file,
+                    l->error ? l->error : "not loaded");
         for (size_t d = 0; d < l->decoder_count; d++) {
             const gc_rep_decoder *x = &l->decoders[d];
             if (!x->ok && !x->skipped && l->loaded)
-                printf("%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset, l->file,
-                       x->name, x->status, (unsigned long long)x->file_ofs,
-                       x->where ? x->where : "", x->message ? x->message : "");
+                fprintf(out, "%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset,
+                        l->file, x->name, x->status, (unsigned long long)x->file_ofs,
+                        x->where ? x->where : "", x->message ? x->message : "");
         }
     }
     for (size_t i = 0; i < r->change_count; i++) {
         if (i == 40 && !verbose) {
-            printf("        … and %zu more changed fields (--verbose, or `gcverify diff`)\n",
-                   r->change_count - 40);
+            fprintf(out, "        … and %zu more changed fields (--verbose, or `gcverify diff`)\n",
+                    r->change_count - 40);
             break;
         }
         char line[256];
         gc_report_format_change(&r->changes[i], line, sizeof line);
-        printf("%sCHANGED%s %s\n", t->red, t->reset, line);
+        fprintf(out, "%sCHANGED%s %s\n", t->red, t->reset, line);
     }
     size_t fresh = 0, manifest = 0;
     for (size_t i = 0; i < r->frame_count; i++) {
@@ -265,35 +292,63 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose)
         }
         if (strcmp(f->status, "match") == 0)
             continue;
-        printf("%sFRAME%s level %d %s: %s (sha256 %.16s, golden %.16s)%s%s\n", t->red, t->reset,
-               f->level, f->view, f->status, f->sha256, f->golden[0] ? f->golden : "none",
-               f->metrics_changed ? "; metrics changed: " : "",
-               f->metrics_changed ? f->metrics_changed : "");
+        fprintf(out, "%sFRAME%s level %d %s: %s (sha256 %.16s, golden %.16s)%s%s\n", t->red,
+                t->reset, f->level, f->view, f->status, f->sha256,
+                f->golden[0] ? f->golden : "none", f->metrics_changed ? "; metrics changed: " : "",
+                f->metrics_changed ? f->metrics_changed : "");
+        if (f->image_diff && f->pixels_changed != UINT64_MAX)
+            fprintf(out, "       %s%llu pixels changed: %s (expected %s, actual %s)%s\n", t->dim,
+                    (unsigned long long)f->pixels_changed, f->image_diff,
+                    f->image_expected ? f->image_expected : "-",
+                    f->image_actual ? f->image_actual : "-", t->reset);
+        else if (f->image_actual)
+            fprintf(out,
+                    "       %sactual: %s (golden %.16s is not in the image store: no expected "
+                    "image; `bless --frames` or a sweep with --frames-out fills it)%s\n",
+                    t->dim, f->image_actual, f->golden, t->reset);
     }
     if (fresh)
-        printf("%snote%s: %zu frames have no golden hash yet; `gcverify bless --frames --reason "
-               "\"...\"` records them\n",
-               t->yellow, t->reset, fresh);
+        fprintf(out,
+                "%snote%s: %zu frames have no golden hash yet; `gcverify bless --frames --reason "
+                "\"...\"` records them\n",
+                t->yellow, t->reset, fresh);
     if (manifest)
-        printf("%snote%s: %zu frames were hashed over another layout than their golden (manifest "
-               "differs): "
-               "not comparable, re-bless after review\n",
-               t->yellow, t->reset, manifest);
+        fprintf(out,
+                "%snote%s: %zu frames were hashed over another layout than their golden (manifest "
+                "differs): not comparable, re-bless after review\n",
+                t->yellow, t->reset, manifest);
     if (r->metrics_unblessed)
-        printf("%snote%s: %llu figures are not in the baseline yet (new invariants or metrics); "
-               "`gcverify bless --reason \"...\"` records them\n",
-               t->yellow, t->reset, (unsigned long long)r->metrics_unblessed);
+        fprintf(out,
+                "%snote%s: %llu figures are not in the baseline yet (new invariants or metrics); "
+                "`gcverify bless --reason \"...\"` records them\n",
+                t->yellow, t->reset, (unsigned long long)r->metrics_unblessed);
     if (!r->baseline_found && r->baseline)
-        printf("%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes "
-               "one\n",
-               t->yellow, t->reset, r->baseline);
-    printf("%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
-           "%llu metric changes, %llu frame mismatches\n",
-           r->exit_code ? t->red : t->green, r->exit_code ? "FAILED" : "PASSED", t->reset,
-           r->selected_count, r->invariant_count, (unsigned long long)r->checks,
-           (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-           (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
-    printf("sweep: %zu passed, %zu failed\n", passed, failed);
+        fprintf(out,
+                "%snote%s: no metric baseline at %s yet; `gcverify bless --reason \"...\"` writes "
+                "one\n",
+                t->yellow, t->reset, r->baseline);
+    if (r->corpus_mismatch_accepted)
+        fprintf(out,
+                "%snote%s: the baseline was blessed for another corpus (--accept-corpus-mismatch): "
+                "the changes are what differs from it\n",
+                t->yellow, t->reset);
+    if (!gc_report_complete(r) && !r->shard[0])
+        fprintf(out,
+                "%snote%s: %zu of 27 levels ran: corpus-scope invariants are reported over them "
+                "but not gated, corpus figures not compared\n",
+                t->yellow, t->reset, r->selected_count);
+    fprintf(out,
+            "%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
+            "%llu metric changes, %llu frame mismatches\n",
+            r->exit_code ? t->red : t->green, r->exit_code ? "FAILED" : "PASSED", t->reset,
+            r->selected_count, r->invariant_count, (unsigned long long)r->checks,
+            (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
+            (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
+    /* every gated item: invariant x level results, frames, per-level metric
+     * comparisons; the same counts as the JUnit report */
+    fprintf(out, "sweep: %llu passed, %llu failed, %llu skipped\n",
+            (unsigned long long)r->items_passed, (unsigned long long)r->items_failed,
+            (unsigned long long)r->items_skipped);
 }
 
 static int write_one(const gc_report *r, const char *path,

@@ -21,11 +21,14 @@ static void usage(FILE *f)
             "with the blessed baseline and frames with their golden hashes, write reports.\n\n"
             "%s"
             "reports:\n"
-            "  --json F             full results (F = - for stdout)\n"
-            "  --junit F            JUnit XML, one testcase per invariant x level\n"
+            "  --json F             full results (F = - for stdout; the terminal summary then\n"
+            "                       goes to stderr, so stdout is the JSON alone)\n"
+            "  --junit F            JUnit XML (junit-10.xsd): one testcase per invariant x\n"
+            "                       level, frame and per-level metric comparison, with its\n"
+            "                       CPU time\n"
             "  --markdown F         Markdown summary for a CI job page\n"
-            "  --timings F          wall-clock timings as JSON (kept out of the reports so\n"
-            "                       they are byte-identical for any --jobs)\n"
+            "  --timings F          wall-clock timings as JSON (kept out of the JSON report so\n"
+            "                       it is byte-identical for any --jobs; JUnit times too)\n"
             "  --quiet              no progress and no summary on the terminal\n"
             "  --verbose            also list info-severity failures\n\n"
             "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
@@ -53,9 +56,12 @@ int gc_cmd_sweep(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
-        } else if ((strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
-                    strcmp(a, "--markdown") == 0 || strcmp(a, "--timings") == 0) &&
-                   i + 1 < argc) {
+        } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
+                   strcmp(a, "--markdown") == 0 || strcmp(a, "--timings") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "gcverify sweep: %s needs a value\n", a);
+                return 2;
+            }
             const char **dst = a[2] == 'j'   ? (a[3] == 's' ? &json : &junit)
                                : a[2] == 'm' ? &md
                                              : &timings;
@@ -104,16 +110,35 @@ int gc_cmd_sweep(int argc, char **argv)
                 "%s\n    {\"level\": %d, \"decode\": %.4f, \"evaluate\": %.4f, \"render\": %.4f}",
                 i ? "," : "", l, tm.level_decode[l], tm.level_eval[l], tm.level_render[l]);
         }
-        gc_sb_puts(&t, "\n  ]\n}\n");
+        gc_sb_puts(&t, "\n  ],\n  \"cases_cpu_seconds\": {");
+        size_t nc = 0;
+        for (size_t i = 0; i < rep.result_count; i++) {
+            const gc_rep_result *x = &rep.results[i];
+            char lv[16];
+            if (x->level == GC_LEVEL_CORPUS)
+                snprintf(lv, sizeof lv, "corpus");
+            else
+                snprintf(lv, sizeof lv, "%d", x->level);
+            gc_sb_printf(&t, "%s\n    \"%s@%s\": %.6f", nc++ ? "," : "", x->invariant, lv,
+                         x->time_seconds);
+        }
+        for (size_t i = 0; i < rep.frame_count; i++)
+            gc_sb_printf(&t, "%s\n    \"frame.%s@%d\": %.6f", nc++ ? "," : "", rep.frames[i].view,
+                         rep.frames[i].level, rep.frames[i].time_seconds);
+        gc_sb_puts(&t, "\n  }\n}\n");
         if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0)
             fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings,
                     t.failed ? "out of memory" : err);
         gc_sb_free(&t);
     }
     if (!quiet) {
+        /* a report on stdout is machine output: keep it clean */
+        int to_stdout = (json && strcmp(json, "-") == 0) || (junit && strcmp(junit, "-") == 0) ||
+                        (md && strcmp(md, "-") == 0);
+        FILE *out = to_stdout ? stderr : stdout;
         gc_term term;
-        gc_term_init(&term, 1);
-        gc_cli_print_summary(&rep, &term, verbose);
+        gc_term_init(&term, fileno(out));
+        gc_cli_print_summary(&rep, &term, verbose, out);
         fprintf(stderr,
                 "sweep: %.2f s wall on %u jobs (cpu: decode %.2f s, invariants %.2f s, frames %.2f "
                 "s)\n",

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gc_report.h"
 #include "gc_sweep.h"
@@ -22,8 +23,8 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
 /* The help text for those options. */
 extern const char gc_cli_sweep_options_help[];
 
-/* Print the human summary of a report to stdout. */
-void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose);
+/* Print the human summary of a report to out (stderr when a report goes to stdout). */
+void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FILE *out);
 
 /* Write a report in each requested format (NULL paths skipped). 0 or -1 (message printed). */
 int gc_cli_write_reports(const gc_report *r, const char *json, const char *junit, const char *md);

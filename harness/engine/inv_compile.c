@@ -322,6 +322,14 @@ static ety c_path_raw(cx *c, cbuf *b, const char *const *parts, const uint32_t *
             b->uses_outer = 1;
             t = sc.outer_table;
             have_reg = 1;
+        } else if (strcmp(name, "row") == 0 && i == n - 1 && !find_col(d, "row")) {
+            /* `row`, `prev.row`, `patch.row`: the index of the row reached so
+             * far (the current row when it stands alone), as samples print it */
+            if (!have_reg) {
+                emit_op(b, GC_I_ROW_CUR, 0);
+                b->uses_row = 1;
+            }
+            have_reg = 1;
         } else if (strcmp(name, "prev") == 0 || strcmp(name, "next") == 0) {
             if (!have_reg) {
                 emit_op(b, GC_I_ROW_CUR, 0);
@@ -398,8 +406,9 @@ static ety c_path_raw(cx *c, cbuf *b, const char *const *parts, const uint32_t *
                          d->name, d->name);
                 return ERR;
             }
-            for (size_t k = 0; k < d->column_count && nc < GC_COUNTOF(cands) - 4; k++)
+            for (size_t k = 0; k < d->column_count && nc < GC_COUNTOF(cands) - 5; k++)
                 cands[nc++] = d->columns[k].name;
+            cands[nc++] = "row";
             cands[nc++] = "prev";
             cands[nc++] = "next";
             if (d->parent_link)

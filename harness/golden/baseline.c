@@ -75,6 +75,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             continue;
         if (strcmp(k, "corpus") == 0 && scalar(&doc, v))
             snprintf(b->corpus_key, sizeof b->corpus_key, "%s", scalar(&doc, v));
+        else if (strcmp(k, "corpus_id") == 0 && scalar(&doc, v))
+            snprintf(b->corpus_id, sizeof b->corpus_id, "%s", scalar(&doc, v));
         else if (strcmp(k, "levels") == 0)
             levels = v;
     }
@@ -153,10 +155,14 @@ int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline 
         return -1;
     }
     size_t k = 0;
+    /* corpus figures of a --levels subset describe the subset: the blessed
+     * corpus figures stay */
+    int complete = gc_report_complete(rep);
     for (size_t i = 0; i < rep->metric_count; i++)
-        all[k++] = rep->metrics[i];
+        if (complete || rep->metrics[i].level != GC_LEVEL_CORPUS)
+            all[k++] = rep->metrics[i];
     for (size_t i = 0; keep && i < keep->count; i++) {
-        int ran = keep->metrics[i].level == GC_LEVEL_CORPUS;
+        int ran = keep->metrics[i].level == GC_LEVEL_CORPUS && complete;
         for (size_t s = 0; s < rep->selected_count && !ran; s++)
             ran = rep->selected[s] == keep->metrics[i].level;
         if (!ran)
@@ -168,7 +174,10 @@ int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline 
     gc_sb_puts(&sb, "# gcverify metric baseline: the blessed per-level figures of one corpus.\n"
                     "# Written by `gcverify bless --reason \"...\"` (see golden/LEDGER.md);\n"
                     "# review changes to it like code. Do not edit by hand.\n");
-    gc_sb_printf(&sb, "format: 1\ncorpus: %s\nlevels:\n", rep->corpus_key);
+    gc_sb_printf(&sb, "format: 1\ncorpus: %s\n", rep->corpus_key);
+    if (rep->corpus_id[0])
+        gc_sb_printf(&sb, "corpus_id: %s\n", rep->corpus_id);
+    gc_sb_puts(&sb, "levels:\n");
     int cur = 0x7fffffff;
     for (size_t i = 0; i < k; i++) {
         if (all[i].level != cur) {

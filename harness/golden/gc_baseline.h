@@ -10,6 +10,7 @@
 
 typedef struct gc_baseline {
     char corpus_key[96];
+    char corpus_id[65]; /* gc_corpus_identity() of the blessed corpus; "" in older files */
     gc_rep_metric *metrics;
     size_t count;
 } gc_baseline;

@@ -12,7 +12,7 @@
 
 #include "gc_strbuf.h"
 
-#define GC_REPORT_FORMAT 1
+#define GC_REPORT_FORMAT 2
 #define GC_LEVEL_CORPUS  (-1) /* "level" of a corpus-scope result or metric */
 
 typedef struct gc_rep_decoder {
@@ -23,6 +23,21 @@ typedef struct gc_rep_decoder {
     char *where, *message; /* owned */
 } gc_rep_decoder;
 
+/* Where a byte range of a level sits, so a row's file_ofs can be told as a
+ * place a person can open: an extent of the container (unit "bytes") or a
+ * decompressed stream (unit "bytes in <name>") with the container range of
+ * its compressed bytes. */
+typedef struct gc_rep_region {
+    char name[24];          /* "data", "gameplay" (extents); "core_data", "gameplay" (streams) */
+    int stream;             /* 1: a decompressed stream; 0: an extent of the container */
+    uint64_t container_ofs; /* extent: its first byte; stream: its WAD LZ header, in the file */
+    uint64_t size_bytes;    /* extent: its size; stream: the compressed bytes in the file */
+    char extent[24];        /* stream: the extent holding its compressed bytes ("" none) */
+    uint64_t extent_ofs;    /* stream: container_ofs relative to that extent */
+} gc_rep_region;
+
+#define GC_REP_MAX_REGIONS 12
+
 typedef struct gc_rep_level {
     int level;
     char file[64];
@@ -31,13 +46,19 @@ typedef struct gc_rep_level {
     uint64_t size_bytes;
     gc_rep_decoder *decoders;
     size_t decoder_count;
+    gc_rep_region regions[GC_REP_MAX_REGIONS];
+    size_t region_count;
 } gc_rep_level;
 
 typedef struct gc_rep_sample {
     int level;
     int64_t row;
     uint64_t file_ofs;
-    char *values; /* owned */
+    char *values;       /* owned */
+    char *table;        /* owned: the table the row is in (NULL: a once-per-level check) */
+    char *parent_table; /* owned: the table of parent_row (NULL: none) */
+    int64_t parent_row; /* -1: no parent */
+    char *location;     /* owned: "core_data+0x16230 (decompressed stream, ...)" or NULL */
 } gc_rep_sample;
 
 typedef struct gc_rep_result {
@@ -45,7 +66,14 @@ typedef struct gc_rep_result {
     int level;       /* GC_LEVEL_CORPUS for corpus scope */
     char severity[8], tier[8], scope[8];
     uint64_t checked, failed;
-    int gating; /* failed and severity error */
+    int gating; /* failed and severity error (and not a corpus result of a subset) */
+    /* a corpus-scope result over a subset of the levels (--levels): reported,
+     * never gated, its counters never compared (the baseline's are over all) */
+    int subset;
+    char *why;  /* owned: the invariant's why (NULL if unknown) */
+    char *file; /* owned: its YAML file, project-relative */
+    int line;   /* and line (0 if unknown) */
+    double time_seconds; /* CPU time of its evaluation; JUnit only, never in JSON */
     gc_rep_sample *samples;
     size_t sample_count;
 } gc_rep_result;
@@ -66,7 +94,10 @@ typedef struct gc_rep_frame {
     char *manifest;        /* owned */
     char *params;          /* owned: view parameters */
     char *metrics_changed; /* owned: "tfrag.triangles, tfrag.tri_count.failed" or NULL */
-    uint64_t pixels_changed;
+    uint64_t pixels_changed; /* with --golden-images and an expected image; UINT64_MAX unknown */
+    /* --golden-images: the files written for a mismatch (owned, NULL if not written) */
+    char *image_actual, *image_expected, *image_diff;
+    double time_seconds; /* CPU time of its render; JUnit only, never in JSON */
 } gc_rep_frame;
 
 typedef struct gc_rep_change {
@@ -80,6 +111,8 @@ typedef struct gc_report {
     char version[16];
     char corpus_label[160];
     char corpus_key[96];
+    char corpus_id[65]; /* gc_corpus_identity(): what baselines are keyed by */
+    int corpus_mismatch_accepted; /* --accept-corpus-mismatch let another corpus's baseline in */
     char tier[8];
     char *only;     /* owned, NULL = all */
     char *baseline; /* owned path, NULL = none */
@@ -109,8 +142,18 @@ typedef struct gc_report {
     uint64_t checks, failures, gating_failures, warnings;
     uint64_t frames_mismatched, metrics_changed;
     uint64_t metrics_unblessed; /* figures not in the baseline yet (not a change) */
+    /* every gated item: invariant x level results, frames, and per level
+     * (and the corpus) the metric comparison with the baseline; the closing
+     * line, the JUnit counts and the exit code agree on these */
+    uint64_t items_passed, items_failed, items_skipped;
     int exit_code;
 } gc_report;
+
+/* 1 when the run selected every level (corpus-scope figures are then the
+ * corpus's, comparable with a baseline's). */
+int gc_report_complete(const gc_report *r);
+/* A frame status that gates: regressed, nondeterministic, error. */
+int gc_report_frame_failed(const gc_rep_frame *f);
 
 void gc_report_init(gc_report *r);
 void gc_report_free(gc_report *r);
@@ -130,6 +173,17 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_metrics, s
 
 /* Human lines for the changes: "level 3, tfrag.triangles: 31,204 -> 30,977". */
 void gc_report_format_change(const gc_rep_change *c, char *buf, size_t len);
+
+/* Where file_ofs of a row of a table whose file_ofs unit is `unit` lies in
+ * level l, as text: "core_data+0x16230 (decompressed stream, LEVEL3.WAD data
+ * extent +0x1c2000, WAD LZ at LEVEL3.WAD+0x6b3a40)" or "LEVEL3.WAD+0x1c2040
+ * (data extent +0x40)". Unknown units or regions say what is known. */
+void gc_report_locate(const gc_rep_level *l, const char *unit, uint64_t file_ofs, char *buf,
+                      size_t len);
+/* The level entry of level n, or NULL. */
+const gc_rep_level *gc_report_level(const gc_report *r, int n);
+/* "level 3 row 332 of tfrag.vertex (patch row 17 of tfrag.patch) at <location>: <values>" */
+void gc_report_format_sample(const gc_rep_sample *s, char *buf, size_t len);
 
 /* Helpers to append to the lists (copying strings). */
 gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, double v,

@@ -36,10 +36,17 @@ void gc_report_free(gc_report *r)
     }
     free(r->levels);
     for (size_t i = 0; i < r->result_count; i++) {
-        for (size_t s = 0; s < r->results[i].sample_count; s++)
-            free(r->results[i].samples[s].values);
+        for (size_t s = 0; s < r->results[i].sample_count; s++) {
+            gc_rep_sample *sm = &r->results[i].samples[s];
+            free(sm->values);
+            free(sm->table);
+            free(sm->parent_table);
+            free(sm->location);
+        }
         free(r->results[i].samples);
         free(r->results[i].invariant);
+        free(r->results[i].why);
+        free(r->results[i].file);
     }
     free(r->results);
     for (size_t i = 0; i < r->metric_count; i++)
@@ -49,6 +56,9 @@ void gc_report_free(gc_report *r)
         free(r->frames[i].manifest);
         free(r->frames[i].params);
         free(r->frames[i].metrics_changed);
+        free(r->frames[i].image_actual);
+        free(r->frames[i].image_expected);
+        free(r->frames[i].image_diff);
     }
     free(r->frames);
     for (size_t i = 0; i < r->change_count; i++)
@@ -174,10 +184,11 @@ void gc_report_summarise(gc_report *r)
     if (r->selected_count)
         qsort(r->selected, r->selected_count, sizeof *r->selected, cmp_int);
     r->checks = r->failures = r->gating_failures = r->warnings = 0;
+    r->items_passed = r->items_failed = r->items_skipped = 0;
     for (size_t i = 0; i < r->result_count; i++) {
         gc_rep_result *x = &r->results[i];
         r->checks += x->checked;
-        x->gating = x->failed > 0 && strcmp(x->severity, "error") == 0;
+        x->gating = x->failed > 0 && strcmp(x->severity, "error") == 0 && !x->subset;
         if (x->failed > 0) {
             r->failures++;
             if (x->gating)
@@ -185,15 +196,42 @@ void gc_report_summarise(gc_report *r)
             else if (strcmp(x->severity, "warn") == 0)
                 r->warnings++;
         }
+        if (x->subset)
+            r->items_skipped++;
+        else if (x->gating)
+            r->items_failed++;
+        else
+            r->items_passed++;
     }
     r->frames_mismatched = 0;
     for (size_t i = 0; i < r->frame_count; i++) {
         const char *s = r->frames[i].status;
-        if (strcmp(s, "regressed") == 0 || strcmp(s, "nondeterministic") == 0 ||
-            strcmp(s, "error") == 0)
+        if (gc_report_frame_failed(&r->frames[i])) {
             r->frames_mismatched++;
+            r->items_failed++;
+        } else if (strcmp(s, "match") == 0) {
+            r->items_passed++;
+        } else {
+            r->items_skipped++;
+        }
     }
     r->metrics_changed = r->change_count;
+    /* the baseline comparison: one item per level that ran, and the corpus
+     * when every level ran */
+    if (r->baseline_found) {
+        for (size_t i = 0; i <= r->selected_count; i++) {
+            int level = i < r->selected_count ? r->selected[i] : GC_LEVEL_CORPUS;
+            if (level == GC_LEVEL_CORPUS && !gc_report_complete(r))
+                break;
+            int changed = 0;
+            for (size_t c = 0; c < r->change_count && !changed; c++)
+                changed = r->changes[c].level == level;
+            if (changed)
+                r->items_failed++;
+            else
+                r->items_passed++;
+        }
+    }
     r->exit_code = (r->gating_failures || r->frames_mismatched || r->metrics_changed) ? 1 : 0;
 }
 
@@ -242,6 +280,108 @@ static int same_value(const gc_rep_metric *a, const gc_rep_metric *b)
     return fabs(a->value - b->value) <= 1e-9 * fmax(fabs(a->value), fabs(b->value));
 }
 
+int gc_report_complete(const gc_report *r)
+{
+    int seen[27] = {0};
+    size_t n = 0;
+    for (size_t i = 0; i < r->selected_count; i++)
+        if (r->selected[i] >= 0 && r->selected[i] < 27 && !seen[r->selected[i]]) {
+            seen[r->selected[i]] = 1;
+            n++;
+        }
+    return n == 27;
+}
+
+int gc_report_frame_failed(const gc_rep_frame *f)
+{
+    return strcmp(f->status, "regressed") == 0 || strcmp(f->status, "nondeterministic") == 0 ||
+           strcmp(f->status, "error") == 0;
+}
+
+const gc_rep_level *gc_report_level(const gc_report *r, int n)
+{
+    for (size_t i = 0; i < r->level_count; i++)
+        if (r->levels[i].level == n)
+            return &r->levels[i];
+    return NULL;
+}
+
+void gc_report_locate(const gc_rep_level *l, const char *unit, uint64_t ofs, char *buf, size_t len)
+{
+    const char *file = l ? l->file : "the level file";
+    static const char in_prefix[] = "bytes in ";
+    if (unit && strncmp(unit, in_prefix, sizeof in_prefix - 1) == 0) {
+        /* a decompressed stream: name it, then where its compressed bytes are */
+        const char *stream = unit + sizeof in_prefix - 1;
+        const gc_rep_region *g = NULL;
+        for (size_t i = 0; l && i < l->region_count && !g; i++)
+            if (l->regions[i].stream && strcmp(l->regions[i].name, stream) == 0)
+                g = &l->regions[i];
+        if (!g)
+            snprintf(buf, len, "%s+0x%llx (decompressed stream, not located in %s)", stream,
+                     (unsigned long long)ofs, file);
+        else if (g->extent[0])
+            snprintf(buf, len,
+                     "%s+0x%llx (decompressed stream, %s %s +0x%llx, WAD LZ at %s+0x%llx)",
+                     stream, (unsigned long long)ofs, file, g->extent,
+                     (unsigned long long)g->extent_ofs, file, (unsigned long long)g->container_ofs);
+        else
+            snprintf(buf, len, "%s+0x%llx (decompressed stream, WAD LZ at %s+0x%llx)", stream,
+                     (unsigned long long)ofs, file, (unsigned long long)g->container_ofs);
+        return;
+    }
+    /* a container offset: name every region holding it, outermost first
+     * ("data extent +0x25c10, core_index +0x390") */
+    const gc_rep_region *in[GC_REP_MAX_REGIONS];
+    size_t nin = 0;
+    for (size_t i = 0; l && i < l->region_count; i++) {
+        const gc_rep_region *g = &l->regions[i];
+        if (!g->stream && ofs >= g->container_ofs && ofs - g->container_ofs < g->size_bytes)
+            in[nin++] = g;
+    }
+    for (size_t i = 1; i < nin; i++) /* insertion sort, largest first */
+        for (size_t j = i; j > 0 && in[j]->size_bytes > in[j - 1]->size_bytes; j--) {
+            const gc_rep_region *x = in[j];
+            in[j] = in[j - 1];
+            in[j - 1] = x;
+        }
+    int n = snprintf(buf, len, "%s+0x%llx", file, (unsigned long long)ofs);
+    for (size_t i = 0; i < nin && n > 0 && (size_t)n < len; i++)
+        n += snprintf(buf + n, len - (size_t)n, "%s%s +0x%llx%s", i ? ", " : " (", in[i]->name,
+                      (unsigned long long)(ofs - in[i]->container_ofs), i + 1 == nin ? ")" : "");
+}
+
+void gc_report_format_sample(const gc_rep_sample *s, char *buf, size_t len)
+{
+    size_t n = 0;
+#define APPEND(...)                                                                                \
+    do {                                                                                           \
+        if (n < len) {                                                                             \
+            int k = snprintf(buf + n, len - n, __VA_ARGS__);                                       \
+            n += k > 0 ? (size_t)k : 0;                                                            \
+        }                                                                                          \
+    } while (0)
+    if (len)
+        buf[0] = '\0';
+    if (s->level == GC_LEVEL_CORPUS)
+        APPEND("corpus");
+    else
+        APPEND("level %d", s->level);
+    if (s->row >= 0 && s->table)
+        APPEND(" %s row %lld", s->table, (long long)s->row);
+    else if (s->row >= 0)
+        APPEND(" row %lld", (long long)s->row);
+    else
+        APPEND(" (once per %s)", s->level == GC_LEVEL_CORPUS ? "corpus" : "level");
+    if (s->parent_row >= 0)
+        APPEND(" (parent %s row %lld)", s->parent_table ? s->parent_table : "",
+               (long long)s->parent_row);
+    if (s->location)
+        APPEND(" at %s", s->location);
+    APPEND(": %s", s->values ? s->values : "");
+#undef APPEND
+}
+
 void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t old_count)
 {
     gc_rep_metric *sorted_old = NULL;
@@ -255,8 +395,13 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
     qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
     /* Only levels present in this run are compared: a shard or a --levels
      * subset does not report the other levels as vanished. */
+    /* Corpus figures are compared only when every level ran: over a --levels
+     * subset they describe the subset, not the corpus the baseline holds. */
+    int complete = gc_report_complete(r);
     for (size_t i = 0; i < r->metric_count; i++) {
         const gc_rep_metric *n = &r->metrics[i];
+        if (n->level == GC_LEVEL_CORPUS && !complete)
+            continue;
         const gc_rep_metric *o = find_metric(sorted_old, old_count, n->level, n->name);
         /* A figure the baseline does not have yet (a new invariant or
          * metric) has not regressed: it is counted, and blessed later. */
@@ -267,7 +412,7 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
     }
     for (size_t i = 0; i < old_count; i++) {
         const gc_rep_metric *o = &sorted_old[i];
-        int level_present = o->level == GC_LEVEL_CORPUS;
+        int level_present = o->level == GC_LEVEL_CORPUS && complete;
         for (size_t k = 0; k < r->selected_count && !level_present; k++)
             level_present = r->selected[k] == o->level;
         /* An invariant's counters vanish when it is not selected (--only,

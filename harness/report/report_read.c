@@ -39,12 +39,15 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     const gc_json *corpus = gc_json_get(root, "corpus");
     copy_field(r->corpus_label, sizeof r->corpus_label, gc_json_get(corpus, "label"));
     copy_field(r->corpus_key, sizeof r->corpus_key, gc_json_get(corpus, "key"));
+    copy_field(r->corpus_id, sizeof r->corpus_id, gc_json_get(corpus, "id"));
     const gc_json *run = gc_json_get(root, "run");
     copy_field(r->tier, sizeof r->tier, gc_json_get(run, "tier"));
     r->only = dup_or_null(gc_json_get(run, "only"));
     r->baseline = dup_or_null(gc_json_get(run, "baseline"));
     copy_field(r->shard, sizeof r->shard, gc_json_get(run, "shard"));
     r->baseline_found = (int)gc_json_num(gc_json_get(run, "baseline_found"), 0);
+    r->corpus_mismatch_accepted =
+        (int)gc_json_num(gc_json_get(run, "corpus_mismatch_accepted"), 0);
     r->frames_enabled = (int)gc_json_num(gc_json_get(run, "frames"), 0);
     r->invariant_count = (size_t)gc_json_num(gc_json_get(run, "invariants"), 0);
     const gc_json *sel = gc_json_get(run, "levels");
@@ -64,6 +67,19 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
             x->loaded = (int)gc_json_num(gc_json_get(l, "loaded"), 0);
             x->size_bytes = (uint64_t)gc_json_num(gc_json_get(l, "size_bytes"), 0);
             x->error = dup_or_null(gc_json_get(l, "error"));
+            const gc_json *regs = gc_json_get(l, "regions");
+            for (size_t g = 0; regs && regs->type == GC_JSON_ARR && g < regs->count &&
+                               x->region_count < GC_REP_MAX_REGIONS;
+                 g++) {
+                const gc_json *rj = regs->items[g];
+                gc_rep_region *y = &x->regions[x->region_count++];
+                copy_field(y->name, sizeof y->name, gc_json_get(rj, "name"));
+                y->stream = strcmp(gc_json_str(gc_json_get(rj, "kind"), ""), "stream") == 0;
+                y->container_ofs = (uint64_t)gc_json_num(gc_json_get(rj, "container_ofs"), 0);
+                y->size_bytes = (uint64_t)gc_json_num(gc_json_get(rj, "size_bytes"), 0);
+                copy_field(y->extent, sizeof y->extent, gc_json_get(rj, "extent"));
+                y->extent_ofs = (uint64_t)gc_json_num(gc_json_get(rj, "extent_ofs"), 0);
+            }
             const gc_json *decs = gc_json_get(l, "decoders");
             if (decs && decs->type == GC_JSON_ARR && decs->count) {
                 x->decoders = calloc(decs->count, sizeof *x->decoders);
@@ -95,6 +111,10 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         copy_field(x->scope, sizeof x->scope, gc_json_get(j, "scope"));
         x->checked = (uint64_t)gc_json_num(gc_json_get(j, "checked"), 0);
         x->failed = (uint64_t)gc_json_num(gc_json_get(j, "failed"), 0);
+        x->subset = (int)gc_json_num(gc_json_get(j, "subset"), 0);
+        x->why = dup_or_null(gc_json_get(j, "why"));
+        x->file = dup_or_null(gc_json_get(j, "file"));
+        x->line = (int)gc_json_num(gc_json_get(j, "line"), 0);
         const gc_json *sm = gc_json_get(j, "samples");
         if (sm && sm->type == GC_JSON_ARR && sm->count) {
             x->samples = calloc(sm->count, sizeof *x->samples);
@@ -106,6 +126,10 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                 y->row = (int64_t)gc_json_num(gc_json_get(sm->items[s], "row"), -1);
                 y->file_ofs = (uint64_t)gc_json_num(gc_json_get(sm->items[s], "file_ofs"), 0);
                 y->values = dup_or_null(gc_json_get(sm->items[s], "values"));
+                y->table = dup_or_null(gc_json_get(sm->items[s], "table"));
+                y->parent_table = dup_or_null(gc_json_get(sm->items[s], "parent_table"));
+                y->parent_row = (int64_t)gc_json_num(gc_json_get(sm->items[s], "parent_row"), -1);
+                y->location = dup_or_null(gc_json_get(sm->items[s], "location"));
             }
         }
     }
@@ -148,7 +172,12 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         copy_field(f->sha256, sizeof f->sha256, gc_json_get(j, "sha256"));
         copy_field(f->golden, sizeof f->golden, gc_json_get(j, "golden"));
         copy_field(f->status, sizeof f->status, gc_json_get(j, "status"));
-        f->pixels_changed = (uint64_t)gc_json_num(gc_json_get(j, "pixels_changed"), 0);
+        const gc_json *pc = gc_json_get(j, "pixels_changed");
+        f->pixels_changed = pc && pc->type == GC_JSON_NUM ? (uint64_t)pc->num : UINT64_MAX;
+        const gc_json *im = gc_json_get(j, "images");
+        f->image_actual = dup_or_null(gc_json_get(im, "actual"));
+        f->image_expected = dup_or_null(gc_json_get(im, "expected"));
+        f->image_diff = dup_or_null(gc_json_get(im, "diff"));
         f->metrics_changed = dup_or_null(gc_json_get(j, "metrics_changed"));
         f->manifest = dup_or_null(gc_json_get(j, "manifest"));
         f->params = dup_or_null(gc_json_get(j, "params"));

@@ -32,9 +32,17 @@ typedef struct gc_sweep_opts {
     const char *invariants_dir; /* NULL: the project's invariants/ */
     const char *baseline;       /* metrics baseline; NULL: default for the corpus; "" none */
     const char *frames_golden;  /* frame goldens; NULL: default for the corpus; "" none */
+    /* A baseline or frames file named explicitly must exist (a typo is exit 2);
+     * bless sets this, since it writes the first one. */
+    int goldens_may_be_missing;
+    /* Compare with a baseline blessed for another corpus identity (a modified
+     * copy): otherwise that is exit 2, before anything is decoded. */
+    int accept_corpus_mismatch;
     int no_frames;
     const char *frames_out;    /* write every frame PNG here */
     const char *golden_images; /* write expected/actual/diff PNGs for mismatches here */
+    const char *frame_store;   /* image store directory; NULL: $GC_FRAME_STORE or the cache's */
+    int store_frames;          /* put every rendered frame in the store (bless --frames) */
     const char *fault;         /* --inject-fault NAME */
     size_t max_samples;        /* failures kept per invariant per level (default 5) */
     int progress;              /* progress on stderr: 0 none, 1 plain lines, 2 bar */

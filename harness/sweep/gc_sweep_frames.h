@@ -24,7 +24,10 @@ typedef struct gc_sweep_frame_item {
     char params[512];
     char status[24];
     char golden[65];
-    uint64_t pixels_changed;
+    uint64_t pixels_changed; /* UINT64_MAX: not compared pixel by pixel */
+    /* --golden-images files written for this frame ("" none) */
+    char image_actual[1024], image_expected[1024], image_diff[1024];
+    double time_seconds; /* thread CPU time of the render and hash */
 } gc_sweep_frame_item;
 
 typedef struct gc_sweep_level_frames {

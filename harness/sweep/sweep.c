@@ -17,11 +17,13 @@
 
 #include "gc_baseline.h"
 #include "gc_corpus.h"
+#include "gc_corpus_id.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
+#include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
 #include "sy_corpus.h"
 
@@ -87,6 +89,7 @@ typedef struct level_slot {
     int lv_ready;
     gc_table *tables;
     gc_inv_result *results; /* per invariant (level scope ones used) */
+    double *inv_time; /* per invariant: thread CPU seconds of its evaluation */
     double *metric_values;
     int *metric_null;
     gc_sweep_level_frames frames;
@@ -177,9 +180,10 @@ static void run_level(void *vctx, size_t i)
     }
     s->tables = calloc(c->ndesc, sizeof *s->tables);
     s->results = calloc(c->ninv ? c->ninv : 1, sizeof *s->results);
+    s->inv_time = calloc(c->ninv ? c->ninv : 1, sizeof *s->inv_time);
     s->metric_values = calloc(c->nmetric ? c->nmetric : 1, sizeof *s->metric_values);
     s->metric_null = calloc(c->nmetric ? c->nmetric : 1, sizeof *s->metric_null);
-    if (!s->tables || !s->results || !s->metric_values || !s->metric_null) {
+    if (!s->tables || !s->results || !s->inv_time || !s->metric_values || !s->metric_null) {
         s->oom = 1;
         progress_line(c, s);
         return;
@@ -190,9 +194,11 @@ static void run_level(void *vctx, size_t i)
         const gc_inv_info *info = gc_inv_get(c->set, k);
         if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
             continue;
+        double ti = cpu_now();
         if (gc_inv_eval_level(c->set, k, s->tables, s->level, c->o->max_samples, &s->results[k]) !=
             0)
             s->oom = 1;
+        s->inv_time[k] = cpu_now() - ti;
     }
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
@@ -241,6 +247,7 @@ static void copy_result(gc_rep_result *x, const gc_inv_info *info, const gc_inv_
                 x->samples[s].level = res->samples[s].level;
                 x->samples[s].row = res->samples[s].row;
                 x->samples[s].file_ofs = res->samples[s].file_ofs;
+                x->samples[s].parent_row = -1;
                 x->samples[s].values = strdup(res->samples[s].values);
             }
         }
@@ -254,6 +261,53 @@ static void add_counters(gc_report *rep, int level, const char *id, const gc_inv
     gc_report_add_metric(rep, level, name, (double)res->checked, 0);
     snprintf(name, sizeof name, "%s.failed", id);
     gc_report_add_metric(rep, level, name, (double)res->failed, 0);
+}
+
+static void add_region(gc_rep_level *l, const char *name, const gc_span *sp)
+{
+    if (!sp->present || l->region_count >= GC_REP_MAX_REGIONS)
+        return;
+    gc_rep_region *g = &l->regions[l->region_count++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->container_ofs = sp->file_ofs;
+    g->size_bytes = sp->size;
+}
+
+static void add_stream(gc_rep_level *l, const char *name, const gc_span *z, const char *extent,
+                       const gc_span *ext)
+{
+    if (!z->present || l->region_count >= GC_REP_MAX_REGIONS)
+        return;
+    gc_rep_region *g = &l->regions[l->region_count++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->name, sizeof g->name, "%s", name);
+    g->stream = 1;
+    g->container_ofs = z->file_ofs;
+    g->size_bytes = z->size;
+    if (ext && ext->present && z->file_ofs >= ext->file_ofs) {
+        snprintf(g->extent, sizeof g->extent, "%s", extent);
+        g->extent_ofs = z->file_ofs - ext->file_ofs;
+    }
+}
+
+/* Where the level's extents and streams are, for sample locations. The
+ * stream names are those of the "bytes in <stream>" file_ofs units. */
+static void add_regions(gc_rep_level *l, const gc_level *lv)
+{
+    if (!lv->header_ok)
+        return;
+    add_region(l, "data extent", &lv->data_extent);
+    add_region(l, "sound bank extent", &lv->sound_bank);
+    add_region(l, "gameplay extent", &lv->gameplay_z);
+    add_region(l, "occlusion extent", &lv->occlusion_ext);
+    if (lv->data_ok) {
+        add_region(l, "core_index", &lv->core_index);
+        add_region(l, "gs_ram", &lv->gs_ram);
+        add_region(l, "core_data LZ", &lv->core_data_z);
+        add_stream(l, "core_data", &lv->core_data_z, "data extent", &lv->data_extent);
+    }
+    add_stream(l, "gameplay", &lv->gameplay_z, "gameplay extent", &lv->gameplay_z);
 }
 
 static void add_level_entry(gc_report *rep, const level_slot *s)
@@ -272,6 +326,7 @@ static void add_level_entry(gc_report *rep, const level_slot *s)
         l->error = strdup(s->file->error);
     if (!s->lv_ready)
         return;
+    add_regions(l, &s->lv);
     const gc_rowbuf *rb = gc_level_rows((gc_level *)&s->lv, &gc_table_decode_status);
     if (!rb || rb->count == 0)
         return;
@@ -310,6 +365,23 @@ static int select_levels(const gc_sweep_opts *o, int *out, size_t *n)
     return *n ? 0 : -1;
 }
 
+/* A file named on the command line must exist: a typo would otherwise
+ * disable a comparison and pass. */
+static int must_exist(const char *what, const char *path, char *err, size_t errlen)
+{
+    if (access(path, F_OK) == 0)
+        return 0;
+    snprintf(err, errlen,
+             "%s %s does not exist (check the path; 'none' disables the comparison)", what, path);
+    return -1;
+}
+
+static const char *project_relative(const char *path)
+{
+    size_t sl = strlen(GC_SOURCE_DIR);
+    return strncmp(path, GC_SOURCE_DIR, sl) == 0 && path[sl] == '/' ? path + sl + 1 : path;
+}
+
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
 {
     double w_start = wall_now(), w_levels = 0, w_corpus = 0, w_open = 0;
@@ -331,10 +403,17 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             return 2;
         }
     }
+    if (!o->goldens_may_be_missing &&
+        ((o->baseline && o->baseline[0] && must_exist("baseline", o->baseline, err, errlen) != 0) ||
+         (o->frames_golden && o->frames_golden[0] && !o->no_frames &&
+          must_exist("frames golden", o->frames_golden, err, errlen) != 0)))
+        return 2;
 
     char inv_dir[PATH_MAX];
     snprintf(inv_dir, sizeof inv_dir, "%s",
              o->invariants_dir ? o->invariants_dir : GC_SOURCE_DIR "/invariants");
+    if (o->invariants_dir && must_exist("invariants directory", inv_dir, err, errlen) != 0)
+        return 2;
     char *load_err = malloc(65536);
     if (!load_err) {
         snprintf(err, errlen, "out of memory");
@@ -357,22 +436,61 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         return 2;
     }
 
+    sweep_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.set = set;
+    c.ninv = gc_inv_count(set);
+    c.nmetric = gc_inv_metric_count(set);
+    c.ndesc = ndesc;
+    c.fault = fault;
+    c.progress = o->progress;
+    c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
+    if (!c.selected_inv) {
+        snprintf(err, errlen, "out of memory");
+        gc_inv_free(set);
+        return 2;
+    }
+    size_t nselected = 0;
+    for (size_t k = 0; k < c.ninv; k++) {
+        const gc_inv_info *info = gc_inv_get(set, k);
+        c.selected_inv[k] = (o->tier_nightly || info->tier == GC_TIER_GATE) &&
+                            (!o->only || fnmatch(o->only, info->id, 0) == 0);
+        nselected += (size_t)c.selected_inv[k];
+    }
+    /* a selection that selects nothing checks nothing: never a pass */
+    if (nselected == 0) {
+        if (o->only)
+            snprintf(err, errlen,
+                     "--only '%s' selects none of the %zu invariants of the %s tier (see "
+                     "gcverify list)",
+                     o->only, c.ninv, o->tier_nightly ? "nightly" : "gate");
+        else
+            snprintf(err, errlen, "no invariant in %s (tier %s)", inv_dir,
+                     o->tier_nightly ? "nightly" : "gate");
+        free(c.selected_inv);
+        gc_inv_free(set);
+        return 2;
+    }
+
     unsigned jobs = o->jobs ? o->jobs : gc_core_count();
     gc_corpus corpus;
     double w_open0 = wall_now();
     if (gc_corpus_open_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
                            errlen) != 0) {
+        free(c.selected_inv);
         gc_inv_free(set);
         return 3;
     }
-
     w_open = wall_now() - w_open0;
+
     /* report header */
     snprintf(rep->corpus_label, sizeof rep->corpus_label, "%s", corpus.label);
     snprintf(rep->corpus_key, sizeof rep->corpus_key, "%s", corpus.key);
     snprintf(rep->tier, sizeof rep->tier, "%s", o->tier_nightly ? "nightly" : "gate");
     rep->only = o->only ? strdup(o->only) : NULL;
     rep->frames_enabled = !o->no_frames;
+    rep->invariant_count = nselected;
     if (o->shard_n)
         snprintf(rep->shard, sizeof rep->shard, "%d/%d", o->shard_k, o->shard_n);
     memcpy(rep->selected, sel, nsel * sizeof *sel);
@@ -384,31 +502,54 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     const char *baseline_path = o->baseline ? o->baseline : def_metrics;
     const char *frames_path = o->frames_golden ? o->frames_golden : def_frames;
 
-    sweep_ctx c;
-    memset(&c, 0, sizeof c);
-    c.o = o;
-    c.set = set;
-    c.ninv = gc_inv_count(set);
-    c.nmetric = gc_inv_metric_count(set);
-    c.ndesc = ndesc;
-    c.fault = fault;
-    c.progress = o->progress;
-    c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
     c.slots = calloc(nsel, sizeof *c.slots);
     c.nslots = nsel;
     int rc = 0;
     gc_sweep_frame_golden golden;
     memset(&golden, 0, sizeof golden);
-    if (!c.selected_inv || !c.slots) {
+    gc_baseline base;
+    memset(&base, 0, sizeof base);
+    int base_found = 0;
+    if (!c.slots) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
         goto out;
     }
-    for (size_t k = 0; k < c.ninv; k++) {
-        const gc_inv_info *info = gc_inv_get(set, k);
-        c.selected_inv[k] = (o->tier_nightly || info->tier == GC_TIER_GATE) &&
-                            (!o->only || fnmatch(o->only, info->id, 0) == 0);
-        rep->invariant_count += (size_t)c.selected_inv[k];
+    if (gc_corpus_identity(&corpus, rep->corpus_id) != 0) {
+        snprintf(err, errlen, "cannot hash the corpus headers (OpenSSL)");
+        rc = 2;
+        goto out;
+    }
+
+    /* The baseline is read and its corpus checked before anything is
+     * decoded: a baseline of another corpus is a usage error, found at once. */
+    if (baseline_path[0]) {
+        /* project paths are reported relative to the project, so reports
+         * from two checkouts compare equal */
+        rep->baseline = strdup(project_relative(baseline_path));
+        if (gc_baseline_load(baseline_path, &base, &base_found, err, errlen) != 0) {
+            rc = 2;
+            goto out;
+        }
+        if (base_found) {
+            /* keyed by corpus identity; a baseline written before identities
+             * existed is keyed by the corpus key */
+            int same = base.corpus_id[0] ? strcmp(base.corpus_id, rep->corpus_id) == 0
+                                         : strcmp(base.corpus_key, corpus.key) == 0;
+            if (!same && !o->accept_corpus_mismatch) {
+                snprintf(err, errlen,
+                         "baseline %s was blessed for another corpus (%s %.16s), not this one "
+                         "(%s %.16s, %s). If this is a modified copy of that corpus, "
+                         "--accept-corpus-mismatch compares it anyway; otherwise bless a baseline "
+                         "for it (gcverify bless --baseline NEW.yaml --reason \"...\")",
+                         project_relative(baseline_path), base.corpus_key,
+                         base.corpus_id[0] ? base.corpus_id : "(no id)", corpus.key,
+                         rep->corpus_id, corpus.label);
+                rc = 2;
+                goto out;
+            }
+            rep->corpus_mismatch_accepted = !same;
+        }
     }
     if (!o->no_frames && frames_path[0]) {
         if (gc_sweep_frames_load_golden(frames_path, &golden, err, errlen) != 0) {
@@ -445,8 +586,10 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             if (!c.selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
                 continue;
             gc_rep_result *x = gc_report_add_result(rep, info->id, s->level);
-            if (x)
+            if (x) {
                 copy_result(x, info, &s->results[k]);
+                x->time_seconds = s->inv_time[k];
+            }
             add_counters(rep, s->level, info->id, &s->results[k]);
         }
         for (size_t m = 0; m < c.nmetric; m++)
@@ -456,7 +599,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     }
 
     /* Corpus scope: over the selected levels, except in a shard, whose
-     * corpus-scope results are computed by `merge` from corpus_tables. */
+     * corpus-scope results are computed by `merge` from corpus_tables. Over
+     * a --levels subset they are reported but not gated (gc_rep_result.subset). */
     double w_corpus0 = wall_now();
     {
         const gc_table **lt = calloc(nsel, sizeof *lt);
@@ -476,6 +620,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             gc_sweep_corpus_tables_json(set, c.selected_inv, descs, ndesc, lt, ids, nsel);
         if (!o->shard_n)
             gc_sweep_eval_corpus(set, c.selected_inv, lt, ids, nsel, o->max_samples, rep);
+        /* tables, parents, why and where for every failure sample */
+        gc_sweep_annotate(rep, set, descs, ndesc, lt, ids, nsel);
         free(lt);
         free(ids);
     }
@@ -486,40 +632,19 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     if (!o->no_frames && !o->skip_determinism && nsel > 0 && c.slots[0].lv_ready)
         gc_sweep_frames_determinism(&c.slots[0].lv, o, rep);
 
-    /* Baseline comparison. */
-    if (baseline_path[0]) {
-        /* project paths are reported relative to the project, so reports
-         * from two checkouts compare equal */
-        size_t sl = strlen(GC_SOURCE_DIR);
-        rep->baseline =
-            strdup(strncmp(baseline_path, GC_SOURCE_DIR, sl) == 0 && baseline_path[sl] == '/'
-                       ? baseline_path + sl + 1
-                       : baseline_path);
-        gc_baseline base;
-        int found = 0;
-        if (gc_baseline_load(baseline_path, &base, &found, err, errlen) != 0) {
-            rc = 2;
-            goto out;
-        }
-        if (found) {
-            if (strcmp(base.corpus_key, corpus.key) != 0) {
-                snprintf(err, errlen,
-                         "baseline %s is for corpus '%s', this run is '%s' (pass --baseline)",
-                         baseline_path, base.corpus_key, corpus.key);
-                gc_baseline_free(&base);
-                rc = 2;
-                goto out;
-            }
-            rep->baseline_found = 1;
-            gc_baseline_compare(&base, rep);
-            gc_baseline_free(&base);
-        }
+    /* Baseline comparison (only the levels that ran; corpus figures only
+     * when every level ran). */
+    if (base_found) {
+        rep->baseline_found = 1;
+        gc_baseline_compare(&base, rep);
     }
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = rep->exit_code;
 
 out:
+    if (base_found)
+        gc_baseline_free(&base);
     if (o->timings) {
         gc_sweep_timings *t = o->timings;
         memset(t, 0, sizeof *t);
@@ -543,6 +668,7 @@ out:
         for (size_t k = 0; s->results && k < c.ninv; k++)
             gc_inv_result_free(&s->results[k]);
         free(s->results);
+        free(s->inv_time);
         free(s->tables);
         free(s->metric_values);
         free(s->metric_null);

@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "gc_image_store.h"
 #include "gc_png.h"
 #include "gc_render.h"
 
@@ -43,9 +46,55 @@ static const char *status_of(gc_frame_verdict v)
     return "error";
 }
 
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* --golden-images for one regressed frame: the actual picture, and the
+ * expected one from the image store (by the golden hash) with a diff. */
+static void review_images(const char *dir, const char *store, int level, const char *view,
+                          const gc_frame *actual, const char *golden_sha, gc_sweep_frame_item *it)
+{
+    char err[512] = "";
+    char actual_p[1024], expected_p[1024], diff_p[1024];
+    snprintf(actual_p, sizeof actual_p, "%s/LEVEL%d_%s_actual.png", dir, level, view);
+    snprintf(expected_p, sizeof expected_p, "%s/LEVEL%d_%s_expected.png", dir, level, view);
+    snprintf(diff_p, sizeof diff_p, "%s/LEVEL%d_%s_diff.png", dir, level, view);
+    /* files of an earlier run must not pass for this one's */
+    unlink(expected_p);
+    unlink(diff_p);
+    gc_frame expected;
+    memset(&expected, 0, sizeof expected);
+    int have = golden_sha && golden_sha[0]
+                   ? gc_image_store_get(store, golden_sha, view, &expected, err, sizeof err)
+                   : 0;
+    if (have < 0) {
+        snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
+                 " (image store: %s)", err);
+        have = 0;
+    }
+    if (gc_golden_images_write(dir, level, view, actual, have ? &expected : NULL,
+                               &it->pixels_changed, err, sizeof err) == 0) {
+        snprintf(it->image_actual, sizeof it->image_actual, "%s", actual_p);
+        if (access(expected_p, F_OK) == 0)
+            snprintf(it->image_expected, sizeof it->image_expected, "%s", expected_p);
+        if (access(diff_p, F_OK) == 0)
+            snprintf(it->image_diff, sizeof it->image_diff, "%s", diff_p);
+    } else {
+        snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
+                 " (could not write review images: %s)", err);
+    }
+    gc_frame_free(&expected);
+}
+
 void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
                            const gc_sweep_frame_golden *g, gc_sweep_level_frames *out)
 {
+    char store[4096];
+    gc_image_store_dir(o->frame_store, store, sizeof store);
     const char *const *names;
     int nviews = gc_render_view_names(&names);
     out->count = 0;
@@ -56,6 +105,8 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
     for (int v = 0; v < nviews && out->count < GC_SWEEP_MAX_VIEWS; v++) {
         gc_sweep_frame_item *it = &out->items[out->count++];
         memset(it, 0, sizeof *it);
+        it->pixels_changed = UINT64_MAX;
+        double t0 = cpu_now();
         snprintf(it->view, sizeof it->view, "%s", names[v]);
         gc_frame f;
         memset(&f, 0, sizeof f);
@@ -72,6 +123,7 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
             gc_frame_free(&f);
             continue;
         }
+        it->time_seconds = cpu_now() - t0;
         const gc_golden_frame *entry = NULL;
         gc_frame_verdict verdict =
             gc_golden_frames_compare(g, lv->index, names[v], it->sha256, it->manifest, &entry);
@@ -85,9 +137,12 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
                 snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
                          " (could not write %s: %s)", path, err);
         }
+        if ((o->frames_out || o->store_frames) &&
+            gc_image_store_put(store, it->sha256, &f, err, sizeof err) != 0)
+            snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
+                     " (image store: %s)", err);
         if (o->golden_images && verdict == GC_FRAME_REGRESSED)
-            gc_golden_images_write(o->golden_images, lv->index, names[v], &f, NULL,
-                                   &it->pixels_changed, err, sizeof err);
+            review_images(o->golden_images, store, lv->index, names[v], &f, it->golden, it);
         gc_frame_free(&f);
     }
     gc_render_scene_free(scene);
@@ -106,6 +161,10 @@ void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_rep
         x->manifest = strdup(it->manifest);
         x->params = strdup(it->params);
         x->pixels_changed = it->pixels_changed;
+        x->time_seconds = it->time_seconds;
+        x->image_actual = it->image_actual[0] ? strdup(it->image_actual) : NULL;
+        x->image_expected = it->image_expected[0] ? strdup(it->image_expected) : NULL;
+        x->image_diff = it->image_diff[0] ? strdup(it->image_diff) : NULL;
     }
 }
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gc_strbuf.h"
 
@@ -172,7 +173,10 @@ void gc_sweep_eval_corpus(const gc_inv_set *set, const int *selected, const gc_t
             continue;
         gc_inv_result res;
         memset(&res, 0, sizeof res);
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
         gc_inv_eval_corpus(set, k, levels, ids, nlevels, max_samples, &res);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
         gc_rep_result *x = gc_report_add_result(rep, info->id, GC_LEVEL_CORPUS);
         if (x) {
             snprintf(x->severity, sizeof x->severity, "%s",
@@ -184,12 +188,15 @@ void gc_sweep_eval_corpus(const gc_inv_set *set, const int *selected, const gc_t
             snprintf(x->scope, sizeof x->scope, "corpus");
             x->checked = res.checked;
             x->failed = res.failed;
+            x->time_seconds =
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
             if (res.sample_count && (x->samples = calloc(res.sample_count, sizeof *x->samples))) {
                 x->sample_count = res.sample_count;
                 for (size_t s = 0; s < res.sample_count; s++) {
                     x->samples[s].level = res.samples[s].level;
                     x->samples[s].row = res.samples[s].row;
                     x->samples[s].file_ofs = res.samples[s].file_ofs;
+                    x->samples[s].parent_row = -1;
                     x->samples[s].values = strdup(res.samples[s].values);
                 }
             }
