@@ -210,8 +210,8 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
         }
         if (show && x->samples[0].table && x->samples[0].level != GC_LEVEL_CORPUS)
             fprintf(out, "       %smore: gcverify show --level %d %s --where 'row == %lld'%s\n",
-                    t->dim, x->samples[0].level, x->samples[0].table,
-                    (long long)x->samples[0].row, t->reset);
+                    t->dim, x->samples[0].level, x->samples[0].table, (long long)x->samples[0].row,
+                    t->reset);
     }
     if (gating_lines > 40 && !verbose)
         fprintf(out, "     … and %zu more failing results (--verbose, or the JSON report)\n",
@@ -241,12 +241,11 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
         for (size_t k = 0; k < i && !shown_before; k++)
             shown_before =
                 strcmp(r->results[k].invariant, x->invariant) == 0 && r->results[k].failed;
-        const char *tag = x->subset                          ? "SUBSET"
-                          : strcmp(x->severity, "warn") == 0 ? "WARN"
-                                                             : "INFO";
+        const char *tag = x->subset ? "SUBSET" : strcmp(x->severity, "warn") == 0 ? "WARN" : "INFO";
         if (!shown_before && x->subset)
-            fprintf(out, "%s%s%s %-34s corpus scope over %zu of 27 levels, %llu of %llu failed "
-                         "(not gated)\n",
+            fprintf(out,
+                    "%s%s%s %-34s corpus scope over %zu of 27 levels, %llu of %llu failed "
+                    "(not gated)\n",
                     t->yellow, tag, t->reset, x->invariant, r->selected_count,
                     (unsigned long long)rows, (unsigned long long)checked);
         else if (!shown_before)
@@ -264,8 +263,8 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
         for (size_t d = 0; d < l->decoder_count; d++) {
             const gc_rep_decoder *x = &l->decoders[d];
             if (!x->ok && !x->skipped && l->loaded)
-                fprintf(out, "%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset,
-                        l->file, x->name, x->status, (unsigned long long)x->file_ofs,
+                fprintf(out, "%sDECODE%s %s %s: %s at 0x%llx (%s): %s\n", t->red, t->reset, l->file,
+                        x->name, x->status, (unsigned long long)x->file_ofs,
                         x->where ? x->where : "", x->message ? x->message : "");
         }
     }

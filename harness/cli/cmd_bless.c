@@ -132,6 +132,8 @@ int gc_cmd_bless(int argc, char **argv)
         return 2;
     }
     o.progress = 1;
+    o.goldens_may_be_missing = 1; /* bless writes the first baseline and frames file */
+    o.store_frames = frames;      /* the blessed pictures, for --golden-images later */
     gc_report rep;
     int rc = gc_sweep_run(&o, &rep, err, sizeof err);
     if (rc >= 2) {

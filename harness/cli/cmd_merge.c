@@ -16,6 +16,7 @@
 #include "gc_inv.h"
 #include "gc_json.h"
 #include "gc_level.h"
+#include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
 
 int gc_cmd_merge(int argc, char **argv);
@@ -66,35 +67,149 @@ static int absorb(gc_report *dst, gc_report *src)
     return 0;
 }
 
+/* Shards must be every K of one N: a missing shard would drop its levels
+ * from the nightly verdict silently. 0, or -1 with the message printed. */
+static int check_shards(const char *const *inputs, char shards[][16], size_t nin)
+{
+    int n = 0, seen[28] = {0}, sharded = 0;
+    for (size_t k = 0; k < nin; k++) {
+        int kk, nn;
+        char c;
+        if (!shards[k][0])
+            continue;
+        sharded++;
+        if (sscanf(shards[k], "%d/%d%c", &kk, &nn, &c) != 2 || nn < 1 || nn > 27 || kk < 1 ||
+            kk > nn) {
+            fprintf(stderr, "gcverify merge: %s: bad shard '%s'\n", inputs[k], shards[k]);
+            return -1;
+        }
+        if (n && nn != n) {
+            fprintf(stderr, "gcverify merge: %s is shard %s, the others are of %d shards\n",
+                    inputs[k], shards[k], n);
+            return -1;
+        }
+        n = nn;
+        if (seen[kk]++) {
+            fprintf(stderr, "gcverify merge: shard %d/%d is given twice (%s)\n", kk, nn, inputs[k]);
+            return -1;
+        }
+    }
+    if (!sharded)
+        return 0;
+    if ((size_t)sharded != nin) {
+        fprintf(stderr, "gcverify merge: some reports are shards (--shard K/N) and some not\n");
+        return -1;
+    }
+    char missing[256] = "";
+    size_t ml = 0, nmiss = 0;
+    for (int k = 1; k <= n; k++)
+        if (!seen[k]) {
+            nmiss++;
+            ml += (size_t)snprintf(missing + ml, sizeof missing - ml, "%s%d/%d", ml ? ", " : "", k,
+                                   n);
+            if (ml >= sizeof missing)
+                break;
+        }
+    if (nmiss) {
+        fprintf(stderr,
+                "gcverify merge: shard%s %s missing: the merged report would leave out %s levels "
+                "(was the shard job lost, or its artifact not downloaded?)\n",
+                nmiss == 1 ? "" : "s", missing, nmiss == 1 ? "its" : "their");
+        return -1;
+    }
+    return 0;
+}
+
+/* JUnit case times from the shards' --timings files ("cases_cpu_seconds"). */
+static void apply_timings(gc_report *r, const char *path)
+{
+    char err[512];
+    char *text = gc_read_file(path, NULL, err, sizeof err);
+    if (!text) {
+        fprintf(stderr, "gcverify merge: %s (JUnit times stay 0 for its cases)\n", err);
+        return;
+    }
+    gc_json *j = gc_json_parse(text, err, sizeof err);
+    const gc_json *cases = j ? gc_json_get(j, "cases_cpu_seconds") : NULL;
+    for (size_t i = 0; cases && cases->type == GC_JSON_OBJ && i < cases->count; i++) {
+        const char *key = cases->keys[i], *at = strrchr(key, '@');
+        if (!at)
+            continue;
+        int level = strcmp(at + 1, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(at + 1);
+        size_t nl = (size_t)(at - key);
+        double v = gc_json_num(cases->items[i], 0);
+        if (nl > 6 && strncmp(key, "frame.", 6) == 0) {
+            for (size_t f = 0; f < r->frame_count; f++)
+                if (r->frames[f].level == level && strlen(r->frames[f].view) == nl - 6 &&
+                    strncmp(r->frames[f].view, key + 6, nl - 6) == 0)
+                    r->frames[f].time_seconds = v;
+            continue;
+        }
+        for (size_t k = 0; k < r->result_count; k++)
+            if (r->results[k].level == level && strlen(r->results[k].invariant) == nl &&
+                strncmp(r->results[k].invariant, key, nl) == 0)
+                r->results[k].time_seconds = v;
+    }
+    gc_json_free(j);
+    free(text);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gcverify merge SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
+            "                      [--timings-from T.json]... [--invariants DIR] [--samples N]\n\n"
+            "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
+            "run over all their levels would have written (byte-identical), evaluating the\n"
+            "corpus-scope invariants over the union of the shards' levels. Every shard\n"
+            "1/N .. N/N must be given: a missing one is named and is exit 2. -o writes the\n"
+            "JSON (default stdout), --junit and --markdown the other reports; --timings-from\n"
+            "takes a shard's `sweep --timings` file for the JUnit case times. Exit code as\n"
+            "sweep: 0, 1 on a gating failure, 2 on bad input.\n");
+}
+
 int gc_cmd_merge(int argc, char **argv)
 {
-    const char *out = "-", *inv_dir = GC_SOURCE_DIR "/invariants";
-    const char *inputs[64];
-    size_t nin = 0;
+    const char *out = "-", *junit = NULL, *md = NULL, *inv_dir = GC_SOURCE_DIR "/invariants";
+    const char *inputs[64], *timings[64];
+    size_t nin = 0, ntim = 0;
     size_t max_samples = 5;
     for (int i = 1; i < argc; i++) {
-        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--json") == 0) && i + 1 < argc) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if ((strcmp(a, "-o") == 0 || strcmp(a, "--json") == 0) && has) {
             out = argv[++i];
-        } else if (strcmp(argv[i], "--invariants") == 0 && i + 1 < argc) {
+        } else if (strcmp(a, "--junit") == 0 && has) {
+            junit = argv[++i];
+        } else if (strcmp(a, "--markdown") == 0 && has) {
+            md = argv[++i];
+        } else if (strcmp(a, "--timings-from") == 0 && has) {
+            if (ntim < 64)
+                timings[ntim++] = argv[++i];
+        } else if (strcmp(a, "--invariants") == 0 && has) {
             inv_dir = argv[++i];
-        } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
-            max_samples = (size_t)strtoul(argv[++i], NULL, 10);
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gcverify merge SHARD.json... [-o OUT.json] [--invariants DIR]\n\n"
-                   "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
-                   "run over all their levels would have written (byte-identical), evaluating the\n"
-                   "corpus-scope invariants over the union of the shards' levels. Exit code as\n"
-                   "sweep: 0, 1 on a gating failure, 2 on bad input.\n");
+        } else if (strcmp(a, "--samples") == 0 && has) {
+            unsigned long long v;
+            if (gc_cli_uint(argv[++i], 1000, &v) != 0) {
+                fprintf(stderr, "gcverify merge: --samples takes a number up to 1000\n");
+                return 2;
+            }
+            max_samples = (size_t)v;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
             return 0;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "gcverify merge: unknown option '%s'\n", argv[i]);
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "gcverify merge: unknown option or missing value '%s'\n", a);
             return 2;
         } else if (nin < 64) {
-            inputs[nin++] = argv[i];
+            inputs[nin++] = a;
+        } else {
+            fprintf(stderr, "gcverify merge: at most 64 reports\n");
+            return 2;
         }
     }
     if (nin == 0) {
-        fprintf(stderr, "usage: gcverify merge SHARD.json... [-o OUT.json]\n");
+        usage(stderr);
         return 2;
     }
     char err[4096];
@@ -103,6 +218,7 @@ int gc_cmd_merge(int argc, char **argv)
     char *texts[64] = {0};
     gc_json *tables_json[64] = {0};
     gc_json *roots[64] = {0};
+    char shards[64][16];
     int rc = 2;
     for (size_t k = 0; k < nin; k++) {
         texts[k] = gc_read_file(inputs[k], NULL, err, sizeof err);
@@ -111,18 +227,22 @@ int gc_cmd_merge(int argc, char **argv)
             fprintf(stderr, "gcverify merge: %s: %s\n", inputs[k], err);
             goto out;
         }
+        snprintf(shards[k], sizeof shards[k], "%s", r.shard);
         if (k == 0) {
             snprintf(merged.version, sizeof merged.version, "%s", r.version);
             snprintf(merged.corpus_label, sizeof merged.corpus_label, "%s", r.corpus_label);
             snprintf(merged.corpus_key, sizeof merged.corpus_key, "%s", r.corpus_key);
+            snprintf(merged.corpus_id, sizeof merged.corpus_id, "%s", r.corpus_id);
             snprintf(merged.tier, sizeof merged.tier, "%s", r.tier);
             merged.only = r.only ? strdup(r.only) : NULL;
             merged.baseline = r.baseline ? strdup(r.baseline) : NULL;
             merged.baseline_found = r.baseline_found;
+            merged.corpus_mismatch_accepted = r.corpus_mismatch_accepted;
             merged.frames_enabled = r.frames_enabled;
             merged.invariant_count = r.invariant_count;
         } else if (strcmp(r.corpus_key, merged.corpus_key) != 0 ||
-                   strcmp(r.tier, merged.tier) != 0 || (r.only == NULL) != (merged.only == NULL) ||
+                   strcmp(r.corpus_id, merged.corpus_id) != 0 || strcmp(r.tier, merged.tier) != 0 ||
+                   (r.only == NULL) != (merged.only == NULL) ||
                    (r.only && strcmp(r.only, merged.only) != 0)) {
             fprintf(stderr, "gcverify merge: %s was run with another corpus, tier or --only\n",
                     inputs[k]);
@@ -138,6 +258,8 @@ int gc_cmd_merge(int argc, char **argv)
         roots[k] = gc_json_parse(texts[k], err, sizeof err);
         tables_json[k] = roots[k] ? (gc_json *)gc_json_get(roots[k], "corpus_tables") : NULL;
     }
+    if (check_shards(inputs, shards, nin) != 0)
+        goto out;
     /* a level in two shards would be counted twice */
     for (size_t i = 0; i < merged.selected_count; i++)
         for (size_t j = i + 1; j < merged.selected_count; j++)
@@ -146,7 +268,6 @@ int gc_cmd_merge(int argc, char **argv)
                         merged.selected[i]);
                 goto out;
             }
-
     size_t ndesc;
     const gc_table_desc *const *descs = gc_table_registry(&ndesc);
     char *load_err = malloc(65536);
@@ -175,8 +296,12 @@ int gc_cmd_merge(int argc, char **argv)
             only_ok = fnmatch(merged.only, info->id, 0) == 0;
         selected[k] = tier_ok && only_ok;
     }
+    /* the merged report sorts its levels first: locations look them up */
+    gc_report_summarise(&merged);
     gc_sweep_eval_corpus(set, selected, (const gc_table *const *)lt.tables, lt.ids, lt.nlevels,
                          max_samples, &merged);
+    gc_sweep_annotate(&merged, set, descs, ndesc, (const gc_table *const *)lt.tables, lt.ids,
+                      lt.nlevels);
     merged.corpus_tables = gc_sweep_tables_merge_json((const gc_json *const *)tables_json,
                                                       (const char *const *)texts, nin);
     /* corpus counters against the baseline, as the single run would */
@@ -192,6 +317,10 @@ int gc_cmd_merge(int argc, char **argv)
         if (gc_baseline_load(bpath, &base, &found, err, sizeof err) == 0 && found) {
             gc_report corpus_only;
             gc_report_init(&corpus_only);
+            /* the same levels, so corpus figures are compared exactly when
+             * the shards cover every level */
+            memcpy(corpus_only.selected, merged.selected, sizeof merged.selected);
+            corpus_only.selected_count = merged.selected_count;
             for (size_t i = 0; i < merged.metric_count; i++)
                 if (merged.metrics[i].level == GC_LEVEL_CORPUS)
                     gc_report_add_metric(&corpus_only, GC_LEVEL_CORPUS, merged.metrics[i].name,
@@ -223,7 +352,9 @@ int gc_cmd_merge(int argc, char **argv)
     free(selected);
     gc_inv_free(set);
     gc_report_summarise(&merged);
-    rc = gc_cli_write_reports(&merged, out, NULL, NULL) == 0 ? merged.exit_code : 2;
+    for (size_t t = 0; t < ntim; t++)
+        apply_timings(&merged, timings[t]);
+    rc = gc_cli_write_reports(&merged, out, junit, md) == 0 ? merged.exit_code : 2;
 out:
     for (size_t k = 0; k < nin; k++) {
         free(texts[k]);

@@ -70,9 +70,9 @@ typedef struct gc_rep_result {
     /* a corpus-scope result over a subset of the levels (--levels): reported,
      * never gated, its counters never compared (the baseline's are over all) */
     int subset;
-    char *why;  /* owned: the invariant's why (NULL if unknown) */
-    char *file; /* owned: its YAML file, project-relative */
-    int line;   /* and line (0 if unknown) */
+    char *why;           /* owned: the invariant's why (NULL if unknown) */
+    char *file;          /* owned: its YAML file, project-relative */
+    int line;            /* and line (0 if unknown) */
     double time_seconds; /* CPU time of its evaluation; JUnit only, never in JSON */
     gc_rep_sample *samples;
     size_t sample_count;
@@ -89,11 +89,11 @@ typedef struct gc_rep_frame {
     int level;
     char view[32];
     char sha256[65];
-    char golden[65];       /* "" when there is no golden entry */
-    char status[24];       /* match, regressed, new, manifest_differs, nondeterministic, error */
-    char *manifest;        /* owned */
-    char *params;          /* owned: view parameters */
-    char *metrics_changed; /* owned: "tfrag.triangles, tfrag.tri_count.failed" or NULL */
+    char golden[65];         /* "" when there is no golden entry */
+    char status[24];         /* match, regressed, new, manifest_differs, nondeterministic, error */
+    char *manifest;          /* owned */
+    char *params;            /* owned: view parameters */
+    char *metrics_changed;   /* owned: "tfrag.triangles, tfrag.tri_count.failed" or NULL */
     uint64_t pixels_changed; /* with --golden-images and an expected image; UINT64_MAX unknown */
     /* --golden-images: the files written for a mismatch (owned, NULL if not written) */
     char *image_actual, *image_expected, *image_diff;
@@ -111,7 +111,7 @@ typedef struct gc_report {
     char version[16];
     char corpus_label[160];
     char corpus_key[96];
-    char corpus_id[65]; /* gc_corpus_identity(): what baselines are keyed by */
+    char corpus_id[65];           /* gc_corpus_identity(): what baselines are keyed by */
     int corpus_mismatch_accepted; /* --accept-corpus-mismatch let another corpus's baseline in */
     char tier[8];
     char *only;     /* owned, NULL = all */

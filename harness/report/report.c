@@ -322,9 +322,9 @@ void gc_report_locate(const gc_rep_level *l, const char *unit, uint64_t ofs, cha
                      (unsigned long long)ofs, file);
         else if (g->extent[0])
             snprintf(buf, len,
-                     "%s+0x%llx (decompressed stream, %s %s +0x%llx, WAD LZ at %s+0x%llx)",
-                     stream, (unsigned long long)ofs, file, g->extent,
-                     (unsigned long long)g->extent_ofs, file, (unsigned long long)g->container_ofs);
+                     "%s+0x%llx (decompressed stream, %s %s +0x%llx, WAD LZ at %s+0x%llx)", stream,
+                     (unsigned long long)ofs, file, g->extent, (unsigned long long)g->extent_ofs,
+                     file, (unsigned long long)g->container_ofs);
         else
             snprintf(buf, len, "%s+0x%llx (decompressed stream, WAD LZ at %s+0x%llx)", stream,
                      (unsigned long long)ofs, file, (unsigned long long)g->container_ofs);

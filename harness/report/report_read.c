@@ -46,8 +46,7 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     r->baseline = dup_or_null(gc_json_get(run, "baseline"));
     copy_field(r->shard, sizeof r->shard, gc_json_get(run, "shard"));
     r->baseline_found = (int)gc_json_num(gc_json_get(run, "baseline_found"), 0);
-    r->corpus_mismatch_accepted =
-        (int)gc_json_num(gc_json_get(run, "corpus_mismatch_accepted"), 0);
+    r->corpus_mismatch_accepted = (int)gc_json_num(gc_json_get(run, "corpus_mismatch_accepted"), 0);
     r->frames_enabled = (int)gc_json_num(gc_json_get(run, "frames"), 0);
     r->invariant_count = (size_t)gc_json_num(gc_json_get(run, "invariants"), 0);
     const gc_json *sel = gc_json_get(run, "levels");

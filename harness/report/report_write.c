@@ -57,7 +57,9 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
                  r->baseline_found ? "true" : "false",
                  r->corpus_mismatch_accepted ? "true" : "false",
                  r->frames_enabled ? "true" : "false", r->invariant_count,
-                 r->shard[0] ? "deferred" : gc_report_complete(r) ? "complete" : "subset");
+                 r->shard[0]             ? "deferred"
+                 : gc_report_complete(r) ? "complete"
+                                         : "subset");
     for (size_t i = 0; i < r->selected_count; i++)
         gc_sb_printf(b, "%s%d", i ? ", " : "", r->selected[i]);
     gc_sb_puts(b, "]},\n");
@@ -147,7 +149,8 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
                 gc_sb_printf(b, "%lld", (long long)sm->parent_row);
             else
                 gc_sb_puts(b, "null");
-            gc_sb_printf(b, ", \"file_ofs\": %llu, \"location\": ", (unsigned long long)sm->file_ofs);
+            gc_sb_printf(b,
+                         ", \"file_ofs\": %llu, \"location\": ", (unsigned long long)sm->file_ofs);
             json_str_or_null(b, sm->location);
             gc_sb_puts(b, ", \"values\": ");
             gc_sb_json_str(b, sm->values ? sm->values : "");
@@ -294,11 +297,11 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
                  "<testsuites name=\"gcverify\" tests=\"%llu\" failures=\"%llu\" errors=\"0\" "
                  "time=\"%.6f\">\n",
                  tests, (unsigned long long)r->items_failed, total);
-    gc_sb_printf(b,
-                 "  <testsuite name=\"gcverify.sweep\" tests=\"%llu\" failures=\"%llu\" errors=\"0\" "
-                 "skipped=\"%llu\" time=\"%.6f\">\n",
-                 tests, (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped,
-                 total);
+    gc_sb_printf(
+        b,
+        "  <testsuite name=\"gcverify.sweep\" tests=\"%llu\" failures=\"%llu\" errors=\"0\" "
+        "skipped=\"%llu\" time=\"%.6f\">\n",
+        tests, (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped, total);
     gc_sb_puts(b, "    <properties>\n      <property name=\"corpus\" value=\"");
     gc_sb_xml(b, r->corpus_label);
     gc_sb_puts(b, "\"/>\n      <property name=\"corpus_id\" value=\"");
@@ -408,7 +411,8 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
                 gc_sb_puts(b, "/>\n");
                 continue;
             }
-            gc_sb_printf(b, ">\n      <failure type=\"metric\" message=\"%zu field%s changed against ",
+            gc_sb_printf(b,
+                         ">\n      <failure type=\"metric\" message=\"%zu field%s changed against ",
                          n, n == 1 ? "" : "s");
             gc_sb_xml(b, r->baseline ? r->baseline : "the baseline");
             gc_sb_puts(b, "\">");

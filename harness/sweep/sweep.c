@@ -89,7 +89,7 @@ typedef struct level_slot {
     int lv_ready;
     gc_table *tables;
     gc_inv_result *results; /* per invariant (level scope ones used) */
-    double *inv_time; /* per invariant: thread CPU seconds of its evaluation */
+    double *inv_time;       /* per invariant: thread CPU seconds of its evaluation */
     double *metric_values;
     int *metric_null;
     gc_sweep_level_frames frames;
@@ -371,8 +371,8 @@ static int must_exist(const char *what, const char *path, char *err, size_t errl
 {
     if (access(path, F_OK) == 0)
         return 0;
-    snprintf(err, errlen,
-             "%s %s does not exist (check the path; 'none' disables the comparison)", what, path);
+    snprintf(err, errlen, "%s %s does not exist (check the path; 'none' disables the comparison)",
+             what, path);
     return -1;
 }
 
@@ -543,8 +543,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                          "--accept-corpus-mismatch compares it anyway; otherwise bless a baseline "
                          "for it (gcverify bless --baseline NEW.yaml --reason \"...\")",
                          project_relative(baseline_path), base.corpus_key,
-                         base.corpus_id[0] ? base.corpus_id : "(no id)", corpus.key,
-                         rep->corpus_id, corpus.label);
+                         base.corpus_id[0] ? base.corpus_id : "(no id)", corpus.key, rep->corpus_id,
+                         corpus.label);
                 rc = 2;
                 goto out;
             }
