@@ -21,21 +21,20 @@ enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gcverify show --level N TABLE [--where EXPR] [--columns a,b]\n"
-            "                     [--format table|csv|json] [--limit N] [--corpus DIR]\n"
-            "                     [--scale retail|small] [--seed N] [--inject-fault NAME]\n\n"
-            "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
-            "optionally only those for which EXPR is true. EXPR is the invariant language\n"
-            "(docs/invariants.md): columns, `row` (the row index), links such as\n"
-            "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
-            "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
-            "lists the rows it fails on.\n\n"
-            "  --columns a,b  these columns only (default: all), in this order\n"
-            "  --format F     table (aligned text, default), csv or json\n"
-            "  --limit N      at most N rows\n\n"
-            "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
-            "3 when the corpus or level cannot be read.\n");
+    fprintf(f, "usage: gcverify show --level N TABLE [--where EXPR] [--columns a,b]\n"
+               "                     [--format table|csv|json] [--limit N] [--corpus DIR]\n"
+               "                     [--scale retail|small] [--seed N] [--inject-fault NAME]\n\n"
+               "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
+               "optionally only those for which EXPR is true. EXPR is the invariant language\n"
+               "(docs/invariants.md): columns, `row` (the row index), links such as\n"
+               "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
+               "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
+               "lists the rows it fails on.\n\n"
+               "  --columns a,b  these columns only (default: all), in this order\n"
+               "  --format F     table (aligned text, default), csv or json\n"
+               "  --limit N      at most N rows\n\n"
+               "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
+               "3 when the corpus or level cannot be read.\n");
 }
 
 static const gc_table_desc *find_table(const char *name, size_t *index)
@@ -170,8 +169,7 @@ static void csv_field(gc_strbuf *b, const char *s)
 
 /* The selection as a one-off invariant: rows passing `where` are checked and
  * fail an expect that no row satisfies, so the failures are the selection. */
-static gc_inv_set *compile_selection(const char *table, const char *where, char *err,
-                                     size_t errlen)
+static gc_inv_set *compile_selection(const char *table, const char *where, char *err, size_t errlen)
 {
     gc_strbuf y;
     gc_sb_init(&y);
@@ -254,8 +252,7 @@ int gc_cmd_show(int argc, char **argv)
             else if (strcmp(v, "json") == 0)
                 fmt = FMT_JSON;
             else {
-                fprintf(stderr, "gcverify show: --format takes table, csv or json, not '%s'\n",
-                        v);
+                fprintf(stderr, "gcverify show: --format takes table, csv or json, not '%s'\n", v);
                 return 2;
             }
         } else if (strcmp(a, "--limit") == 0 && has) {
@@ -330,8 +327,8 @@ int gc_cmd_show(int argc, char **argv)
                 if (strcmp(d->columns[k].name, tok) == 0)
                     c = &d->columns[k];
             if (!c) {
-                fprintf(stderr, "gcverify show: %s has no column '%s' (gcverify fields)\n",
-                        d->name, tok);
+                fprintf(stderr, "gcverify show: %s has no column '%s' (gcverify fields)\n", d->name,
+                        tok);
                 return 2;
             }
             if (ncol < GC_COUNTOF(cols))
