@@ -16,6 +16,7 @@
 #include "gc_texture.h"
 
 #define TEX_ENTRY_BYTES      16u
+#define TEX_GS_ENTRY_BYTES   16u /* GsRamEntry {s32 psm, s16 w, s16 h, s32 address, s32 offset} */
 #define TEX_GS_UNIT          0x100u /* palette/mipmap/pad are GS RAM positions in 0x100-byte units */
 #define TEX_CLUT_ENTRIES     256u   /* PSMT8: 256 colours */
 #define TEX_CLUT_BYTES       (TEX_CLUT_ENTRIES * 4u)
@@ -67,6 +68,49 @@ static const gc_column texture_cols[] = {
     GC_COL(gc_texture_row, tv_raw, GC_T_F64, 0, "",
            "the same with the CSM1 swap undone (the CLUT in stored order)"),
     GC_COL(gc_texture_row, tv_ratio, GC_T_F64, 0, "", "tv_csm1 / tv_raw (null for a flat image)"),
+    GC_COL(gc_texture_row, clut_alpha_max, GC_T_U8, GC_CF_HEX, "",
+           "largest alpha byte stored in the 256 CLUT entries (PS2 range 0..0x80; 0 when "
+           "pixels_ok is false)"),
+    GC_COL(gc_texture_row, palette_opaque, GC_T_BOOL, 0, "",
+           "every CLUT entry the texels use stores alpha exactly 0x80 (fully_opaque also takes "
+           "alpha above 0x80, which the GS clamps)"),
+};
+
+/* texture.gs_ram: the GS RAM table of core_index (core header +0x00), one row
+ * per GsRamEntry, so invariants can hold GS addresses from elsewhere (the
+ * ad-gifs' MIPTBP1) against it. */
+typedef struct gs_ram_row {
+    uint64_t file_ofs;
+    uint32_t index;
+    uint32_t texture; /* index / 3: the texture the entry belongs to (tfrag textures first) */
+    uint8_t part;     /* index % 3: 0 palette, 1 mip level 2, 2 mip level 3 */
+    int32_t psm;
+    int16_t width, height;
+    int32_t address;
+    int32_t offset;
+} gs_ram_row;
+
+static const gc_column gs_ram_cols[] = {
+    GC_COL(gs_ram_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes",
+           "file offset of the 16-byte GsRamEntry in core_index"),
+    GC_COL(gs_ram_row, index, GC_T_U32, 0, "", "entry index in the GS RAM table"),
+    GC_COL(gs_ram_row, texture, GC_T_U32, 0, "",
+           "index / 3: three entries per texture, tfrag textures first (core-index.md)"),
+    GC_COL(gs_ram_row, part, GC_T_U8, 0, "", "index % 3: 0 palette, 1 mip level 2, 2 mip level 3"),
+    GC_COL(gs_ram_row, psm, GC_T_S32, GC_CF_HEX, "", "+0x0: pixel format (0 PSMCT32, 0x13 PSMT8)"),
+    GC_COL(gs_ram_row, width, GC_T_S16, 0, "texels", "+0x4"),
+    GC_COL(gs_ram_row, height, GC_T_S16, 0, "texels", "+0x6"),
+    GC_COL(gs_ram_row, address, GC_T_S32, GC_CF_HEX, "bytes in gs_ram", "+0x8: where the item is"),
+    GC_COL(gs_ram_row, offset, GC_T_S32, GC_CF_HEX, "bytes in gs_ram",
+           "+0xc: equal to address when nothing is stashed"),
+};
+
+static const gc_table_desc gc_table_texture_gs_ram = {
+    .name = "texture.gs_ram",
+    .doc = "One row per GsRamEntry of the GS RAM table: pixel format, size and GS RAM address.",
+    .row_size = sizeof(gs_ram_row),
+    .columns = gs_ram_cols,
+    .column_count = GC_COUNTOF(gs_ram_cols),
 };
 
 static const gc_table_desc gc_table_texture_tfrag = {
@@ -172,9 +216,33 @@ static bool tex_level(const gc_level *lv, const tex_entry *e, int mip, const uin
     return true;
 }
 
-/* The 256 colours in logical order, RGBA8 with PS2 alpha (0..0x80). */
+/* Stored CLUT entry `k` as R, G, B, A bytes. PSMCT32: four bytes R, G, B, A.
+ * The clut_big_endian fault reads the word the other way round (A, B, G,
+ * R); clut_psmct16 reads 16-bit entries (5:5:5 colour, one alpha bit). */
+static void tex_clut_entry(const gc_level *lv, const uint8_t *c, uint32_t k, uint8_t rgba[4])
+{
+    if (GC_FAULT(lv, clut_psmct16)) {
+        uint32_t v = (uint32_t)c[2 * k] | (uint32_t)c[2 * k + 1] << 8;
+        rgba[0] = (uint8_t)((v & 31u) << 3);
+        rgba[1] = (uint8_t)(((v >> 5) & 31u) << 3);
+        rgba[2] = (uint8_t)(((v >> 10) & 31u) << 3);
+        rgba[3] = (v >> 15) ? (uint8_t)TEX_ALPHA_OPAQUE : 0;
+        return;
+    }
+    const uint8_t *p = c + 4u * k;
+    if (GC_FAULT(lv, clut_big_endian)) {
+        rgba[0] = p[3], rgba[1] = p[2], rgba[2] = p[1], rgba[3] = p[0];
+        return;
+    }
+    rgba[0] = p[0], rgba[1] = p[1], rgba[2] = p[2], rgba[3] = p[3];
+}
+
+/* The 256 colours in logical order, RGBA8 with PS2 alpha (0..0x80);
+ * raw_alpha (may be NULL) gets each logical entry's alpha byte as stored,
+ * *alpha_max (may be NULL) the largest stored alpha of the 256 entries. */
 static bool tex_clut(const gc_level *lv, const tex_entry *e, uint32_t lut[TEX_CLUT_ENTRIES],
-                     uint32_t lut_other[TEX_CLUT_ENTRIES])
+                     uint32_t lut_other[TEX_CLUT_ENTRIES], uint8_t raw_alpha[TEX_CLUT_ENTRIES],
+                     uint8_t *alpha_max)
 {
     if (e->palette < 0 || !lv->gs_ram.data)
         return false;
@@ -182,18 +250,26 @@ static bool tex_clut(const gc_level *lv, const tex_entry *e, uint32_t lut[TEX_CL
     if (!gc_range_ok(o, TEX_CLUT_BYTES, lv->gs_ram.size))
         return false;
     const uint8_t *c = lv->gs_ram.data + o;
+    uint8_t amax = 0;
     for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
-        /* each u32 entry: R, G, B, A bytes */
-        uint32_t s = tex_remap(lv, i) * 4u;
-        uint32_t a = tex_ps2_alpha(lv, c[s + 3]);
-        lut[i] = (uint32_t)c[s] | (uint32_t)c[s + 1] << 8 | (uint32_t)c[s + 2] << 16 | a << 24;
+        uint8_t v[4];
+        tex_clut_entry(lv, c, tex_remap(lv, i), v);
+        uint32_t a = tex_ps2_alpha(lv, v[3]);
+        lut[i] = (uint32_t)v[0] | (uint32_t)v[1] << 8 | (uint32_t)v[2] << 16 | a << 24;
+        if (raw_alpha)
+            raw_alpha[i] = v[3];
+        if (v[3] > amax)
+            amax = v[3];
         if (lut_other) {
             /* the decoder's order with one more CSM1 swap: the stored order
              * for a correct decoder */
-            uint32_t so = tex_remap(lv, gc_csm1_swap(i)) * 4u;
-            lut_other[i] = (uint32_t)c[so] | (uint32_t)c[so + 1] << 8 | (uint32_t)c[so + 2] << 16;
+            uint8_t w[4];
+            tex_clut_entry(lv, c, tex_remap(lv, gc_csm1_swap(i)), w);
+            lut_other[i] = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16;
         }
     }
+    if (alpha_max)
+        *alpha_max = amax;
     return true;
 }
 
@@ -207,7 +283,8 @@ static int cmp_u32(const void *a, const void *b)
  * counted through a bitmap of the indices used, never a hash of texels. */
 static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_t h,
                       const uint32_t lut[TEX_CLUT_ENTRIES],
-                      const uint32_t lut_other[TEX_CLUT_ENTRIES], gc_texture_row *row)
+                      const uint32_t lut_other[TEX_CLUT_ENTRIES],
+                      const uint8_t raw_alpha[TEX_CLUT_ENTRIES], gc_texture_row *row)
 {
     uint64_t hist[TEX_CLUT_ENTRIES];
     memset(hist, 0, sizeof hist);
@@ -245,7 +322,7 @@ static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_
     uint64_t tv_other = (uint64_t)acc[3] + (uint64_t)acc[4] + (uint64_t)acc[5];
     uint64_t n = (uint64_t)w * h, pairs = (uint64_t)(w - 1) * h + (uint64_t)w * (h - 1);
     uint64_t transparent = 0;
-    bool all_opaque = true;
+    bool all_opaque = true, palette_opaque = true;
     uint32_t used[TEX_CLUT_ENTRIES];
     uint32_t nused = 0;
     for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
@@ -254,6 +331,8 @@ static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_
         uint32_t a = lut[i] >> 24;
         if (a < TEX_ALPHA_OPAQUE)
             all_opaque = false;
+        if (raw_alpha[i] != TEX_ALPHA_OPAQUE)
+            palette_opaque = false;
         if (a == 0)
             transparent += hist[i];
         used[nused++] = lut[i];
@@ -264,11 +343,42 @@ static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_
         if (i == 0 || used[i] != used[i - 1])
             distinct++;
     row->fully_opaque = all_opaque;
+    row->palette_opaque = palette_opaque;
     row->frac_transparent = (double)transparent / (double)n;
     row->distinct_colors = distinct;
     row->tv_csm1 = pairs ? (double)tv / (double)pairs : 0.0;
     row->tv_raw = pairs ? (double)tv_other / (double)pairs : 0.0;
     row->tv_ratio = row->tv_raw > 0.0 ? row->tv_csm1 / row->tv_raw : NAN;
+}
+
+/* The GS RAM table's entries (count excludes the moby stash entries). A
+ * table outside core_index publishes nothing: core.table_inside reports it. */
+static gc_status gs_ram_rows(gc_level *lv, gc_diag *diag)
+{
+    const gc_span *ci = &lv->core_index;
+    gc_array_range t = lv->core.gs_ram; /* core header +0x00 */
+    size_t len = 0;
+    if (t.count <= 0 || t.offset < 0 || !ci->data ||
+        !gc_size_mul((size_t)t.count, TEX_GS_ENTRY_BYTES, &len) ||
+        !gc_range_ok((size_t)t.offset, len, ci->size))
+        return GC_OK;
+    gc_reader r = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_texture_gs_ram);
+    for (uint32_t i = 0; i < (uint32_t)t.count; i++) {
+        gs_ram_row *row = gc_rows_push(rb);
+        if (!row)
+            return gc_diag_set(diag, GC_E_NOMEM, r.file_ofs, "no memory for texture.gs_ram");
+        row->file_ofs = gc_tell_file(&r);
+        row->index = i;
+        row->texture = i / 3;
+        row->part = (uint8_t)(i % 3);
+        row->psm = gc_s32le(&r);     /* +0x0 */
+        row->width = gc_s16le(&r);   /* +0x4 */
+        row->height = gc_s16le(&r);  /* +0x6 */
+        row->address = gc_s32le(&r); /* +0x8 */
+        row->offset = gc_s32le(&r);  /* +0xc */
+    }
+    return GC_OK;
 }
 
 static gc_status texture_run(gc_level *lv, gc_diag *diag)
@@ -318,15 +428,16 @@ static gc_status texture_run(gc_level *lv, gc_diag *diag)
             r.mip_levels = (uint8_t)(m + 1);
         }
         uint32_t lut[TEX_CLUT_ENTRIES], lut_other[TEX_CLUT_ENTRIES];
-        r.pixels_ok = px != NULL && tex_clut(lv, &e, lut, lut_other);
+        uint8_t raw_alpha[TEX_CLUT_ENTRIES];
+        r.pixels_ok = px != NULL && tex_clut(lv, &e, lut, lut_other, raw_alpha, &r.clut_alpha_max);
         if (r.pixels_ok)
-            tex_stats(lv, px, w, h, lut, lut_other, &r);
+            tex_stats(lv, px, w, h, lut, lut_other, raw_alpha, &r);
         gc_texture_row *row = gc_rows_push(rb);
         if (!row)
             return gc_diag_set(diag, GC_E_NOMEM, r.file_ofs, "no memory for texture.tfrag");
         *row = r;
     }
-    return GC_OK;
+    return gs_ram_rows(lv, diag);
 }
 
 gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_alpha,
@@ -373,7 +484,7 @@ gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_a
                            in_gs ? "gs_ram" : "core_data");
     }
     uint32_t lut[TEX_CLUT_ENTRIES];
-    if (!tex_clut(lv, &e, lut, NULL))
+    if (!tex_clut(lv, &e, lut, NULL, NULL, NULL))
         return gc_diag_set(diag, GC_E_TRUNCATED, entry_ofs + 0xa,
                            "CLUT of texture %u at palette %d (0x%llx) runs past gs_ram (%zu "
                            "bytes)",
@@ -404,7 +515,8 @@ gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_a
     return GC_OK;
 }
 
-static const gc_table_desc *const texture_tables[] = {&gc_table_texture_tfrag};
+static const gc_table_desc *const texture_tables[] = {&gc_table_texture_tfrag,
+                                                      &gc_table_texture_gs_ram};
 
 const gc_decoder gc_dec_texture = {
     .name = "texture",

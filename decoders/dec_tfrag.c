@@ -206,6 +206,8 @@ typedef struct tfrag_adgif_row {
     int32_t wrap_s;
     int32_t wrap_t;
     int32_t tex1_lo;
+    int32_t miptbp1_lo; /* +0x30 MIPTBP1_1 data_lo: TBP1, TBW1, low 12 bits of TBP2 */
+    int32_t miptbp1_hi; /* +0x34 MIPTBP1_1 data_hi: rest of TBP2, TBW2, TBP3, TBW3 */
 } tfrag_adgif_row;
 
 typedef struct tfrag_light_row {
@@ -437,6 +439,10 @@ static const gc_column adgif_cols[] = {
     GC_COL(tfrag_adgif_row, wrap_s, GC_T_S32, 0, "", "+0x20 CLAMP data_lo: s wrap mode"),
     GC_COL(tfrag_adgif_row, wrap_t, GC_T_S32, 0, "", "+0x24 CLAMP data_hi: t wrap mode"),
     GC_COL(tfrag_adgif_row, tex1_lo, GC_T_S32, GC_CF_HEX, "", "+0x10 TEX1 data_lo as stored"),
+    GC_COL(tfrag_adgif_row, miptbp1_lo, GC_T_S32, GC_CF_HEX, "",
+           "+0x30 MIPTBP1 data_lo: TBP1 bits 0-13, TBW1 14-19, TBP2 low bits 20-31 (0 on disc)"),
+    GC_COL(tfrag_adgif_row, miptbp1_hi, GC_T_S32, GC_CF_HEX, "",
+           "+0x34 MIPTBP1 data_hi: TBP2 high bits 0-1, TBW2 2-7, TBP3 8-21, TBW3 22-27"),
 };
 
 static const gc_column light_cols[] = {
@@ -997,6 +1003,18 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         gc_skip(&r, 8);
         a->wrap_s = gc_s32le(&r); /* 0x20 CLAMP data_lo */
         a->wrap_t = gc_s32le(&r); /* 0x24 CLAMP data_hi */
+        gc_skip(&r, 8);
+        a->miptbp1_lo = gc_s32le(&r); /* 0x30 MIPTBP1 data_lo */
+        a->miptbp1_hi = gc_s32le(&r); /* 0x34 MIPTBP1 data_hi */
+        if (GC_FAULT(x->lv, adgif_tie_order)) {
+            /* A misreading nothing caught before issue 13: the tie ad-gif order (TEX0, TEX1,
+             * MIPTBP1, CLAMP, MIPTBP2) applied to tfrag records. */
+            int32_t s_ = a->wrap_s, t_ = a->wrap_t;
+            a->wrap_s = a->miptbp1_lo;
+            a->wrap_t = a->miptbp1_hi;
+            a->miptbp1_lo = s_;
+            a->miptbp1_hi = t_;
+        }
         uint16_t k12 = (uint16_t)((uint32_t)a->tex1_lo & 0x0fffu);
         if (GC_FAULT(x->lv, k_unsigned))
             a->k = (int16_t)k12;

@@ -57,6 +57,8 @@ typedef struct gc_texture_row {
     double tv_csm1;           /* mean |dR|+|dG|+|dB| of adjacent texels, CSM1-remapped CLUT */
     double tv_raw;            /* the same with the CSM1 swap undone: the stored order */
     double tv_ratio;          /* tv_csm1 / tv_raw */
+    uint8_t clut_alpha_max;   /* largest stored alpha of the 256 CLUT entries (PS2: <= 0x80) */
+    uint8_t palette_opaque;   /* every CLUT entry the texels use stores alpha exactly 0x80 */
 } gc_texture_row;
 
 #endif

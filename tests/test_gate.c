@@ -189,8 +189,7 @@ Test(gate, subset_bless_keeps_the_corpus_figures, .init = setup, .timeout = 300)
             if (b.metrics[k].level == GC_LEVEL_CORPUS &&
                 strcmp(b.metrics[k].name, keep.metrics[i].name) == 0) {
                 cr_assert_eq(b.metrics[k].value, keep.metrics[i].value,
-                             "a --levels 0 bless moved the corpus figure %s",
-                             keep.metrics[i].name);
+                             "a --levels 0 bless moved the corpus figure %s", keep.metrics[i].name);
                 compared++;
             }
     }
@@ -269,17 +268,17 @@ Test(gate, closing_line_counts_frame_regressions, .init = setup, .timeout = 300)
     cr_assert_eq(changed, 2, "level 0 has two views");
     cr_assert_eq(gc_golden_frames_save(frames, &g, err, sizeof err), 0, "%s", err);
     gc_golden_frames_free(&g);
-    char *argv[] = {"sweep",   "--scale", "small", "--levels", "0,1", "--frames-golden",
-                    frames,    "--junit", junit,   NULL};
+    char *argv[] = {"sweep",           "--scale", "small",   "--levels", "0,1",
+                    "--frames-golden", frames,    "--junit", junit,      NULL};
     int rc = run_captured(gc_cmd_sweep, argv, out, errp);
     char *o = slurp(out);
     cr_assert_eq(rc, 1, "two regressed frames must fail the gate\n%s", o);
     const char *line = strstr(o, "sweep: ");
     cr_assert_not_null(line, "%s", o);
     unsigned long long passed = 0, failed = 0, skipped = 0;
-    cr_assert_eq(sscanf(line, "sweep: %llu passed, %llu failed, %llu skipped", &passed, &failed,
-                        &skipped),
-                 3, "%s", line);
+    cr_assert_eq(
+        sscanf(line, "sweep: %llu passed, %llu failed, %llu skipped", &passed, &failed, &skipped),
+        3, "%s", line);
     cr_assert_eq(failed, 2, "the closing line must count the 2 regressed frames: %s", line);
     cr_assert_gt(passed, 0);
     char *j = slurp(junit);
@@ -385,8 +384,8 @@ Test(gate, junit_is_valid_junit10_with_times_and_failure_text, .init = setup, .t
     cr_assert(strstr(j, "name=\"metrics.baseline\"") != NULL);
     free(j);
     /* a failure says why, and where the invariant is written */
-    char *a2[] = {"sweep",        "--scale", "small", "--levels", "3",   "--no-frames",
-                  "--invariants", inv,       "--baseline", "none", "--junit", junit, NULL};
+    char *a2[] = {"sweep", "--scale",    "small", "--levels", "3",   "--no-frames", "--invariants",
+                  inv,     "--baseline", "none",  "--junit",  junit, NULL};
     cr_assert_eq(run_captured(gc_cmd_sweep, a2, out, errp), 1);
     cr_assert(xsd_valid(junit));
     j = slurp(junit);
@@ -469,9 +468,13 @@ Test(gate, show_prints_the_rows_the_expression_selects, .init = setup, .timeout 
     tmpdir(dir, sizeof dir, "show");
     snprintf(out, sizeof out, "%s/out.txt", dir);
     snprintf(errp, sizeof errp, "%s/err.txt", dir);
-    char *a1[] = {"show",     "--scale", "small", "--level", "3",
-                  "tfrag.vertex", "--where", "row == 7 or row == 9",
-                  "--columns", "file_ofs,patch_row,x", "--format", "csv", NULL};
+    char *a1[] = {"show",      "--scale",
+                  "small",     "--level",
+                  "3",         "tfrag.vertex",
+                  "--where",   "row == 7 or row == 9",
+                  "--columns", "file_ofs,patch_row,x",
+                  "--format",  "csv",
+                  NULL};
     cr_assert_eq(run_captured(gc_cmd_show, a1, out, errp), 0);
     char *o = slurp(out);
 
@@ -505,8 +508,9 @@ Test(gate, show_prints_the_rows_the_expression_selects, .init = setup, .timeout 
     gc_level_free(&lv);
     gc_corpus_close(&c);
     /* a link column: every vertex of patch 0 and no other */
-    char *a2[] = {"show", "--scale", "small", "--level", "3", "tfrag.vertex", "--where",
-                  "patch.row == 0", "--columns", "patch_row", "--format", "json", NULL};
+    char *a2[] = {"show",    "--scale",        "small",     "--level",   "3",        "tfrag.vertex",
+                  "--where", "patch.row == 0", "--columns", "patch_row", "--format", "json",
+                  NULL};
     cr_assert_eq(run_captured(gc_cmd_show, a2, out, errp), 0);
     o = slurp(out);
     char jerr[256];
@@ -518,8 +522,8 @@ Test(gate, show_prints_the_rows_the_expression_selects, .init = setup, .timeout 
     gc_json_free(j);
     free(o);
     /* a mistyped column is exit 2 with its position in the expression */
-    char *a3[] = {"show", "--scale", "small", "--level", "3", "tfrag.vertex", "--where",
-                  "patch.radiu > 1", NULL};
+    char *a3[] = {"show",         "--scale", "small",           "--level", "3",
+                  "tfrag.vertex", "--where", "patch.radiu > 1", NULL};
     cr_assert_eq(run_captured(gc_cmd_show, a3, out, errp), 2);
     char *e = slurp(errp);
     cr_assert(strstr(e, "column 7") && strstr(e, "radius"), "%s", e);
@@ -690,8 +694,7 @@ Test(gate, regressed_frame_gets_expected_and_diff_from_the_store, .init = setup,
     /* the count is the true number of differing pixels of the two pictures */
     gc_frame a, e;
     cr_assert_eq(gc_frame_load_png(r->image_actual, "ground", &a, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(gc_frame_load_png(r->image_expected, "ground", &e, err, sizeof err), 0, "%s",
-                 err);
+    cr_assert_eq(gc_frame_load_png(r->image_expected, "ground", &e, err, sizeof err), 0, "%s", err);
     uint64_t n = gc_frame_changed_pixels(&a, &e);
     cr_assert_gt(n, 0);
     cr_assert_eq(r->pixels_changed, n);

@@ -164,6 +164,9 @@ static const mutation mutations[] = {
     MUT("texture.colour_count", ALL_LEVELS, "texture.tfrag", EVERY, "distinct_colors", INT(8)),
     MUT("texture.csm1_smoother", ALL_LEVELS, "texture.tfrag", EVERY, "tv_csm1", COL("tv_raw", 0)),
     MUT("texture.csm1_ratio", ALL_LEVELS, "texture.tfrag", EVERY, "tv_ratio", FLT(1.0)),
+    MUT("texture.clut_alpha", 0, "texture.tfrag", FIRST("pixels_ok", INT(1)), "clut_alpha_max", INT(0x81)),
+    MUT("texture.palette_opacity", ALL_LEVELS, "texture.tfrag", EVERY, "palette_opaque", INT(0)),
+    MUT("texture.miptbp1_gs_ram", 0, "tfrag.adgif", AT(0), "miptbp1_lo", INT(0x12345)),
     /* tfrag.yaml */
     MUT("tfrag.block_header", 0, "tfrag.block", AT(0), "lod_scale", FLT(16.0)),
     MUT("tfrag.walk_ok", 0, "tfrag.patch", AT(0), "walk_ok", INT(0)),
