@@ -46,8 +46,14 @@ bench: build
 format:
 	git ls-files '*.c' '*.h' | xargs clang-format -i
 
+# Outside a git checkout there is nothing to list: that is a failure, never
+# a pass (a CI container without git once made this check nothing).
 check-format:
-	git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
+	@git rev-parse --is-inside-work-tree >/dev/null 2>&1 || \
+	  { echo "make check-format: not a git checkout (or git is missing): nothing would be checked" >&2; exit 1; }
+	@files=$$(git ls-files '*.c' '*.h'); \
+	  [ -n "$$files" ] || { echo "make check-format: git lists no .c/.h files" >&2; exit 1; }; \
+	  printf '%s\n' $$files | xargs clang-format --dry-run --Werror
 
 clean:
 	rm -rf $(BUILD)

@@ -6,13 +6,19 @@
 #     then the retail-shaped corpus against its blessed metrics and frames;
 #  3. frame hashes identical under gcc and clang, -O0 and -O2 (ci/frames_crosscheck.sh);
 #  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh);
-#  and first, that every tracked .c/.h is clang-formatted.
+#  5. what a user relies on (ci/ux.sh): --levels, mistyped paths, --json -, a frame
+#     regression reviewed with the image store, show, diff, merge --junit;
+#  6. the sample CI configurations validated offline (ci/validate_ci.sh);
+#  every JSON report checked against docs/schemas/, every JUnit report against
+#  ci/schemas/junit-10.xsd; and first, that every tracked .c/.h is clang-formatted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 out=$BUILD/ci-reports
 mkdir -p "$out"
 gcv=./$BUILD/gcverify
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3 # Debian's, with python3-jsonschema
 
 echo "== source layout (clang-format ${CLANG_FORMAT_VERSION:-14})"
 make check-format >/dev/null || { make check-format || true; echo "run: make format"; exit 1; }
@@ -24,11 +30,19 @@ $gcv sweep --scale small --tier gate --jobs 2 --quiet \
 $gcv sweep --scale small --tier gate --jobs 1 --quiet --json "$out/gate-j1.json" || true
 cmp "$out/gate.json" "$out/gate-j1.json" || { echo "reports differ between --jobs 1 and --jobs 2"; exit 1; }
 echo "gate sweep: passed; reports identical for --jobs 1 and 2"
+$py ci/validate_reports.py docs/schemas/report.schema.json "$out/gate.json" "$out/gate-j1.json"
+xmllint --noout --schema ci/schemas/junit-10.xsd "$out/gate.junit.xml"
 
 echo "== retail-shaped synthetic corpus against golden/metrics.yaml and golden/frames.yaml"
 $gcv sweep --tier gate --jobs 2 --quiet --json "$out/retail.json" --markdown "$out/retail.md" || {
   rc=$?; cat "$out/retail.md" 2>/dev/null || true; echo "retail sweep failed (exit $rc)"; exit 1; }
 echo "retail sweep: passed"
+$py ci/validate_reports.py docs/schemas/report.schema.json "$out/retail.json"
+
+echo "== what a user relies on (ci/ux.sh)"
+BUILD=$BUILD bash ci/ux.sh
+echo "== sample CI configurations (ci/validate_ci.sh)"
+bash ci/validate_ci.sh
 
 if [ -x ci/frames_crosscheck.sh ]; then
   echo "== frame hashes across compilers and optimisation levels"
