@@ -31,9 +31,12 @@ static void usage(FILE *f)
             "                       it is byte-identical for any --jobs; JUnit times too)\n"
             "  --quiet              no progress and no summary on the terminal\n"
             "  --verbose            also list info-severity failures\n\n"
+            "The closing line 'sweep: N passed, N failed, N skipped' counts every gated\n"
+            "item: invariant x level results, frames, per-level baseline comparisons.\n\n"
             "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
-            "changed against the baseline or a frame regressed; 2 bad usage or invalid\n"
-            "invariant YAML; 3 corpus unreadable.\n",
+            "changed against the baseline or a frame regressed; 2 bad usage (also a named\n"
+            "file that does not exist, a selection that selects nothing, a baseline of\n"
+            "another corpus) or invalid invariant YAML; 3 corpus unreadable.\n",
             gc_cli_sweep_options_help);
 }
 

@@ -37,7 +37,8 @@ static void usage(FILE *f)
     fprintf(f, "\nexit codes:\n"
                "  0  no gating failure\n"
                "  1  a gating invariant failed, a metric regressed or a frame changed\n"
-               "  2  bad usage or invalid invariant YAML\n"
+               "  2  bad usage: unknown option, a named file that does not exist, a selection\n"
+               "     that selects nothing, a baseline of another corpus, invalid YAML\n"
                "  3  corpus unreadable\n"
                "\nWith no --corpus, commands use the synthetic corpus (generated once into\n"
                "$XDG_CACHE_HOME/gcverify or ~/.cache/gcverify and reused).\n");
