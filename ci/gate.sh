@@ -68,6 +68,7 @@ if [ -x ci/frames_crosscheck.sh ]; then
       { echo "sweep reports differ between $ref_report and $b/report.json"; exit 1; }
   done
   echo "corpus bytes and sweep reports identical across $(ls -d build-crosscheck/build-*/ | wc -l) builds"
+  $py ci/validate_reports.py docs/schemas/report.schema.json build-crosscheck/build-*/report.json
 fi
 if [ -x ci/faults.sh ]; then
   echo "== fault catalogue"

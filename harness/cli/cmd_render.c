@@ -11,6 +11,7 @@
 #include "gc_frame.h"
 #include "gc_fsutil.h"
 #include "gc_golden_frames.h"
+#include "gc_image_store.h"
 #include "gc_level.h"
 #include "gc_png.h"
 #include "gc_render.h"
@@ -31,7 +32,9 @@ static void render_usage(FILE *f)
             "at W x H (default %dx%d), prints the frame's sha256, its manifest and the\n"
             "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
             "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
-            "LEVEL<N>_<view>_actual.png into DIR. --inject-fault NAME decodes with a\n"
+            "LEVEL<N>_<view>_actual.png into DIR and, when the golden hash is in the frame\n"
+            "image store ($GC_FRAME_STORE or ~/.cache/gcverify/frames), _expected.png and\n"
+            "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
             "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
             "\n"
             "--level all renders every view of every level and prints one line each,\n"
@@ -229,7 +232,7 @@ int gc_cmd_render(int argc, char **argv)
         gc_corpus_close(&c);
         return 1;
     }
-    char hex[65], manifest[GC_FRAME_MANIFEST_MAX], params[512];
+    char hex[65], manifest[GC_FRAME_MANIFEST_MAX], params[512], golden_sha[65] = "";
     if (gc_frame_sha256(&f, hex, manifest, sizeof manifest) != 0) {
         fprintf(stderr, "gcverify render: hashing failed\n");
         rc = 1;
@@ -263,14 +266,33 @@ int gc_cmd_render(int argc, char **argv)
             gc_golden_frames_compare(&g, (int)level, view, hex, manifest, &e);
         printf("golden    %s%s%s\n", gc_frame_verdict_name(verdict), e ? " " : "",
                e ? e->sha256 : "");
+        if (e)
+            snprintf(golden_sha, sizeof golden_sha, "%s", e->sha256);
         if (verdict == GC_FRAME_REGRESSED)
             rc = 1;
         gc_golden_frames_free(&g);
     }
-    if (golden_images && gc_golden_images_write(golden_images, (int)level, view, &f, NULL, NULL,
-                                                err, sizeof err) != 0) {
-        fprintf(stderr, "gcverify render: %s\n", err);
-        rc = rc ? rc : 1;
+    if (golden_images) {
+        /* the expected picture: the golden hash's entry in the image store */
+        char store[4096];
+        gc_image_store_dir(NULL, store, sizeof store);
+        gc_frame expected;
+        memset(&expected, 0, sizeof expected);
+        int have = golden_sha[0] && strcmp(golden_sha, hex) != 0
+                       ? gc_image_store_get(store, golden_sha, view, &expected, err, sizeof err)
+                       : 0;
+        if (have < 0)
+            fprintf(stderr, "gcverify render: %s\n", err);
+        uint64_t changed = UINT64_MAX;
+        if (gc_golden_images_write(golden_images, (int)level, view, &f, have > 0 ? &expected : NULL,
+                                   &changed, err, sizeof err) != 0) {
+            fprintf(stderr, "gcverify render: %s\n", err);
+            rc = rc ? rc : 1;
+        } else if (changed != UINT64_MAX) {
+            printf("review    %s/LEVEL%lld_%s_diff.png: %llu pixels changed\n", golden_images,
+                   (long long)level, view, (unsigned long long)changed);
+        }
+        gc_frame_free(&expected);
     }
     if (out_png) {
         if (gc_png_write_rgba(out_png, f.rgba, f.width, f.height, err, sizeof err) != 0) {
