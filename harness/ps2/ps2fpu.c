@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/* The PS2 float model (gc_ps2fpu.h, docs/ps2-float.md): EE FPU arithmetic on
+ * raw bit patterns, integer operations only. */
+#include "gc_ps2fpu.h"
+
+#include <stdint.h>
+
+/* Nothing below may use host floating point: a float or double would make
+ * the results depend on the host's rounding and the compiler's choices. */
+#pragma GCC poison float double
+
+#define FRAC_MASK 0x007fffffu
+#define HIDDEN    0x00800000u
+
+static inline uint32_t exp_of(uint32_t a)
+{
+    return (a >> 23) & 0xffu;
+}
+
+/* The 24-bit significand, hidden bit included (only for exponent != 0). */
+static inline uint32_t sig_of(uint32_t a)
+{
+    return (a & FRAC_MASK) | HIDDEN;
+}
+
+static inline int top_bit32(uint32_t x) /* x != 0 */
+{
+    return 31 - __builtin_clz(x);
+}
+
+/* A result with biased exponent e and significand sig (hidden bit at bit 23,
+ * already truncated): clamps to +-MAX above exponent 255 and flushes to +-0
+ * below exponent 1. */
+static inline uint32_t pack_result(uint32_t sign, int32_t e, uint32_t sig)
+{
+    if (e > 255)
+        return sign | GC_PS2_MAX;
+    if (e < 1)
+        return sign;
+    return sign | (uint32_t)e << 23 | (sig & FRAC_MASK);
+}
+
+uint32_t gc_ps2_add(uint32_t a, uint32_t b)
+{
+    uint32_t ea = exp_of(a), eb = exp_of(b);
+    if (ea == 0 || eb == 0) {
+        /* A zero (any exponent-0 pattern) adds nothing: the other operand
+         * comes back unchanged. Two zeros give -0 only if both are negative,
+         * as on the console (-0 + +0 = +0). */
+        if (ea != 0)
+            return a;
+        if (eb != 0)
+            return b;
+        return a & b & GC_PS2_SIGN;
+    }
+    /* Order by magnitude so the difference below is never negative and the
+     * result takes a's sign. */
+    if (ea < eb || (ea == eb && (a & FRAC_MASK) < (b & FRAC_MASK))) {
+        uint32_t t = a;
+        a = b;
+        b = t;
+        t = ea;
+        ea = eb;
+        eb = t;
+    }
+    uint32_t gap = ea - eb;
+    if (gap >= 25)
+        return a;
+    /* One guard bit below a's last bit: a's hidden bit sits at bit 24. The
+     * shift drops every bit of b below the guard (toward zero), which is
+     * what the console's aligner does before it adds. */
+    uint32_t big = sig_of(a) << 1;
+    uint32_t small = (sig_of(b) << 1) >> gap;
+    uint32_t sum;
+    if ((a ^ b) & GC_PS2_SIGN) {
+        sum = big - small;
+        if (sum == 0)
+            return 0; /* x - x is +0 */
+    } else {
+        sum = big + small; /* < 2^26 */
+    }
+    int p = top_bit32(sum);
+    int32_t e = (int32_t)ea + p - 24;
+    uint32_t sig = p >= 23 ? sum >> (p - 23) : sum << (23 - p);
+    return pack_result(a & GC_PS2_SIGN, e, sig);
+}
+
+uint32_t gc_ps2_sub(uint32_t a, uint32_t b)
+{
+    return gc_ps2_add(a, b ^ GC_PS2_SIGN);
+}
+
+/* MUL.S, also telling whether the exponent overflowed (MADD.S needs it). */
+static inline uint32_t mul_ovf(uint32_t a, uint32_t b, int *overflow)
+{
+    uint32_t sign = (a ^ b) & GC_PS2_SIGN, ea = exp_of(a), eb = exp_of(b);
+    *overflow = 0;
+    if (ea == 0 || eb == 0)
+        return sign;
+    uint64_t prod = (uint64_t)sig_of(a) * sig_of(b); /* 2^46 <= prod < 2^48 */
+    int32_t e = (int32_t)(ea + eb) - 127;
+    uint32_t sig;
+    if (prod >> 47) {
+        sig = (uint32_t)(prod >> 24);
+        e++;
+    } else {
+        sig = (uint32_t)(prod >> 23);
+    }
+    *overflow = e > 255;
+    return pack_result(sign, e, sig);
+}
+
+uint32_t gc_ps2_mul(uint32_t a, uint32_t b)
+{
+    int overflow;
+    return mul_ovf(a, b, &overflow);
+}
+
+uint32_t gc_ps2_madd(uint32_t acc, uint32_t a, uint32_t b)
+{
+    int overflow;
+    uint32_t prod = mul_ovf(a, b, &overflow);
+    if (overflow)
+        return prod;
+    return gc_ps2_add(acc, prod);
+}
+
+uint32_t gc_ps2_msub(uint32_t acc, uint32_t a, uint32_t b)
+{
+    int overflow;
+    uint32_t prod = mul_ovf(a, b, &overflow);
+    if (overflow)
+        return prod ^ GC_PS2_SIGN;
+    return gc_ps2_sub(acc, prod);
+}
+
+uint32_t gc_ps2_dot3(const uint32_t a[3], const uint32_t b[3])
+{
+    uint32_t acc = gc_ps2_mul(a[0], b[0]);
+    acc = gc_ps2_madd(acc, a[1], b[1]);
+    return gc_ps2_madd(acc, a[2], b[2]);
+}
+
+/* ---- The FDIV unit: DIV.S and SQRT.S ------------------------------------
+ *
+ * Both are the same radix-2 SRT recurrence with quotient digits -1, 0, +1.
+ * The partial remainder is kept in carry-save form, two 32-bit words whose
+ * sum is the remainder, with 1.0 at bit 25. Each step adds the digit's
+ * multiple of the divisor (or, for the square root, of the partial root)
+ * through a 3:2 carry-save adder, chooses the next digit from a cheap
+ * estimate of the new remainder, and doubles both words. After 25 digits the
+ * quotient is used as it stands: no final correction of the last digit, no
+ * rounding. That is why a result is either the truncated exact value or one
+ * unit above it, depending on the sign the last remainder happened to take.
+ *
+ * The digit estimate looks at bits 24 and up of the two words, added exactly
+ * (an 8-bit two's-complement value h), and at bit 23 of the two words ORed,
+ * not added: +1 when h >= 1 or (h == 0 and that bit is set), -1 when h <= -2,
+ * otherwise 0. In remainder units this is "at least 1/4 -> +1, below -1/2 ->
+ * -1". A 0 digit still passes the words through the adder (adding nothing),
+ * which redistributes bits between the two words, but the next digit is
+ * chosen from the words as they were before that pass. */
+
+/* One 3:2 carry-save addition of m into (s, c). */
+static inline void csa_add(uint32_t *s, uint32_t *c, uint32_t m)
+{
+    uint32_t x = *s, y = *c;
+    *s = x ^ y ^ m;
+    *c = ((x & y) | (x & m) | (y & m)) << 1;
+}
+
+static inline int srt_digit(uint32_t s, uint32_t c)
+{
+    uint32_t hi = ((s >> 24) + (c >> 24)) & 0xffu;
+    int h = (int)hi - (int)((hi & 0x80u) << 1);
+    if (h >= 1)
+        return 1;
+    if (h <= -2)
+        return -1;
+    if (h == 0)
+        return (int)(((s | c) >> 23) & 1u);
+    return 0;
+}
+
+/* One recurrence step: subtract digit * m from the remainder (s, c), pick the
+ * next digit, double the remainder. Returns the next digit. */
+static inline int srt_step(uint32_t *s, uint32_t *c, int digit, uint32_t m)
+{
+    int next;
+    if (digit > 0) {
+        *c |= 1u; /* two's complement: ~m + 1; c's bit 0 is always clear here */
+        csa_add(s, c, ~m);
+        next = srt_digit(*s, *c);
+    } else if (digit < 0) {
+        csa_add(s, c, m);
+        next = srt_digit(*s, *c);
+    } else {
+        next = srt_digit(*s, *c);
+        csa_add(s, c, 0);
+    }
+    *s <<= 1;
+    *c <<= 1;
+    return next;
+}
+
+/* x / d for 24-bit significands: 25 digits, weights 2^24 .. 2^0 for the
+ * quotient x/d (which lies in (1/2, 2)). */
+static inline uint32_t srt_divide(uint32_t x, uint32_t d)
+{
+    uint32_t s = x << 2, c = 0, m = d << 2, q = 0;
+    int digit = 1; /* the first digit is always 1: x/d > 1/2 */
+    for (int i = 0; i < 25; i++) {
+        q = (q << 1) + (uint32_t)digit; /* modulo 2^32; the final q is positive */
+        digit = srt_step(&s, &c, digit, m);
+    }
+    return q;
+}
+
+/* The root of r / 2^24, for r = significand << 1 or << 2 (the radicand in
+ * [1, 4); the remainder starts from half of it, 1.0 at bit 25): 25 digits,
+ * weights 2^25 .. 2^1 (the root is in [1, 2)). Each digit subtracts digit *
+ * (root so far + digit * half the new digit's weight), the square-root
+ * counterpart of the divisor multiple. */
+static inline uint32_t srt_sqrt(uint32_t r)
+{
+    uint32_t s = r, c = 0, q = 0;
+    int digit = 1; /* the root is at least 1 */
+    for (int i = 0; i < 25; i++) {
+        uint32_t half = 1u << (24 - i);
+        uint32_t m = q;
+        if (digit > 0) {
+            m = q + half;
+            q += half << 1;
+        } else if (digit < 0) {
+            m = q - half;
+            q -= half << 1;
+        }
+        digit = srt_step(&s, &c, digit, m);
+    }
+    return q;
+}
+
+uint32_t gc_ps2_div(uint32_t a, uint32_t b)
+{
+    uint32_t sign = (a ^ b) & GC_PS2_SIGN, ea = exp_of(a), eb = exp_of(b);
+    if (eb == 0)
+        return sign | GC_PS2_MAX; /* x / 0 and 0 / 0 */
+    if (ea == 0)
+        return sign;
+    uint32_t q = srt_divide(sig_of(a), sig_of(b));
+    int32_t e = (int32_t)ea - (int32_t)eb + 126;
+    if (q >> 24) { /* quotient >= 1: 25 significant digits, keep 24 */
+        q >>= 1;
+        e++;
+    }
+    return pack_result(sign, e, q);
+}
+
+uint32_t gc_ps2_sqrt(uint32_t a)
+{
+    uint32_t e = exp_of(a);
+    if (e == 0)
+        return 0; /* sqrt(+-0) is +0 */
+    /* An even biased exponent is an odd power of two: fold one factor 2 into
+     * the radicand so the exponent halves exactly. */
+    uint32_t r = sig_of(a) << 1;
+    if ((e & 1u) == 0)
+        r <<= 1;
+    uint32_t q = srt_sqrt(r);
+    return ((e + 127) >> 1) << 23 | ((q >> 2) & FRAC_MASK);
+}
+
+uint32_t gc_ps2_rsqrt(uint32_t fs, uint32_t ft)
+{
+    return gc_ps2_div(fs, gc_ps2_sqrt(ft));
+}
+
+/* Sign-magnitude order as an unsigned key: negatives below positives, -0
+ * just below +0. */
+static inline uint32_t order_key(uint32_t a)
+{
+    return (a & GC_PS2_SIGN) ? GC_PS2_MAX - (a & GC_PS2_MAX) : a | GC_PS2_SIGN;
+}
+
+uint32_t gc_ps2_max(uint32_t a, uint32_t b)
+{
+    return order_key(a) >= order_key(b) ? a : b;
+}
+
+uint32_t gc_ps2_min(uint32_t a, uint32_t b)
+{
+    return order_key(a) <= order_key(b) ? a : b;
+}
+
+uint32_t gc_ps2_clamp(uint32_t x, uint32_t lo, uint32_t hi)
+{
+    return gc_ps2_min(gc_ps2_max(x, lo), hi);
+}
+
+uint32_t gc_ps2_neg(uint32_t a)
+{
+    return a ^ GC_PS2_SIGN;
+}
+
+uint32_t gc_ps2_abs(uint32_t a)
+{
+    return a & GC_PS2_MAX;
+}
+
+uint32_t gc_ps2_itof(int32_t v, unsigned frac_bits)
+{
+    if (v == 0)
+        return 0;
+    uint32_t sign = v < 0 ? GC_PS2_SIGN : 0;
+    uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
+    int p = top_bit32(u);
+    uint32_t sig = p > 23 ? u >> (p - 23) : u << (23 - p);
+    /* 1 <= |v| <= 2^31 and frac_bits < 32: the exponent stays in 96..158. */
+    return sign | (uint32_t)(127 + p - (int)(frac_bits & 31u)) << 23 | (sig & FRAC_MASK);
+}
+
+uint32_t gc_ps2_itof12(int32_t v)
+{
+    return gc_ps2_itof(v, 12);
+}
+
+int32_t gc_ps2_ftoi(uint32_t a, unsigned frac_bits)
+{
+    uint32_t e = exp_of(a);
+    if (e == 0)
+        return 0;
+    uint32_t ef = e + (frac_bits & 31u); /* the exponent of a * 2^frac_bits */
+    if (ef >= 158)                       /* |a| * 2^frac_bits >= 2^31 */
+        return (a & GC_PS2_SIGN) ? INT32_MIN : INT32_MAX;
+    if (ef < 127) /* below 1 */
+        return 0;
+    uint32_t sig = sig_of(a);
+    uint32_t mag = ef >= 150 ? sig << (ef - 150) : sig >> (150 - ef); /* < 2^31 */
+    return (a & GC_PS2_SIGN) ? -(int32_t)mag : (int32_t)mag;
+}
+
+int32_t gc_ps2_ftoi0(uint32_t a)
+{
+    return gc_ps2_ftoi(a, 0);
+}
+
+uint32_t gc_ps2_pack(unsigned sign, unsigned exponent, uint32_t fraction)
+{
+    return (uint32_t)(sign & 1u) << 31 | (uint32_t)(exponent & 0xffu) << 23 |
+           (fraction & FRAC_MASK);
+}
+
+uint32_t gc_ps2_from_ratio(int32_t num, int32_t den)
+{
+    uint32_t sign = ((num < 0) != (den < 0)) ? GC_PS2_SIGN : 0;
+    if (num == 0)
+        return 0;
+    if (den == 0)
+        return sign | GC_PS2_MAX;
+    uint64_t n = num < 0 ? 0u - (uint32_t)num : (uint32_t)num;
+    uint64_t d = den < 0 ? 0u - (uint32_t)den : (uint32_t)den;
+    /* Scale so that d <= n < 2d (both stay below 2^33), counting the power
+     * of two; then 24 bits of restoring long division, truncating. */
+    int k = 0;
+    while (n < d) {
+        n <<= 1;
+        k--;
+    }
+    while (n >= d << 1) {
+        d <<= 1;
+        k++;
+    }
+    uint32_t q = 0;
+    for (int i = 0; i < 24; i++) {
+        q <<= 1;
+        if (n >= d) {
+            n -= d;
+            q |= 1u;
+        }
+        n <<= 1;
+    }
+    return pack_result(sign, 127 + k, q);
+}
+
+int gc_ps2_is_zero(uint32_t a)
+{
+    return exp_of(a) == 0;
+}
