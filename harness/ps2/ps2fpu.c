@@ -53,36 +53,28 @@ uint32_t gc_ps2_add(uint32_t a, uint32_t b)
             return b;
         return a & b & GC_PS2_SIGN;
     }
-    /* Order by magnitude so the difference below is never negative and the
-     * result takes a's sign. */
-    if (ea < eb || (ea == eb && (a & FRAC_MASK) < (b & FRAC_MASK))) {
-        uint32_t t = a;
-        a = b;
-        b = t;
-        t = ea;
-        ea = eb;
-        eb = t;
-    }
-    uint32_t gap = ea - eb;
+    /* Order by magnitude (exponent, then fraction: the low 31 bits compare
+     * as one unsigned number) so the difference below is never negative and
+     * the result takes the larger's sign. Branch-free: the order of lighting
+     * operands is unpredictable. */
+    uint32_t swap = 0u - (uint32_t)((a & GC_PS2_MAX) < (b & GC_PS2_MAX));
+    uint32_t x = a ^ ((a ^ b) & swap), y = b ^ ((a ^ b) & swap);
+    uint32_t ex = exp_of(x), gap = ex - exp_of(y);
     if (gap >= 25)
-        return a;
-    /* One guard bit below a's last bit: a's hidden bit sits at bit 24. The
-     * shift drops every bit of b below the guard (toward zero), which is
+        return x;
+    /* One guard bit below x's last bit: x's hidden bit sits at bit 24. The
+     * shift drops every bit of y below the guard (toward zero), which is
      * what the console's aligner does before it adds. */
-    uint32_t big = sig_of(a) << 1;
-    uint32_t small = (sig_of(b) << 1) >> gap;
-    uint32_t sum;
-    if ((a ^ b) & GC_PS2_SIGN) {
-        sum = big - small;
-        if (sum == 0)
-            return 0; /* x - x is +0 */
-    } else {
-        sum = big + small; /* < 2^26 */
-    }
+    uint32_t big = sig_of(x) << 1;
+    uint32_t small = (sig_of(y) << 1) >> gap;
+    uint32_t neg = 0u - ((x ^ y) >> 31);        /* all ones when the signs differ */
+    uint32_t sum = big + ((small ^ neg) - neg); /* < 2^26, never negative */
+    if (sum == 0)
+        return 0; /* x - x is +0 */
     int p = top_bit32(sum);
-    int32_t e = (int32_t)ea + p - 24;
-    uint32_t sig = p >= 23 ? sum >> (p - 23) : sum << (23 - p);
-    return pack_result(a & GC_PS2_SIGN, e, sig);
+    /* Bring the top bit to bit 23, truncating what falls off. */
+    uint32_t sig = (uint32_t)(((uint64_t)sum << (63 - p)) >> 40);
+    return pack_result(x & GC_PS2_SIGN, (int32_t)ex + p - 24, sig);
 }
 
 uint32_t gc_ps2_sub(uint32_t a, uint32_t b)
@@ -98,14 +90,9 @@ static inline uint32_t mul_ovf(uint32_t a, uint32_t b, int *overflow)
     if (ea == 0 || eb == 0)
         return sign;
     uint64_t prod = (uint64_t)sig_of(a) * sig_of(b); /* 2^46 <= prod < 2^48 */
-    int32_t e = (int32_t)(ea + eb) - 127;
-    uint32_t sig;
-    if (prod >> 47) {
-        sig = (uint32_t)(prod >> 24);
-        e++;
-    } else {
-        sig = (uint32_t)(prod >> 23);
-    }
+    uint32_t top = (uint32_t)(prod >> 47);           /* product of significands >= 2 */
+    int32_t e = (int32_t)(ea + eb + top) - 127;
+    uint32_t sig = (uint32_t)(prod >> (23 + top));
     *overflow = e > 255;
     return pack_result(sign, e, sig);
 }
@@ -173,34 +160,25 @@ static inline int srt_digit(uint32_t s, uint32_t c)
 {
     uint32_t hi = ((s >> 24) + (c >> 24)) & 0xffu;
     int h = (int)hi - (int)((hi & 0x80u) << 1);
-    if (h >= 1)
-        return 1;
-    if (h <= -2)
-        return -1;
-    if (h == 0)
-        return (int)(((s | c) >> 23) & 1u);
-    return 0;
+    int bit23 = (int)(((s | c) >> 23) & 1u);
+    /* +1 if h >= 1 or (h == 0 and bit 23), -1 if h <= -2, else 0; written
+     * without branches, the digits being unpredictable. */
+    return ((h >= 1) | ((h == 0) & bit23)) - (h <= -2);
 }
 
 /* One recurrence step: subtract digit * m from the remainder (s, c), pick the
- * next digit, double the remainder. Returns the next digit. */
+ * next digit, double the remainder. Returns the next digit. For digit +1 the
+ * adder takes ~m and a carry-in at bit 0 (c's bit 0 is always clear here). */
 static inline int srt_step(uint32_t *s, uint32_t *c, int digit, uint32_t m)
 {
-    int next;
-    if (digit > 0) {
-        *c |= 1u; /* two's complement: ~m + 1; c's bit 0 is always clear here */
-        csa_add(s, c, ~m);
-        next = srt_digit(*s, *c);
-    } else if (digit < 0) {
-        csa_add(s, c, m);
-        next = srt_digit(*s, *c);
-    } else {
-        next = srt_digit(*s, *c);
-        csa_add(s, c, 0);
-    }
+    uint32_t plus = 0u - (uint32_t)(digit > 0), nonzero = 0u - (uint32_t)(digit != 0);
+    int before = srt_digit(*s, *c);
+    *c |= plus & 1u;
+    csa_add(s, c, (m ^ plus) & nonzero);
+    int after = srt_digit(*s, *c);
     *s <<= 1;
     *c <<= 1;
-    return next;
+    return digit != 0 ? after : before;
 }
 
 /* x / d for 24-bit significands: 25 digits, weights 2^24 .. 2^0 for the
