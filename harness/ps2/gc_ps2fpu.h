@@ -42,8 +42,9 @@ uint32_t gc_ps2_sub(uint32_t a, uint32_t b);
 /* MUL.S: a * b. */
 uint32_t gc_ps2_mul(uint32_t a, uint32_t b);
 /* MADD.S: acc + a * b. The product is truncated to a single before the add
- * (the EE's MADD.S is not fused); if the product overflows, the result is
- * +-GC_PS2_MAX signed like the product whatever acc is. */
+ * (not fused, as PCSX2's console-tested soft-float has it; no console row
+ * tells either way); if the product overflows, the result is +-GC_PS2_MAX
+ * signed like the product whatever acc is (a console row shows this). */
 uint32_t gc_ps2_madd(uint32_t acc, uint32_t a, uint32_t b);
 /* MSUB.S: acc - a * b, with the same two rules (an overflowed product gives
  * the opposite sign of the product's). */
