@@ -1182,7 +1182,7 @@ Test(ps2fpu_diff, add_sub)
 {
     uint64_t s = 0xadd5;
     tally t = {"add", 0, 0}, u = {"sub", 0, 0};
-    for (long i = 0; i < 3000000; i++) {
+    for (long i = 0; i < 2000000; i++) {
         uint32_t a = gen_any(&s), b = gen_partner(&s, a);
         uint32_t got = gc_ps2_add(a, b), want = ref_add(a, b);
         t.checked++;
@@ -1202,7 +1202,7 @@ Test(ps2fpu_diff, mul_madd_dot3)
 {
     uint64_t s = 0x3a1;
     tally t = {"mul", 0, 0}, m = {"madd", 0, 0}, n = {"msub", 0, 0}, d = {"dot3", 0, 0};
-    for (long i = 0; i < 2000000; i++) {
+    for (long i = 0; i < 1500000; i++) {
         uint32_t a = gen_any(&s), b = rng_below(&s, 2) ? gen_any(&s) : gen_partner(&s, 0x3f800000);
         uint32_t got = gc_ps2_mul(a, b), want = ref_mul(a, b);
         t.checked++;
@@ -1236,14 +1236,14 @@ Test(ps2fpu_diff, mul_madd_dot3)
     finish(&d);
 }
 
-/* Every DIV.S result over 1.5M operand pairs is the truncated quotient or the
+/* Every DIV.S result over 1M operand pairs is the truncated quotient or the
  * next pattern up, and exact quotients come out exact. */
 Test(ps2fpu_diff, div_bounds)
 {
     uint64_t s = 0xd1f;
     tally t = {"div bounds", 0, 0};
     long above = 0;
-    for (long i = 0; i < 1500000; i++) {
+    for (long i = 0; i < 1000000; i++) {
         uint32_t a = gen_any(&s), b = rng_below(&s, 2) ? gen_partner(&s, a) : gen_any(&s);
         if (i % 16 == 0) /* exact quotients: a = b * small power-of-two-ish multiple */
             a = gc_ps2_mul(b, make(rng_below(&s, 2), 120 + rng_below(&s, 16),
@@ -1265,7 +1265,7 @@ Test(ps2fpu_diff, sqrt_bounds)
     uint64_t s = 0x5c27;
     tally t = {"sqrt bounds", 0, 0};
     long above = 0;
-    for (long i = 0; i < 1500000; i++) {
+    for (long i = 0; i < 1000000; i++) {
         uint32_t a = gen_any(&s);
         if (i % 16 == 0) { /* perfect squares */
             uint32_t r = make(0, 64 + rng_below(&s, 128), (uint32_t)(rng_below(&s, 4096) << 11));
@@ -1288,7 +1288,7 @@ Test(ps2fpu_diff, fdiv_gate_model)
 {
     uint64_t s = 0x6a7e;
     tally d = {"div", 0, 0}, q = {"sqrt", 0, 0}, r = {"rsqrt", 0, 0};
-    for (long i = 0; i < 200000; i++) {
+    for (long i = 0; i < 120000; i++) {
         uint32_t a = gen_any(&s), b = rng_below(&s, 2) ? gen_partner(&s, a) : gen_any(&s);
         uint32_t got = gc_ps2_div(a, b), want = gate_div(a, b);
         d.checked++;
@@ -1323,7 +1323,7 @@ Test(ps2fpu_diff, conversions)
     uint64_t s = 0xc0417;
     static const unsigned fracs[] = {0, 4, 12, 15};
     tally it = {"itof", 0, 0}, ft = {"ftoi", 0, 0};
-    for (long i = 0; i < 2000000; i++) {
+    for (long i = 0; i < 1500000; i++) {
         unsigned frac = fracs[rng_below(&s, 4)];
         int32_t v;
         switch (rng_below(&s, 4)) {
@@ -1376,7 +1376,7 @@ Test(ps2fpu_diff, max_min_clamp)
 {
     uint64_t s = 0x3a3;
     tally t = {"max/min", 0, 0}, c = {"clamp", 0, 0};
-    for (long i = 0; i < 2000000; i++) {
+    for (long i = 0; i < 1500000; i++) {
         uint32_t a = gen_any(&s), b = rng_below(&s, 4) ? gen_partner(&s, a) : a ^ SIGNBIT;
         uint32_t hi = sm_value(a) >= sm_value(b) ? a : b, lo = hi == a ? b : a;
         t.checked++;
