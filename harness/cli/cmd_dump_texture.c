@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_level.h"
 #include "gc_png.h"
 #include "gc_texture.h"
@@ -125,10 +126,10 @@ int gc_cmd_dump_texture(int argc, char **argv)
         rc = 1;
     } else if (gc_png_write_rgba(out, rgba, w, h, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify dump-texture: %s\n", err);
-        rc = 1;
+        rc = GC_EXIT_WRITE;
     } else {
-        printf("%s texture %lu mip %lu: %ux%u -> %s\n", file->name, texture, mip, (unsigned)w,
-               (unsigned)h, out);
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout, "%s texture %lu mip %lu: %ux%u -> %s\n",
+                file->name, texture, mip, (unsigned)w, (unsigned)h, out);
     }
     free(rgba);
     gc_level_free(&lv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_level.h"
 #include "gc_reader.h"
@@ -81,7 +82,7 @@ int gc_cmd_extract(int argc, char **argv)
         fprintf(stderr, "gcverify extract: %s\n", err);
         gc_level_free(&lv);
         gc_corpus_close(&c);
-        return 3;
+        return GC_EXIT_WRITE;
     }
     /* core_data.wad is the stream itself, without the range's padding */
     size_t z = lv.core_data_z.size;
@@ -107,5 +108,5 @@ int gc_cmd_extract(int argc, char **argv)
                 lv.first_error.msg);
     gc_level_free(&lv);
     gc_corpus_close(&c);
-    return bad ? 1 : 0;
+    return bad ? GC_EXIT_WRITE : 0;
 }
