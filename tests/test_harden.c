@@ -30,7 +30,8 @@
 static void setup(void)
 {
     setenv("GC_CACHE_DIR", GC_BINARY_DIR "/test-cache", 1);
-    static const char *const ci[] = {"CI", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE",
+    static const char *const ci[] = {"CI",          "GITHUB_ACTIONS",
+                                     "GITLAB_CI",   "BUILDKITE",
                                      "JENKINS_URL", "GC_TEST_BLESS_KILL_AFTER_RENAMES"};
     for (size_t i = 0; i < sizeof ci / sizeof ci[0]; i++)
         unsetenv(ci[i]);
@@ -159,7 +160,8 @@ static int finish(child c, int timeout_s, struct rusage *ru)
 static int exit_code(int st)
 {
     cr_assert_neq(st, -1, "gcverify did not finish in time (hung)");
-    cr_assert(WIFEXITED(st), "gcverify was killed by signal %d", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    cr_assert(WIFEXITED(st), "gcverify was killed by signal %d",
+              WIFSIGNALED(st) ? WTERMSIG(st) : 0);
     return WEXITSTATUS(st);
 }
 
@@ -205,8 +207,8 @@ Test(inputs, fifo_named_like_a_level_is_refused_not_waited_for, .init = setup, .
     snprintf(fifo, sizeof fifo, "%s/LEVEL7.WAD", dir);
     cr_assert_eq(mkfifo(fifo, 0644), 0);
     snprintf(json, sizeof json, "%s/r.json", dir);
-    char *argv[] = {"gcverify", "sweep",   "--corpus", dir,    "--levels", "0,7", "--no-frames",
-                    "--baseline", "none", "--quiet",  "--json", json,     NULL};
+    char *argv[] = {"gcverify",   "sweep", "--corpus", dir,      "--levels", "0,7", "--no-frames",
+                    "--baseline", "none",  "--quiet",  "--json", json,       NULL};
     int rc = run(NULL, NULL, 60, argv);
     cr_assert_eq(rc, 4, "a FIFO level is part of the corpus that cannot be read (exit %d)", rc);
     char *r = slurp(json);
@@ -226,8 +228,8 @@ Test(inputs, level_truncated_while_the_sweep_runs_is_that_levels_error, .init = 
     snprintf(victim, sizeof victim, "%s/LEVEL26.WAD", dir);
     /* one job: the levels run in order, so LEVEL26 is read long after the
      * corpus was opened and after the first progress line */
-    char *argv[] = {"gcverify",   "sweep", "--corpus", dir,  "--jobs", "1", "--no-frames",
-                    "--baseline", "none",  "--json",   json, NULL};
+    char *argv[] = {"gcverify",    "sweep",      "--corpus", dir,      "--jobs", "1",
+                    "--no-frames", "--baseline", "none",     "--json", json,     NULL};
     child c = start(NULL, "|", argv);
     static char log[65536];
     log[0] = '\0';
@@ -255,8 +257,8 @@ Test(inputs, names_differing_only_in_case_are_warned_and_resolved, .init = setup
     put(junk, "not a level at all");
     snprintf(json, sizeof json, "%s/r.json", dir);
     snprintf(errf, sizeof errf, "%s/err.txt", dir);
-    char *argv[] = {"gcverify", "sweep",  "--corpus", dir,  "--levels", "3", "--no-frames",
-                    "--baseline", "none", "--quiet", "--json", json, NULL};
+    char *argv[] = {"gcverify",   "sweep", "--corpus", dir,      "--levels", "3", "--no-frames",
+                    "--baseline", "none",  "--quiet",  "--json", json,       NULL};
     int rc = run(NULL, errf, 60, argv);
     char *e = slurp(errf), *r = slurp(json);
     cr_assert(strstr(e, "LEVEL3.WAD") && strstr(e, "level3.wad") && strstr(e, "using LEVEL3.WAD"),
@@ -276,20 +278,20 @@ Test(inputs, part_of_the_corpus_unreadable_is_exit_4_none_readable_exit_3, .init
     copy_level(corpus, 0, dir, NULL);
     snprintf(sub, sizeof sub, "%s/LEVEL5.WAD", dir);
     cr_assert_eq(mkdir(sub, 0755), 0); /* a directory named like a level */
-    char *missing[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "0,9", "--no-frames",
-                       "--baseline", "none", "--quiet", NULL};
+    char *missing[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0,9",
+                       "--no-frames", "--baseline", "none",     "--quiet", NULL};
     cr_assert_eq(run(NULL, NULL, 60, missing), 4, "a missing level");
-    char *isdir[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "0,5", "--no-frames",
-                     "--baseline", "none", "--quiet", NULL};
+    char *isdir[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0,5",
+                     "--no-frames", "--baseline", "none",     "--quiet", NULL};
     cr_assert_eq(run(NULL, NULL, 60, isdir), 4, "a directory as a level");
-    char *fine[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "0", "--no-frames",
-                    "--baseline", "none", "--quiet", NULL};
+    char *fine[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0",
+                    "--no-frames", "--baseline", "none",     "--quiet", NULL};
     cr_assert_eq(run(NULL, NULL, 60, fine), 0, "the readable level alone passes");
     char empty[1200];
     snprintf(empty, sizeof empty, "%s/none", dir);
     cr_assert_eq(mkdir(empty, 0755), 0);
-    char *none[] = {"gcverify", "sweep", "--corpus", empty, "--no-frames", "--baseline", "none",
-                    "--quiet", NULL};
+    char *none[] = {"gcverify",   "sweep", "--corpus", empty, "--no-frames",
+                    "--baseline", "none",  "--quiet",  NULL};
     cr_assert_eq(run(NULL, NULL, 60, none), 3, "no level readable");
     /* the one-level commands use the same code for the same cause */
     char png[1300];
@@ -308,23 +310,24 @@ Test(outputs, every_failed_write_exits_5, .init = setup, .timeout = 300)
     snprintf(file, sizeof file, "%s/regular", dir);
     put(file, "x");
     snprintf(missing, sizeof missing, "%s/no/such/dir/t.json", dir);
-    char *json[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                    "--baseline", "none", "--quiet", "--json", "-", NULL};
+    char *json[] = {"gcverify",   "sweep", "--scale", "small",  "--levels", "0", "--no-frames",
+                    "--baseline", "none",  "--quiet", "--json", "-",        NULL};
     cr_assert_eq(run("/dev/full", NULL, 120, json), 5, "--json - > /dev/full");
-    char *junit[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                     "--baseline", "none", "--quiet", "--junit", "-", NULL};
+    char *junit[] = {"gcverify",   "sweep", "--scale", "small",   "--levels", "0", "--no-frames",
+                     "--baseline", "none",  "--quiet", "--junit", "-",        NULL};
     cr_assert_eq(run("/dev/full", NULL, 120, junit), 5, "--junit - > /dev/full");
-    char *summary[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                       "--baseline", "none", NULL};
+    char *summary[] = {"gcverify", "sweep",       "--scale",    "small", "--levels",
+                       "0",        "--no-frames", "--baseline", "none",  NULL};
     cr_assert_eq(run("/dev/full", NULL, 120, summary), 5, "the summary > /dev/full");
     char *list[] = {"gcverify", "list", NULL};
     cr_assert_eq(run("/dev/full", NULL, 60, list), 5, "list > /dev/full");
-    char *timings[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                       "--baseline", "none", "--quiet", "--timings", missing, NULL};
+    char *timings[] = {"gcverify",  "sweep",       "--scale",    "small", "--levels",
+                       "0",         "--no-frames", "--baseline", "none",  "--quiet",
+                       "--timings", missing,       NULL};
     cr_assert_eq(run(NULL, NULL, 120, timings), 5, "--timings into a missing directory");
-    char *frames_out[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0",
-                          "--frames-golden", "none", "--baseline", "none", "--quiet",
-                          "--frames-out", file, NULL};
+    char *frames_out[] = {"gcverify", "sweep",           "--scale", "small",      "--levels",
+                          "0",        "--frames-golden", "none",    "--baseline", "none",
+                          "--quiet",  "--frames-out",    file,      NULL};
     cr_assert_eq(run(NULL, NULL, 120, frames_out), 5, "--frames-out naming a regular file");
     char *fields[] = {"gcverify", "fields", NULL};
     cr_assert_eq(run("/dev/full", NULL, 60, fields), 5, "fields > /dev/full");
@@ -354,10 +357,12 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     snprintf(fifo, sizeof fifo, "%s/report.fifo", dir);
     cr_assert_eq(mkfifo(fifo, 0644), 0);
     pid_t reader = fork();
-    if (reader == 0)
+    if (reader == 0) {
+        alarm(100); /* a writer that never opens the FIFO must not hang the test */
         _exit((size_t)read_fifo(fifo) > 100 ? 0 : 1);
-    char *json[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                    "--baseline", "none", "--quiet", "--json", fifo, NULL};
+    }
+    char *json[] = {"gcverify",   "sweep", "--scale", "small",  "--levels", "0", "--no-frames",
+                    "--baseline", "none",  "--quiet", "--json", fifo,       NULL};
     cr_assert_eq(run(NULL, NULL, 120, json), 0);
     int st;
     waitpid(reader, &st, 0);
@@ -370,8 +375,8 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     snprintf(link, sizeof link, "%s/link.json", dir);
     put(target, "old");
     cr_assert_eq(symlink("target.json", link), 0);
-    char *viasym[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                      "--baseline", "none", "--quiet", "--json", link, NULL};
+    char *viasym[] = {"gcverify",   "sweep", "--scale", "small",  "--levels", "0", "--no-frames",
+                      "--baseline", "none",  "--quiet", "--json", link,       NULL};
     cr_assert_eq(run(NULL, NULL, 120, viasym), 0);
     cr_assert_eq(lstat(link, &sb), 0);
     cr_assert(S_ISLNK(sb.st_mode), "the symlink was replaced by a regular file");
@@ -382,7 +387,8 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     char dev[1200];
     snprintf(dev, sizeof dev, "%s/null.dev", dir);
     if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0) {
-        char *render[] = {"gcverify", "render", "--scale", "small", "--level", "0", "-o", dev, NULL};
+        char *render[] = {"gcverify", "render", "--scale", "small", "--level",
+                          "0",        "-o",     dev,       NULL};
         cr_assert_eq(run(NULL, NULL, 120, render), 0);
         cr_assert_eq(lstat(dev, &sb), 0);
         cr_assert(S_ISCHR(sb.st_mode), "render -o replaced a device node with a file");
@@ -412,7 +418,8 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     cr_assert_neq(access(dash, F_OK), 0, "wad decompress IN - wrote a file named '-'");
     size_t l1, l2;
     char err[256];
-    char *a = gc_read_file(out1, &l1, err, sizeof err), *b = gc_read_file(out2, &l2, err, sizeof err);
+    char *a = gc_read_file(out1, &l1, err, sizeof err),
+         *b = gc_read_file(out2, &l2, err, sizeof err);
     cr_assert(a && b && l1 == l2 && l1 > 0 && memcmp(a, b, l1) == 0,
               "stdout holds exactly the decompressed stream (%zu vs %zu bytes)", l1, l2);
     free(a);
@@ -476,8 +483,9 @@ Test(bless, a_refused_bless_writes_nothing, .init = setup, .timeout = 120)
     snprintf(lv, sizeof lv, "%s/LEVEL0.WAD", cdir);
     cr_assert_eq(gc_write_file_atomic(lv, d, 5000, err, sizeof err), 0);
     free(d);
-    char *argv[] = {"gcverify", "bless", "--reason", "r", "--frames", "--corpus", cdir,
-                    "--levels", "0", "--baseline", m, "--frames-golden", fr, "--ledger", l, NULL};
+    char *argv[] = {"gcverify", "bless",    "--reason", "r",          "--frames", "--corpus",
+                    cdir,       "--levels", "0",        "--baseline", m,          "--frames-golden",
+                    fr,         "--ledger", l,          NULL};
     cr_assert_eq(run(NULL, NULL, 120, argv), 1);
     cr_assert_neq(access(m, F_OK), 0, "a refused bless wrote metrics");
     cr_assert_neq(access(fr, F_OK), 0, "a refused bless wrote frames");
@@ -498,17 +506,17 @@ static int count_temps(const char *dir)
     return n;
 }
 
-Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = setup,
-     .timeout = 300)
+Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = setup, .timeout = 300)
 {
     small_corpus();
     char dir[1024], m[1200], fr[1200], l[1200], journal[1200], stale[1200];
     tmpdir(dir, sizeof dir, "killed");
     bless_paths(dir, m, fr, l, sizeof m);
     snprintf(journal, sizeof journal, "%s/.gcverify-bless.journal", dir);
-    char *first[] = {"gcverify", "bless", "--reason", "first of two", "--frames", "--scale",
-                     "small", "--levels", "0", "--baseline", m, "--frames-golden", fr, "--ledger",
-                     l, NULL};
+    char *first[] = {"gcverify", "bless",      "--reason", "first of two",
+                     "--frames", "--scale",    "small",    "--levels",
+                     "0",        "--baseline", m,          "--frames-golden",
+                     fr,         "--ledger",   l,          NULL};
     setenv("GC_TEST_BLESS_KILL_AFTER_RENAMES", "1", 1);
     int st = finish(start(NULL, NULL, first), 120, NULL);
     unsetenv("GC_TEST_BLESS_KILL_AFTER_RENAMES");
@@ -524,9 +532,10 @@ Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = set
     put(stale, "half-written");
     char errf[1300];
     snprintf(errf, sizeof errf, "%s/err.txt", dir);
-    char *second[] = {"gcverify", "bless", "--reason", "second of two", "--frames", "--scale",
-                      "small", "--levels", "0", "--baseline", m, "--frames-golden", fr,
-                      "--ledger", l, NULL};
+    char *second[] = {"gcverify", "bless",      "--reason", "second of two",
+                      "--frames", "--scale",    "small",    "--levels",
+                      "0",        "--baseline", m,          "--frames-golden",
+                      fr,         "--ledger",   l,          NULL};
     cr_assert_eq(run(NULL, errf, 120, second), 0);
     char *e = slurp(errf);
     cr_assert(strstr(e, "completed an interrupted bless"), "%s", e);
@@ -553,8 +562,8 @@ Test(bless, an_unreadable_ledger_is_never_replaced, .init = setup, .timeout = 12
     cr_assert_eq(mkdir(l, 0755), 0);
     snprintf(inside, sizeof inside, "%s/history", l);
     put(inside, "the old history");
-    char *argv[] = {"gcverify", "bless", "--reason", "r", "--scale", "small", "--levels", "0",
-                    "--no-frames", "--baseline", m, "--ledger", l, NULL};
+    char *argv[] = {"gcverify", "bless",       "--reason",   "r", "--scale",  "small", "--levels",
+                    "0",        "--no-frames", "--baseline", m,   "--ledger", l,       NULL};
     cr_assert_eq(run(NULL, NULL, 120, argv), 2);
     cr_assert_neq(access(m, F_OK), 0, "the baseline was written with no ledger entry");
     char *h = slurp(inside);
@@ -572,8 +581,9 @@ Test(bless, holds_an_exclusive_lock_for_the_whole_bless, .init = setup, .timeout
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     cr_assert_geq(fd, 0);
     cr_assert_eq(flock(fd, LOCK_EX), 0);
-    char *argv[] = {"gcverify", "bless", "--reason", "waited", "--scale", "small", "--levels",
-                    "0", "--no-frames", "--baseline", m, "--ledger", l, NULL};
+    char *argv[] = {"gcverify", "bless",    "--reason", "waited",      "--scale",
+                    "small",    "--levels", "0",        "--no-frames", "--baseline",
+                    m,          "--ledger", l,          NULL};
     child c = start(NULL, "|", argv);
     static char log[65536];
     log[0] = '\0';
@@ -584,10 +594,12 @@ Test(bless, holds_an_exclusive_lock_for_the_whole_bless, .init = setup, .timeout
     close(fd);
     cr_assert_eq(exit_code(finish(c, 120, NULL)), 0);
     /* two at once: both entries survive */
-    char *a1[] = {"gcverify", "bless", "--reason", "concurrent one", "--scale", "small",
-                  "--levels", "0", "--no-frames", "--baseline", m, "--ledger", l, NULL};
-    char *a2[] = {"gcverify", "bless", "--reason", "concurrent two", "--scale", "small",
-                  "--levels", "0", "--no-frames", "--baseline", m, "--ledger", l, NULL};
+    char *a1[] = {"gcverify", "bless", "--reason",    "concurrent one", "--scale", "small",
+                  "--levels", "0",     "--no-frames", "--baseline",     m,         "--ledger",
+                  l,          NULL};
+    char *a2[] = {"gcverify", "bless", "--reason",    "concurrent two", "--scale", "small",
+                  "--levels", "0",     "--no-frames", "--baseline",     m,         "--ledger",
+                  l,          NULL};
     child c1 = start(NULL, NULL, a1), c2 = start(NULL, NULL, a2);
     cr_assert_eq(exit_code(finish(c1, 120, NULL)), 0);
     cr_assert_eq(exit_code(finish(c2, 120, NULL)), 0);
@@ -608,8 +620,8 @@ Test(bless, refuses_under_every_ci_variable, .init = setup, .timeout = 120)
                                           {"GITLAB_CI", "true"},
                                           {"BUILDKITE", "true"},
                                           {"JENKINS_URL", "https://jenkins.example/"}};
-    char *argv[] = {"gcverify", "bless", "--reason", "r", "--scale", "small", "--levels", "0",
-                    "--no-frames", "--baseline", m, "--ledger", l, NULL};
+    char *argv[] = {"gcverify", "bless",       "--reason",   "r", "--scale",  "small", "--levels",
+                    "0",        "--no-frames", "--baseline", m,   "--ledger", l,       NULL};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         setenv(vars[i][0], vars[i][1], 1);
         cr_assert_eq(run(NULL, NULL, 60, argv), 2, "%s=%s", vars[i][0], vars[i][1]);
@@ -641,8 +653,8 @@ static void write_bomb_level(const char *corpus, int level, const char *dir)
     free(d);
     unsigned char *z = f + at;
     memcpy(z, "WAD", 3);
-    z[3] = (unsigned char)zlen, z[4] = (unsigned char)(zlen >> 8), z[5] = (unsigned char)(zlen >> 16),
-    z[6] = (unsigned char)(zlen >> 24);
+    z[3] = (unsigned char)zlen, z[4] = (unsigned char)(zlen >> 8),
+    z[5] = (unsigned char)(zlen >> 16), z[6] = (unsigned char)(zlen >> 24);
     memcpy(z + 7, "gameplay", 8);
     size_t p = 16;
     z[p++] = 0x01; /* medium literal of 4 bytes */
@@ -669,9 +681,23 @@ Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 300)
     write_bomb_level(corpus, 0, dir);
     copy_level(corpus, 1, dir, NULL);
     snprintf(json, sizeof json, "%s/r.json", dir);
-    char *argv[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "0,1", "--no-frames",
-                    "--baseline", "none", "--quiet", "--memory-limit", "1G",
-                    "--level-memory-limit", "64M", "--json", json, NULL};
+    char *argv[] = {"gcverify",
+                    "sweep",
+                    "--corpus",
+                    dir,
+                    "--levels",
+                    "0,1",
+                    "--no-frames",
+                    "--baseline",
+                    "none",
+                    "--quiet",
+                    "--memory-limit",
+                    "1G",
+                    "--level-memory-limit",
+                    "64M",
+                    "--json",
+                    json,
+                    NULL};
     int rc = run(NULL, NULL, 240, argv);
     cr_assert_eq(rc, 1, "the bomb is that level's decode error (exit %d)", rc);
     char *r = slurp(json);
@@ -679,8 +705,8 @@ Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 300)
     /* level 1 decodes exactly as alone */
     char json1[1200];
     snprintf(json1, sizeof json1, "%s/r1.json", dir);
-    char *one[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "1", "--no-frames",
-                   "--baseline", "none", "--quiet", "--json", json1, NULL};
+    char *one[] = {"gcverify",   "sweep", "--corpus", dir,      "--levels", "1", "--no-frames",
+                   "--baseline", "none",  "--quiet",  "--json", json1,      NULL};
     cr_assert_lt(run(NULL, NULL, 120, one), 2); /* corpus-scope rules may fail on one level */
     char *r1 = slurp(json1);
     const char *l1 = strstr(r1, "\"level\": 1,");
@@ -700,9 +726,9 @@ Test(memory, the_pool_waits_for_budget, .init = setup, .timeout = 900)
     for (int i = 0; i < 12; i++)
         write_bomb_level(corpus, i, dir);
     snprintf(tj, sizeof tj, "%s/t.json", dir);
-    char *argv[] = {"gcverify", "sweep", "--corpus", dir, "--levels", "0-11", "--jobs", "8",
-                    "--no-frames", "--baseline", "none", "--quiet", "--memory-limit", "400M",
-                    "--timings", tj, NULL};
+    char *argv[] = {"gcverify",       "sweep", "--corpus",    dir,          "--levels", "0-11",
+                    "--jobs",         "8",     "--no-frames", "--baseline", "none",     "--quiet",
+                    "--memory-limit", "400M",  "--timings",   tj,           NULL};
     struct rusage ru;
     int st = finish(start(NULL, NULL, argv), 840, &ru);
     cr_assert_eq(exit_code(st), 1, "every bomb level fails its gameplay decode");
@@ -710,7 +736,8 @@ Test(memory, the_pool_waits_for_budget, .init = setup, .timeout = 900)
     const char *mem = strstr(t, "\"memory\"");
     cr_assert_not_null(mem, "%s", t);
     unsigned long long limit = 0, peak = 0, waits = 0;
-    cr_assert_eq(sscanf(mem, "\"memory\": {\"limit_bytes\": %llu, \"peak_bytes\": %llu, \"waits\": %llu",
+    cr_assert_eq(sscanf(mem,
+                        "\"memory\": {\"limit_bytes\": %llu, \"peak_bytes\": %llu, \"waits\": %llu",
                         &limit, &peak, &waits),
                  3, "%s", mem);
     cr_assert_eq(limit, 400ull << 20);
@@ -740,8 +767,7 @@ static int list_dir(const char *dir, char *errf)
     return run(NULL, errf, 30, argv);
 }
 
-Test(loader, a_flat_chain_of_20000_terms_is_capped_at_its_position, .init = setup,
-     .timeout = 60)
+Test(loader, a_flat_chain_of_20000_terms_is_capped_at_its_position, .init = setup, .timeout = 60)
 {
     char dir[1024], path[1200], errf[1200];
     tmpdir(dir, sizeof dir, "chain");
@@ -749,8 +775,9 @@ Test(loader, a_flat_chain_of_20000_terms_is_capped_at_its_position, .init = setu
     snprintf(errf, sizeof errf, "%s/err.txt", dir);
     size_t cap = 20000 * 11 + 256, n = 0;
     char *y = malloc(cap);
-    n += (size_t)snprintf(y, cap, "invariants:\n  - id: a.chain\n    table: tfrag.patch\n"
-                                  "    expect: vert_count");
+    n += (size_t)snprintf(y, cap,
+                          "invariants:\n  - id: a.chain\n    table: tfrag.patch\n"
+                          "    expect: vert_count");
     for (int i = 1; i < 20000; i++)
         n += (size_t)snprintf(y + n, cap - n, "+vert_count");
     snprintf(y + n, cap - n, " > 0\n    why: w\n");
@@ -812,8 +839,9 @@ Test(loader, zero_invariants_is_exit_2_and_yml_files_count, .init = setup, .time
     snprintf(empty, sizeof empty, "%s/empty", dir);
     cr_assert_eq(mkdir(empty, 0755), 0);
     cr_assert_eq(list_dir(empty, errf), 2);
-    char *argv[] = {"gcverify", "sweep", "--scale", "small", "--levels", "0", "--no-frames",
-                    "--baseline", "none", "--quiet", "--invariants", empty, NULL};
+    char *argv[] = {"gcverify",    "sweep",      "--scale", "small",   "--levels",     "0",
+                    "--no-frames", "--baseline", "none",    "--quiet", "--invariants", empty,
+                    NULL};
     cr_assert_eq(run(NULL, errf, 60, argv), 2, "a sweep of no invariants passed");
     char *e = slurp(errf);
     cr_assert(strstr(e, "no invariants"), "%s", e);
