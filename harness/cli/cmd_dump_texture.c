@@ -27,8 +27,9 @@ static void dump_usage(FILE *f)
                "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
                "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
                "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
-               "file and renamed. Exit codes: 0 ok; 1 the texture could not be decoded or\n"
-               "written; 2 bad usage; 3 corpus unreadable.\n");
+               "file and renamed (-o - is standard output). Exit codes: 0 ok; 1 the texture\n"
+               "could not be decoded; 2 bad usage; 3 corpus unreadable; 5 the PNG could not\n"
+               "be written.\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)

@@ -23,7 +23,8 @@ static void usage(FILE *f)
                "  data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
                "  (decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n"
                "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
-               "are written); 2 bad usage; 3 corpus or level unreadable.\n");
+               "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
+               "be written.\n");
 }
 
 static int write_one(const char *dir, const char *name, const uint8_t *p, size_t n, int have)
@@ -36,7 +37,7 @@ static int write_one(const char *dir, const char *name, const uint8_t *p, size_t
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (gc_write_file_atomic(path, p, n, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify extract: %s\n", err);
-        return 1;
+        return 2; /* a failed write, not a missing piece */
     }
     printf("%-16s %12zu\n", name, n);
     return 0;
@@ -108,5 +109,5 @@ int gc_cmd_extract(int argc, char **argv)
                 lv.first_error.msg);
     gc_level_free(&lv);
     gc_corpus_close(&c);
-    return bad ? GC_EXIT_WRITE : 0;
+    return (bad & 2) ? GC_EXIT_WRITE : bad ? 1 : 0;
 }

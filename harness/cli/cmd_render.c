@@ -41,7 +41,10 @@ static void render_usage(FILE *f)
             "--level all renders every view of every level and prints one line each,\n"
             "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
             "then view order; -o DIR then writes DIR/LEVEL<N>_<view>.png. Exit 1 if any\n"
-            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines).\n",
+            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines), 4 if\n"
+            "a level could not be read.\n"
+            "-o - writes the PNG to standard output (the description goes to stderr).\n"
+            "A PNG that cannot be written is exit 5.\n",
             GC_RENDER_WIDTH, GC_RENDER_HEIGHT);
 }
 

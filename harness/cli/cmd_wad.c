@@ -41,8 +41,9 @@ static void wad_usage(FILE *f)
             "            (default \"gcverify\"; at most 9 characters).\n"
             "\n"
             "OUT is written to a temporary file and renamed, so a failure leaves no\n"
-            "partial file. Exit codes: 0 ok; 1 the stream or a write failed (the message\n"
-            "gives the file offset); 2 bad usage; 3 IN unreadable.\n",
+            "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
+            "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
+            "5 OUT could not be written.\n",
             GC_WAD_MAX_RATIO);
 }
 

@@ -84,17 +84,17 @@ static void putc_n(out *o, char c, size_t n)
 static const gc_table_desc *const *g_descs;
 static size_t g_ndesc;
 
-static const char *const binops[] = {"+",  "-",  "*", "/",  "//", "%",  "<<",  ">>", "&",
-                                     "|",  "==", "!=", "<", "<=", ">", ">=", "and", "or"};
-static const char *const fns[] = {"abs",    "min",      "max",   "sqrt", "distance",
-                                  "between", "isnull",  "coalesce", "count", "sum",
-                                  "mean",   "all",      "any",   "nosuch"};
+static const char *const binops[] = {"+", "-",  "*",  "/", "//", "%", "<<", ">>",  "&",
+                                     "|", "==", "!=", "<", "<=", ">", ">=", "and", "or"};
+static const char *const fns[] = {"abs",     "min",    "max",      "sqrt",  "distance",
+                                  "between", "isnull", "coalesce", "count", "sum",
+                                  "mean",    "all",    "any",      "nosuch"};
 
 static void column(src *s, out *o, const gc_table_desc *t)
 {
     if (!t || t->column_count == 0 || u8(s) % 16 == 0) {
-        static const char *const odd[] = {"row", "outer.file_ofs", "next.file_ofs",
-                                          "prev.index", "x.y.z", "no_such_column"};
+        static const char *const odd[] = {"row",        "outer.file_ofs", "next.file_ofs",
+                                          "prev.index", "x.y.z",          "no_such_column"};
         puts_(o, odd[u8(s) % 6]);
         return;
     }
@@ -350,7 +350,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     static char err[16384];
     err[0] = '\0';
-    gc_inv_set *set = gc_inv_load_string("g.yaml", o.s ? o.s : "", g_descs, g_ndesc, err, sizeof err);
+    gc_inv_set *set =
+        gc_inv_load_string("g.yaml", o.s ? o.s : "", g_descs, g_ndesc, err, sizeof err);
     free(o.s);
     if (!set) {
         check_diagnostics(err);

@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 2:
         case 3: {
             static const uint32_t interesting[] = {
-                0,     0xffffffffu, 0x7fffffffu, 0x80000000u, 1,          0x800u,
+                0,     0xffffffffu, 0x7fffffffu, 0x80000000u, 1,           0x800u,
                 0x10u, 0xfffffff0u, 0x00010000u, 0x40000000u, 0x00100000u, 0x000000ffu};
             uint32_t val = (kind & 7) == 2 ? interesting[v % GC_COUNTOF(interesting)]
                                            : (uint32_t)(n / 0x800) + (uint32_t)(int8_t)v;
@@ -128,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (lv.data_ok)
         check(lv.core_data != NULL && lv.core_data_size > 0);
     if (lv.header_ok && lv.data_extent.present)
-        check(lv.data_extent.data >= exact && lv.data_extent.data + lv.data_extent.size <= exact + n);
+        check(lv.data_extent.data >= exact &&
+              lv.data_extent.data + lv.data_extent.size <= exact + n);
     gc_level_free(&lv);
     free(exact);
     return 0;
