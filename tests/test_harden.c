@@ -879,22 +879,24 @@ Test(memory, a_tight_budget_changes_nothing_in_the_report, .init = setup, .timeo
     snprintf(a, sizeof a, "%s/a.json", dir);
     snprintf(b, sizeof b, "%s/b.json", dir);
     snprintf(tj, sizeof tj, "%s/t.json", dir);
-    char *free_run[] = {"gcverify", "sweep", "--scale", "small", "--jobs", "1", "--baseline",
-                        "none", "--quiet", "--json", a, NULL};
+    char *free_run[] = {"gcverify",   "sweep", "--scale", "small",  "--jobs", "1",
+                        "--baseline", "none",  "--quiet", "--json", a,        NULL};
     int rc = run(NULL, NULL, 240, free_run);
     cr_assert_lt(rc, 2);
     /* 3 jobs in a budget that holds the largest small level alone (about
      * 4 MB) but not three in flight (about 12 MB): levels wait, and some are
      * stopped and run again */
-    char *tight[] = {"gcverify", "sweep", "--scale", "small", "--jobs", "3", "--baseline", "none",
-                     "--quiet", "--memory-limit", "6M", "--json", b, "--timings", tj, NULL};
+    char *tight[] = {"gcverify", "sweep",   "--scale",        "small", "--jobs", "3", "--baseline",
+                     "none",     "--quiet", "--memory-limit", "6M",    "--json", b,   "--timings",
+                     tj,         NULL};
     cr_assert_eq(run(NULL, NULL, 240, tight), rc);
     char *x = slurp(a), *y = slurp(b), *t = slurp(tj);
     cr_assert_str_eq(x, y, "the report depends on the memory budget");
     unsigned long long limit = 0, peak = 0, waits = 0;
     const char *mem = strstr(t, "\"memory\"");
     cr_assert_not_null(mem);
-    cr_assert_eq(sscanf(mem, "\"memory\": {\"limit_bytes\": %llu, \"peak_bytes\": %llu, \"waits\": %llu",
+    cr_assert_eq(sscanf(mem,
+                        "\"memory\": {\"limit_bytes\": %llu, \"peak_bytes\": %llu, \"waits\": %llu",
                         &limit, &peak, &waits),
                  3);
     cr_assert_leq(peak, limit);

@@ -945,7 +945,8 @@ gc_inv_set *gc_inv_load_dir(const char *dir, const gc_table_desc *const *descs, 
     gc_inv_error *pre = oom ? NULL : calloc(n ? n : 1, sizeof *pre);
     size_t npre = 0, nf = 0;
     if (files && pre) {
-        qsort(names, n, sizeof *names, cmp_str);
+        if (n > 1)
+            qsort(names, n, sizeof *names, cmp_str);
         for (size_t i = 0; i < n; i++) {
             size_t len = 0;
             int e = 0, big = 0;
