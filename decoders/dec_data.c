@@ -177,7 +177,7 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
                            "assets_decompressed_size %lld is impossible for a %zu-byte stream",
                            (long long)want, stream_size);
     size_t cap = (size_t)want + LZ_SLACK_BYTES;
-    uint8_t *out = malloc(cap);
+    uint8_t *out = gc_level_mem_charge(lv, cap) == 0 ? malloc(cap) : NULL;
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, cz->file_ofs, "no memory for %zu bytes of core_data",
                            cap);
@@ -185,6 +185,7 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
     s = gc_lz_decompress(cz->data, cz->size, cz->file_ofs, out, cap, &got, diag);
     if (s != GC_OK) {
         free(out);
+        gc_level_mem_release(lv, cap);
         return s;
     }
     row->decompressed_bytes = got;
@@ -192,6 +193,7 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
         /* The stream ended before the size the core header declares: every
          * offset into the missing tail would read nothing, so stop here. */
         free(out);
+        gc_level_mem_release(lv, cap);
         return gc_diag_set(diag, GC_E_TRUNCATED, cz->file_ofs + stream_size,
                            "core_data decompressed to %zu bytes, the core header declares %lld",
                            got, (long long)want);

@@ -194,7 +194,7 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
     for (;;) {
         if (cap > max)
             cap = max;
-        uint8_t *out = malloc((size_t)cap);
+        uint8_t *out = gc_level_mem_charge(lv, (size_t)cap) == 0 ? malloc((size_t)cap) : NULL;
         if (!out)
             return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs,
                                "no memory for %llu bytes of gameplay", (unsigned long long)cap);
@@ -202,14 +202,17 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
         s = gc_lz_decompress(z->data, z->size, z->file_ofs, out, (size_t)cap, &got, diag);
         if (s == GC_OK) {
             uint8_t *fit = realloc(out, got ? got : 1); /* give back the unused tail */
-            if (fit)
+            if (fit) {
                 out = fit;
+                gc_level_mem_release(lv, (size_t)cap - (got ? got : 1));
+            }
             free(lv->gameplay);
             lv->gameplay = out;
             lv->gameplay_size = got;
             return GC_OK;
         }
         free(out);
+        gc_level_mem_release(lv, (size_t)cap);
         /* The stream size was already validated, so GC_E_RANGE here means the
          * output outgrew the buffer: grow, unless at the bound already. */
         if (s != GC_E_RANGE || cap >= max)

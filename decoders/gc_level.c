@@ -2,6 +2,7 @@
 /* The decoder registry, per-level row storage and the decode.status table. */
 #include "gc_level.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,9 +95,30 @@ gc_status gc_level_init(gc_level *lv, int index, const char *name, const uint8_t
     if (!lv->tables)
         return GC_E_NOMEM;
     lv->table_count = n;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         lv->tables[i].desc = descs[i];
+        lv->tables[i].owner = lv;
+    }
     return GC_OK;
+}
+
+int gc_level_mem_charge(gc_level *lv, size_t bytes)
+{
+    if (lv->mem.charge && lv->mem.charge(lv->mem.ctx, bytes) != 0) {
+        lv->mem_refused = true;
+        return -1;
+    }
+    lv->mem_charged += bytes;
+    return 0;
+}
+
+void gc_level_mem_release(gc_level *lv, size_t bytes)
+{
+    if (bytes > lv->mem_charged)
+        bytes = lv->mem_charged;
+    lv->mem_charged -= bytes;
+    if (lv->mem.release)
+        lv->mem.release(lv->mem.ctx, bytes);
 }
 
 gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc)
@@ -116,9 +138,15 @@ void *gc_rows_push(gc_rowbuf *rb)
         size_t cap = rb->cap ? rb->cap * 2 : 64;
         if (cap > SIZE_MAX / rs)
             return NULL;
-        uint8_t *p = realloc(rb->data, cap * rs);
-        if (!p)
+        size_t more = (cap - rb->cap) * rs;
+        if (rb->owner && gc_level_mem_charge(rb->owner, more) != 0)
             return NULL;
+        uint8_t *p = realloc(rb->data, cap * rs);
+        if (!p) {
+            if (rb->owner)
+                gc_level_mem_release(rb->owner, more);
+            return NULL;
+        }
         rb->data = p;
         rb->cap = cap;
     }
@@ -164,6 +192,12 @@ void gc_level_decode(gc_level *lv)
         gc_status s = dec->run(lv, &d);
         if (s != GC_OK && d.status == GC_OK)
             gc_diag_set(&d, s, 0, "%s failed without a diagnostic", dec->name);
+        if (s == GC_E_NOMEM && lv->mem_refused) {
+            /* the memory budget refused it, not malloc: say so */
+            char msg[GC_DIAG_MSG_MAX];
+            snprintf(msg, sizeof msg, "memory limit reached (%s)", d.msg);
+            copy_str(d.msg, sizeof d.msg, msg);
+        }
         /* A decoder reports "skipped" by returning GC_E_UNSUPPORTED with a
          * message starting "needs " (see GC_NEEDS in the decoders). */
         bool skipped = s == GC_E_UNSUPPORTED && strncmp(d.msg, "needs ", 6) == 0;
@@ -194,6 +228,7 @@ void gc_level_free(gc_level *lv)
     free(lv->tables);
     free(lv->core_data);
     free(lv->gameplay);
+    gc_level_mem_release(lv, lv->mem_charged);
     lv->tables = NULL;
     lv->core_data = NULL;
     lv->gameplay = NULL;

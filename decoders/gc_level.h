@@ -102,17 +102,29 @@ typedef struct gc_core_header {
     int32_t occlusion_rad2;           /* 0xb8 */
 } gc_core_header;
 
+typedef struct gc_level gc_level;
+
 /* Growable row storage of one table. */
 typedef struct gc_rowbuf {
     const gc_table_desc *desc;
     uint8_t *data;
     size_t count;
     size_t cap;
+    gc_level *owner; /* charged for the row memory (gc_level_mem_charge) */
 } gc_rowbuf;
 
-#define GC_DECODER_MAX 32
+/* Memory accounting (optional; the harness supplies it for its budget):
+ * charge() is asked before the big allocations a level makes (row buffers,
+ * decompressed core_data and gameplay) and may refuse (-1), which the
+ * decoder turns into GC_E_NOMEM with its usual diagnostic; release() gives
+ * back what was freed early. With no hook every charge succeeds. */
+typedef struct gc_mem_hook {
+    int (*charge)(void *ctx, size_t bytes);
+    void (*release)(void *ctx, size_t bytes);
+    void *ctx;
+} gc_mem_hook;
 
-typedef struct gc_level gc_level;
+#define GC_DECODER_MAX 32
 
 /* One decoder module. Each dec_<name>.c defines exactly one of these,
  * `const gc_decoder gc_dec_<name>`, listed in gc_decoders.def. */
@@ -135,7 +147,10 @@ struct gc_level {
     char name[64];       /* "LEVEL3.WAD" (breadcrumb root) */
     const uint8_t *file; /* whole container, read-only */
     size_t file_size;
-    int fault; /* GC_FAULT_* to inject (GC_FAULTS builds), 0 = none */
+    int fault;          /* GC_FAULT_* to inject (GC_FAULTS builds), 0 = none */
+    gc_mem_hook mem;    /* set after gc_level_init; zero = no accounting */
+    size_t mem_charged; /* bytes charged and not released */
+    bool mem_refused;   /* a charge was refused: a GC_E_NOMEM of this level is the budget's */
 
     /* shared decoded state, filled in registry order */
     bool header_ok; /* level decoder */
@@ -189,6 +204,11 @@ gc_status gc_level_init(gc_level *lv, int index, const char *name, const uint8_t
  * a decoder whose inputs are missing records itself as skipped. */
 void gc_level_decode(gc_level *lv);
 void gc_level_free(gc_level *lv);
+
+/* Ask the level's memory hook for `bytes` before allocating them: 0 granted,
+ * -1 refused (lv->mem_refused set). gc_level_mem_release gives them back. */
+int gc_level_mem_charge(gc_level *lv, size_t bytes);
+void gc_level_mem_release(gc_level *lv, size_t bytes);
 
 /* The row buffer for a table (NULL if the table is not registered). */
 gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc);

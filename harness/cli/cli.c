@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gc_fsutil.h"
+#include "gc_membudget.h"
 #include "sy_corpus.h"
 
 void gc_term_init(gc_term *t, int fd)
@@ -47,6 +48,11 @@ const char gc_cli_sweep_options_help[] =
     "  --tier gate|nightly  gate: the every-push tier; nightly: every invariant (default)\n"
     "  --invariants DIR     invariant YAML directory (default: the project's invariants/)\n"
     "  --jobs N             levels decoded in parallel (default: the core count)\n"
+    "  --memory-limit SIZE  memory budget of the levels in flight, e.g. 4G or 512M\n"
+    "                       (default: half the physical memory, or of the cgroup limit); a\n"
+    "                       level waits for budget before it allocates past it\n"
+    "  --level-memory-limit SIZE  cap of one level (default: the memory limit); a level\n"
+    "                       past it fails with 'memory limit reached' in its decode rows\n"
     "baselines:\n"
     "  --baseline F         metric baseline (default golden/metrics.yaml for the synthetic\n"
     "                       retail corpus, golden/metrics-small.yaml for small; none for\n"
@@ -112,6 +118,18 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
             return -1;
         }
         o->jobs = (unsigned)n;
+    } else if (strcmp(a, "--memory-limit") == 0 || strcmp(a, "--level-memory-limit") == 0) {
+        VAL();
+        size_t bytes;
+        if (gc_parse_size(v, &bytes) != 0 || bytes < (1u << 20)) {
+            snprintf(err, errlen, "%s takes a size of at least 1M, like 512M or 4G, not '%s'", a,
+                     v);
+            return -1;
+        }
+        if (a[2] == 'm')
+            o->memory_limit_bytes = bytes;
+        else
+            o->level_memory_limit_bytes = bytes;
     } else if (strcmp(a, "--levels") == 0) {
         VAL();
         if (gc_parse_level_list(v, o->levels, &o->level_count) != 0) {
@@ -359,15 +377,12 @@ static int write_one(const gc_report *r, const char *path,
     gc_sb_init(&b);
     char err[512];
     int rc = fn(r, &b);
-    if (rc == 0) {
-        if (strcmp(path, "-") == 0) {
-            fwrite(b.s, 1, b.len, stdout);
-        } else {
-            rc = gc_write_file_atomic(path, b.s, b.len, err, sizeof err);
-            if (rc != 0)
-                fprintf(stderr, "gcverify: %s\n", err);
-        }
+    if (rc == 0 && !b.failed) {
+        rc = gc_write_file_atomic(path, b.s, b.len, err, sizeof err);
+        if (rc != 0)
+            fprintf(stderr, "gcverify: %s\n", err);
     } else {
+        rc = -1;
         fprintf(stderr, "gcverify: out of memory writing %s\n", path);
     }
     gc_sb_free(&b);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_level.h"
 #include "gc_png.h"
 #include "gc_texture.h"
@@ -26,8 +27,9 @@ static void dump_usage(FILE *f)
                "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
                "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
                "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
-               "file and renamed. Exit codes: 0 ok; 1 the texture could not be decoded or\n"
-               "written; 2 bad usage; 3 corpus unreadable.\n");
+               "file and renamed (-o - is standard output). Exit codes: 0 ok; 1 the texture\n"
+               "could not be decoded; 2 bad usage; 3 corpus unreadable; 5 the PNG could not\n"
+               "be written.\n");
 }
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
@@ -125,10 +127,10 @@ int gc_cmd_dump_texture(int argc, char **argv)
         rc = 1;
     } else if (gc_png_write_rgba(out, rgba, w, h, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify dump-texture: %s\n", err);
-        rc = 1;
+        rc = GC_EXIT_WRITE;
     } else {
-        printf("%s texture %lu mip %lu: %ux%u -> %s\n", file->name, texture, mip, (unsigned)w,
-               (unsigned)h, out);
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout, "%s texture %lu mip %lu: %ux%u -> %s\n",
+                file->name, texture, mip, (unsigned)w, (unsigned)h, out);
     }
     free(rgba);
     gc_level_free(&lv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_level.h"
 #include "gc_reader.h"
@@ -22,7 +23,8 @@ static void usage(FILE *f)
                "  data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
                "  (decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n"
                "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
-               "are written); 2 bad usage; 3 corpus or level unreadable.\n");
+               "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
+               "be written.\n");
 }
 
 static int write_one(const char *dir, const char *name, const uint8_t *p, size_t n, int have)
@@ -35,7 +37,7 @@ static int write_one(const char *dir, const char *name, const uint8_t *p, size_t
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (gc_write_file_atomic(path, p, n, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify extract: %s\n", err);
-        return 1;
+        return 2; /* a failed write, not a missing piece */
     }
     printf("%-16s %12zu\n", name, n);
     return 0;
@@ -81,7 +83,7 @@ int gc_cmd_extract(int argc, char **argv)
         fprintf(stderr, "gcverify extract: %s\n", err);
         gc_level_free(&lv);
         gc_corpus_close(&c);
-        return 3;
+        return GC_EXIT_WRITE;
     }
     /* core_data.wad is the stream itself, without the range's padding */
     size_t z = lv.core_data_z.size;
@@ -107,5 +109,5 @@ int gc_cmd_extract(int argc, char **argv)
                 lv.first_error.msg);
     gc_level_free(&lv);
     gc_corpus_close(&c);
-    return bad ? 1 : 0;
+    return (bad & 2) ? GC_EXIT_WRITE : bad ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gc_cli.h"
+#include "gc_exit.h"
 #include "gc_faultcheck.h"
 #include "gc_faults.h"
 #include "gc_fsutil.h"
@@ -80,9 +81,12 @@ int gc_cmd_faults(int argc, char **argv)
                 o.corpus_dir ? o.corpus_dir
                              : (o.scale ? "synthetic small seed 1" : "synthetic retail seed 1"),
                 &b);
-            if (gc_write_file_atomic(md, b.s, b.len, err, sizeof err) != 0)
-                fprintf(stderr, "gcverify faults: %s\n", err);
+            int wbad = b.failed || gc_write_file_atomic(md, b.s, b.len, err, sizeof err) != 0;
+            if (wbad)
+                fprintf(stderr, "gcverify faults: %s\n", b.failed ? "out of memory" : err);
             gc_sb_free(&b);
+            if (wbad)
+                return GC_EXIT_WRITE;
         }
         return missed ? 1 : 0;
     }

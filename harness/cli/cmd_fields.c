@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_exit.h"
 #include "gc_fields_doc.h"
 
 int gc_cmd_fields(int argc, char **argv);
@@ -41,7 +42,7 @@ int gc_cmd_fields(int argc, char **argv)
     int rc = 0;
     if (fputs(s, stdout) == EOF || fflush(stdout) != 0) {
         fprintf(stderr, "gcverify fields: cannot write the output\n");
-        rc = 1;
+        rc = GC_EXIT_WRITE;
     }
     free(s);
     return rc;

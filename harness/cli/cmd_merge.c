@@ -12,6 +12,7 @@
 
 #include "gc_baseline.h"
 #include "gc_cli.h"
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
 #include "gc_json.h"
@@ -354,7 +355,9 @@ int gc_cmd_merge(int argc, char **argv)
     gc_report_summarise(&merged);
     for (size_t t = 0; t < ntim; t++)
         apply_timings(&merged, timings[t]);
-    rc = gc_cli_write_reports(&merged, out, junit, md) == 0 ? merged.exit_code : 2;
+    rc = gc_cli_write_reports(&merged, out, junit, md) == 0
+             ? merged.exit_code
+             : gc_exit_with_write_failure(merged.exit_code);
 out:
     for (size_t k = 0; k < nin; k++) {
         free(texts[k]);

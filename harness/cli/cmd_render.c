@@ -8,6 +8,7 @@
 
 #include "gc_cli.h"
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_frame.h"
 #include "gc_fsutil.h"
 #include "gc_golden_frames.h"
@@ -40,27 +41,31 @@ static void render_usage(FILE *f)
             "--level all renders every view of every level and prints one line each,\n"
             "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
             "then view order; -o DIR then writes DIR/LEVEL<N>_<view>.png. Exit 1 if any\n"
-            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines).\n",
+            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines), 4 if\n"
+            "a level could not be read.\n"
+            "-o - writes the PNG to standard output (the description goes to stderr).\n"
+            "A PNG that cannot be written is exit 5.\n",
             GC_RENDER_WIDTH, GC_RENDER_HEIGHT);
 }
 
 /* Every view of every level, one line each; PNGs into dir when given. */
-static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const char *dir,
-                      int fault)
+static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault)
 {
     const char *const *names;
     int nv = gc_render_view_names(&names), rc = 0;
     char err[512];
     if (dir && gc_mkdir_p(dir, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify render: %s\n", err);
-        return 1;
+        return GC_EXIT_WRITE;
     }
+    int wrc = 0;
+    int partial = 0;
     for (int i = 0; i < GC_LEVEL_COUNT; i++) {
-        const gc_corpus_file *file = &c->files[i];
-        if (!file->ok) {
+        gc_corpus_file *file = &c->files[i];
+        if (!file->ok || gc_corpus_file_load(file) != 0) {
             for (int v = 0; v < nv; v++)
                 printf("%d %s error %s\n", i, names[v], file->error);
-            rc = 1;
+            partial = 1;
             continue;
         }
         gc_level lv;
@@ -93,16 +98,17 @@ static int render_all(const gc_corpus *c, uint32_t width, uint32_t height, const
                 snprintf(path, sizeof path, "%s/LEVEL%d_%s.png", dir, i, names[v]);
                 if (gc_png_write_rgba(path, f.rgba, f.width, f.height, err, sizeof err) != 0) {
                     fprintf(stderr, "gcverify render: %s\n", err);
-                    rc = 1;
+                    wrc = GC_EXIT_WRITE;
                 }
             }
             gc_frame_free(&f);
         }
         gc_render_scene_free(scene);
         gc_level_free(&lv);
+        gc_corpus_file_unload(file);
     }
     fflush(stdout);
-    return rc;
+    return wrc ? wrc : partial ? GC_EXIT_PARTIAL : rc;
 }
 
 int gc_cmd_render(int argc, char **argv)
@@ -181,7 +187,7 @@ int gc_cmd_render(int argc, char **argv)
     if (all) {
         char err[512] = "";
         gc_corpus c;
-        if (gc_corpus_open_any(&c, corpus, scale, (uint32_t)seed, 2, 1, err, sizeof err) != 0) {
+        if (gc_corpus_scan_any(&c, corpus, scale, (uint32_t)seed, 2, 1, err, sizeof err) != 0) {
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
@@ -239,21 +245,24 @@ int gc_cmd_render(int argc, char **argv)
         goto done;
     }
     gc_view_params_text(&vp, params, sizeof params);
+    /* with -o - the PNG is on stdout: the description goes to stderr */
+    FILE *info = out_png && strcmp(out_png, "-") == 0 ? stderr : stdout;
     const gc_render_stats *st = gc_render_scene_stats(scene);
-    printf("level     %llu (%s)\n", level, file->name);
-    printf("sha256    %s\n", hex);
-    printf("manifest  %s\n", manifest);
-    printf("camera    %s\n", params);
-    printf("drawn     %llu patches (lod0 %llu, lod1 %llu, lod2 %llu; %s), %llu triangles "
-           "(%llu untextured, %llu bad index), %llu pixels written\n",
-           (unsigned long long)st->patches, (unsigned long long)st->patches_by_lod[0],
-           (unsigned long long)st->patches_by_lod[1], (unsigned long long)st->patches_by_lod[2],
-           st->lod_rule ? "LOD rule" : "no LOD module: LOD 0",
-           (unsigned long long)st->triangles_submitted,
-           (unsigned long long)st->triangles_untextured,
-           (unsigned long long)st->triangles_bad_index, (unsigned long long)st->pixels_written);
-    printf("textures  %u decoded, %u failed%s\n", st->textures_decoded, st->textures_failed,
-           st->textures ? "" : " (no texture module: vertex colour only)");
+    fprintf(info, "level     %llu (%s)\n", level, file->name);
+    fprintf(info, "sha256    %s\n", hex);
+    fprintf(info, "manifest  %s\n", manifest);
+    fprintf(info, "camera    %s\n", params);
+    fprintf(info,
+            "drawn     %llu patches (lod0 %llu, lod1 %llu, lod2 %llu; %s), %llu triangles "
+            "(%llu untextured, %llu bad index), %llu pixels written\n",
+            (unsigned long long)st->patches, (unsigned long long)st->patches_by_lod[0],
+            (unsigned long long)st->patches_by_lod[1], (unsigned long long)st->patches_by_lod[2],
+            st->lod_rule ? "LOD rule" : "no LOD module: LOD 0",
+            (unsigned long long)st->triangles_submitted,
+            (unsigned long long)st->triangles_untextured,
+            (unsigned long long)st->triangles_bad_index, (unsigned long long)st->pixels_written);
+    fprintf(info, "textures  %u decoded, %u failed%s\n", st->textures_decoded, st->textures_failed,
+            st->textures ? "" : " (no texture module: vertex colour only)");
     if (golden) {
         gc_golden_frames g;
         if (gc_golden_frames_load(golden, &g, err, sizeof err) != 0) {
@@ -264,8 +273,8 @@ int gc_cmd_render(int argc, char **argv)
         const gc_golden_frame *e = NULL;
         gc_frame_verdict verdict =
             gc_golden_frames_compare(&g, (int)level, view, hex, manifest, &e);
-        printf("golden    %s%s%s\n", gc_frame_verdict_name(verdict), e ? " " : "",
-               e ? e->sha256 : "");
+        fprintf(info, "golden    %s%s%s\n", gc_frame_verdict_name(verdict), e ? " " : "",
+                e ? e->sha256 : "");
         if (e)
             snprintf(golden_sha, sizeof golden_sha, "%s", e->sha256);
         if (verdict == GC_FRAME_REGRESSED)
@@ -287,19 +296,19 @@ int gc_cmd_render(int argc, char **argv)
         if (gc_golden_images_write(golden_images, (int)level, view, &f, have > 0 ? &expected : NULL,
                                    &changed, err, sizeof err) != 0) {
             fprintf(stderr, "gcverify render: %s\n", err);
-            rc = rc ? rc : 1;
+            rc = gc_exit_with_write_failure(rc);
         } else if (changed != UINT64_MAX) {
-            printf("review    %s/LEVEL%lld_%s_diff.png: %llu pixels changed\n", golden_images,
-                   (long long)level, view, (unsigned long long)changed);
+            fprintf(info, "review    %s/LEVEL%lld_%s_diff.png: %llu pixels changed\n",
+                    golden_images, (long long)level, view, (unsigned long long)changed);
         }
         gc_frame_free(&expected);
     }
     if (out_png) {
         if (gc_png_write_rgba(out_png, f.rgba, f.width, f.height, err, sizeof err) != 0) {
             fprintf(stderr, "gcverify render: %s\n", err);
-            rc = rc ? rc : 1;
+            rc = gc_exit_with_write_failure(rc);
         } else {
-            printf("wrote     %s\n", out_png);
+            fprintf(info, "wrote     %s\n", out_png);
         }
     }
 done:

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gc_cli.h"
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_strbuf.h"
 #include "gc_sweep.h"
@@ -36,7 +37,8 @@ static void usage(FILE *f)
             "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
             "changed against the baseline or a frame regressed; 2 bad usage (also a named\n"
             "file that does not exist, a selection that selects nothing, a baseline of\n"
-            "another corpus) or invalid invariant YAML; 3 corpus unreadable.\n",
+            "another corpus) or invalid invariant YAML; 3 corpus unreadable; 4 part of the\n"
+            "corpus unreadable; 5 a report or other output could not be written.\n",
             gc_cli_sweep_options_help);
 }
 
@@ -78,6 +80,13 @@ int gc_cmd_sweep(int argc, char **argv)
             return 2;
         }
     }
+    /* an output directory that cannot be made is a failed write, before
+     * anything runs */
+    if ((o.frames_out && gc_mkdir_p(o.frames_out, err, sizeof err) != 0) ||
+        (o.golden_images && gc_mkdir_p(o.golden_images, err, sizeof err) != 0)) {
+        fprintf(stderr, "gcverify sweep: %s\n", err);
+        return GC_EXIT_WRITE;
+    }
     o.progress = quiet ? 0 : isatty(2) ? 2 : 1;
     gc_sweep_timings tm;
     o.timings = &tm;
@@ -87,13 +96,13 @@ int gc_cmd_sweep(int argc, char **argv)
     int rc = gc_sweep_run(&o, &rep, err, sizeof err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double wall = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    if (rc >= 2) {
+    if (rc == GC_EXIT_USAGE || rc == GC_EXIT_CORPUS) {
         fprintf(stderr, "gcverify sweep: %s\n", err);
         gc_report_free(&rep);
         return rc;
     }
     if (gc_cli_write_reports(&rep, json, junit, md) != 0)
-        rc = rc ? rc : 1;
+        rc = gc_exit_with_write_failure(rc);
     if (timings) {
         gc_strbuf t;
         gc_sb_init(&t);
@@ -128,10 +137,16 @@ int gc_cmd_sweep(int argc, char **argv)
         for (size_t i = 0; i < rep.frame_count; i++)
             gc_sb_printf(&t, "%s\n    \"frame.%s@%d\": %.6f", nc++ ? "," : "", rep.frames[i].view,
                          rep.frames[i].level, rep.frames[i].time_seconds);
-        gc_sb_puts(&t, "\n  }\n}\n");
-        if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0)
+        gc_sb_printf(&t,
+                     "\n  },\n  \"memory\": {\"limit_bytes\": %zu, \"peak_bytes\": %zu, "
+                     "\"waits\": %llu, \"reruns\": %llu}\n}\n",
+                     tm.memory_limit_bytes, tm.memory_peak_bytes, tm.memory_waits,
+                     tm.memory_reruns);
+        if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0) {
             fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings,
                     t.failed ? "out of memory" : err);
+            rc = gc_exit_with_write_failure(rc);
+        }
         gc_sb_free(&t);
     }
     if (!quiet) {

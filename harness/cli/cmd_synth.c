@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gc_corpus.h"
+#include "gc_exit.h"
 #include "gc_pool.h"
 #include "sy_corpus.h"
 
@@ -95,7 +96,7 @@ int gc_cmd_synth(int argc, char **argv)
     int tty = isatty(STDERR_FILENO);
     if (gc_corpus_write_synthetic(out, scale, seed, jobs, tty, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify synth: %s\n", err[0] ? err : "failed");
-        return 3;
+        return GC_EXIT_WRITE;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     uint64_t total = 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_lz.h"
 #include "gc_status.h"
@@ -40,8 +41,9 @@ static void wad_usage(FILE *f)
             "            (default \"gcverify\"; at most 9 characters).\n"
             "\n"
             "OUT is written to a temporary file and renamed, so a failure leaves no\n"
-            "partial file. Exit codes: 0 ok; 1 the stream or a write failed (the message\n"
-            "gives the file offset); 2 bad usage; 3 IN unreadable.\n",
+            "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
+            "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
+            "5 OUT could not be written.\n",
             GC_WAD_MAX_RATIO);
 }
 
@@ -141,11 +143,13 @@ static int wad_decompress(const char *in, const char *out, uint64_t offset)
     if (gc_write_file_atomic(out, data, len, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify wad: %s\n", err);
         free(data);
-        return 1;
+        return GC_EXIT_WRITE;
     }
     free(data);
-    printf("%s @0x%" PRIx64 ": %zu compressed bytes -> %s: %zu bytes\n", in, offset, stream_size,
-           out, len);
+    /* with "-" the stream is on stdout: the note goes to stderr */
+    fprintf(strcmp(out, "-") == 0 ? stderr : stdout,
+            "%s @0x%" PRIx64 ": %zu compressed bytes -> %s: %zu bytes\n", in, offset, stream_size,
+            out, len);
     return 0;
 }
 
@@ -189,10 +193,11 @@ static int wad_compress(const char *in, const char *out, const char *label)
     int rc = 0;
     if (gc_write_file_atomic(out, z.data, z.len, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify wad: %s\n", err);
-        rc = 1;
+        rc = GC_EXIT_WRITE;
     } else {
-        printf("%s: %zu bytes -> %s: %zu compressed bytes (%.3f:1)\n", in, size, out, z.len,
-               z.len ? (double)size / (double)z.len : 0.0);
+        fprintf(strcmp(out, "-") == 0 ? stderr : stdout,
+                "%s: %zu bytes -> %s: %zu compressed bytes (%.3f:1)\n", in, size, out, z.len,
+                z.len ? (double)size / (double)z.len : 0.0);
     }
     sy_buf_free(&z);
     return rc;

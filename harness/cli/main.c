@@ -3,6 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gc_exit.h"
+#include "gc_fsutil.h"
+
 #define GC_COMMAND(n, summary) int gc_cmd_##n(int argc, char **argv);
 #include "commands.def"
 #undef GC_COMMAND
@@ -34,14 +37,29 @@ static void usage(FILE *f)
                 *p = '-';
         fprintf(f, "  %-14s %s\n", name, c->summary);
     }
-    fprintf(f, "\nexit codes:\n"
+    fprintf(f, "\nexit codes (every command):\n"
                "  0  no gating failure\n"
                "  1  a gating invariant failed, a metric regressed or a frame changed\n"
                "  2  bad usage: unknown option, a named file that does not exist, a selection\n"
-               "     that selects nothing, a baseline of another corpus, invalid YAML\n"
-               "  3  corpus unreadable\n"
+               "     that selects nothing, a baseline of another corpus, invalid YAML or no\n"
+               "     invariants, an unreadable baseline or ledger\n"
+               "  3  corpus unreadable: no level could be read\n"
+               "  4  part of the corpus could not be read (the verdict is incomplete)\n"
+               "  5  an output (report, file or standard output) could not be written\n"
                "\nWith no --corpus, commands use the synthetic corpus (generated once into\n"
                "$XDG_CACHE_HOME/gcverify or ~/.cache/gcverify and reused).\n");
+}
+
+/* Every command's stdout is checked once more at exit: a full disk or a
+ * closed pipe under `list`, `--json -` or the summary is a failed write. */
+static int finish(int rc)
+{
+    char err[256];
+    if (gc_close_stdout(err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify: %s\n", err);
+        return gc_exit_with_write_failure(rc);
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -49,11 +67,11 @@ int main(int argc, char **argv)
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+        return finish(argc < 2 ? 2 : 0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("gcverify %s\n", GC_VERSION);
-        return 0;
+        return finish(0);
     }
     char want[64];
     snprintf(want, sizeof want, "%s", argv[1]);
@@ -62,7 +80,7 @@ int main(int argc, char **argv)
             *p = '_';
     for (const command *c = commands; c->name; c++)
         if (strcmp(c->name, want) == 0)
-            return c->run(argc - 1, argv + 1);
+            return finish(c->run(argc - 1, argv + 1));
     fprintf(stderr, "gcverify: unknown command '%s' (see gcverify --help)\n", argv[1]);
     return 2;
 }

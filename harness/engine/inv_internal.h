@@ -192,6 +192,8 @@ typedef struct gc_ins {
 } gc_ins;
 
 #define GC_INV_STACK 128
+/* Most AST nodes (terms, names, operators, calls) of one expression. */
+#define GC_INV_EXPR_NODES_MAX 1024
 
 typedef struct gc_prog {
     gc_ins *code; /* NULL when absent */

@@ -13,6 +13,10 @@
 #include <string.h>
 #include <yaml.h>
 
+/* Limits of an invariant file (docs/invariants.md §1). */
+#define GC_INV_FILE_MAX       (1u << 20)
+#define GC_INV_YAML_DEPTH_MAX 32
+
 typedef struct loader {
     gc_inv_set *s;
     gc_inv_errors errs;
@@ -156,9 +160,11 @@ static const char *scalar_text(loader *L, const yaml_node_t *n, const char *key,
     return v;
 }
 
+#define NAME_MAX_CHARS 128
+
 static int valid_name(const char *s, size_t n)
 {
-    if (n == 0 || n > 128)
+    if (n == 0 || n > NAME_MAX_CHARS)
         return 0;
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
@@ -317,7 +323,11 @@ static void load_invariant(loader *L, const yaml_node_t *m)
         const char *v = scalar_text(L, val[K_ID], "id", &len);
         if (!v)
             ok = 0;
-        else if (!valid_name(v, len)) {
+        else if (len > NAME_MAX_CHARS) {
+            lerr_at(L, val[K_ID], "id '%.40s...' is %zu characters long; the limit is %d", v, len,
+                    NAME_MAX_CHARS);
+            ok = 0;
+        } else if (!valid_name(v, len)) {
             lerr_at(L, val[K_ID], "bad id '%.*s': use lower-case letters, digits, '_' and '.'",
                     (int)(len > 60 ? 60 : len), v);
             ok = 0;
@@ -475,6 +485,11 @@ static void load_metric(loader *L, const yaml_node_t *m)
     const char *nm = scalar_text(L, name_n, "name", &len);
     if (!nm)
         return;
+    if (len > NAME_MAX_CHARS) {
+        lerr_at(L, name_n, "metric name '%.40s...' is %zu characters long; the limit is %d", nm,
+                len, NAME_MAX_CHARS);
+        return;
+    }
     if (!valid_name(nm, len)) {
         lerr_at(L, name_n, "bad metric name '%.*s': use lower-case letters, digits, '_' and '.'",
                 (int)(len > 60 ? 60 : len), nm);
@@ -552,12 +567,57 @@ static void yaml_error(loader *L, const yaml_parser_t *p)
         gc_inv_err_add(&L->errs, L->file_no, L->file, line, col, "YAML syntax error: %s", prob);
 }
 
+/* Walk the file's events once, counting nesting, before libyaml builds a
+ * document: its scanner keeps one possible simple key per flow level and
+ * re-checks them all for every token, so 100,000 nested '[' cost ~10^10
+ * steps. Stopping at GC_INV_YAML_DEPTH_MAX keeps every file linear. 0, or
+ * -1 with the error added (a syntax error is left to the real parse). */
+static int check_depth(loader *L, const char *text, size_t len)
+{
+    yaml_parser_t p;
+    if (!yaml_parser_initialize(&p)) {
+        L->errs.oom = 1;
+        return -1;
+    }
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    int depth = 0, rc = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev))
+            break; /* the document parse reports it, with its position */
+        yaml_event_type_t t = ev.type;
+        if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+            if (++depth > GC_INV_YAML_DEPTH_MAX) {
+                gc_inv_err_add(&L->errs, L->file_no, L->file, (int)ev.start_mark.line + 1,
+                               (int)ev.start_mark.column + 1,
+                               "YAML nested more than %d levels deep (invariant files need 4)",
+                               GC_INV_YAML_DEPTH_MAX);
+                rc = -1;
+            }
+        } else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        yaml_event_delete(&ev);
+        if (rc != 0 || t == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
 static void load_text(loader *L, const char *file, int file_no, const char *text, size_t len)
 {
     L->file = file;
     L->file_no = file_no;
     L->raw = text;
     L->rawlen = len;
+    if (len > GC_INV_FILE_MAX) {
+        gc_inv_err_add(&L->errs, file_no, file, 1, 1, "file is %zu bytes; the limit is %u MiB", len,
+                       GC_INV_FILE_MAX >> 20);
+        return;
+    }
+    if (check_depth(L, text, len) != 0)
+        return;
     yaml_parser_t p;
     if (!yaml_parser_initialize(&p)) {
         L->errs.oom = 1;
@@ -787,8 +847,6 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-#define GC_INV_FILE_MAX (16u << 20)
-
 static char *read_file(const char *path, size_t *len, int *err_no, int *too_big)
 {
     *too_big = 0;
@@ -855,7 +913,11 @@ gc_inv_set *gc_inv_load_dir(const char *dir, const gc_table_desc *const *descs, 
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         size_t l = strlen(de->d_name);
-        if (de->d_name[0] == '.' || l < 6 || strcmp(de->d_name + l - 5, ".yaml") != 0)
+        /* *.yaml and *.yml alike: a rule in a .yml file must never be
+         * skipped silently */
+        int yaml = l > 5 && strcmp(de->d_name + l - 5, ".yaml") == 0;
+        int yml = l > 4 && strcmp(de->d_name + l - 4, ".yml") == 0;
+        if (de->d_name[0] == '.' || !(yaml || yml))
             continue;
         if (n == cap) {
             size_t nc = cap ? cap * 2 : 16;
@@ -883,7 +945,8 @@ gc_inv_set *gc_inv_load_dir(const char *dir, const gc_table_desc *const *descs, 
     gc_inv_error *pre = oom ? NULL : calloc(n ? n : 1, sizeof *pre);
     size_t npre = 0, nf = 0;
     if (files && pre) {
-        qsort(names, n, sizeof *names, cmp_str);
+        if (n > 1)
+            qsort(names, n, sizeof *names, cmp_str);
         for (size_t i = 0; i < n; i++) {
             size_t len = 0;
             int e = 0, big = 0;
@@ -894,7 +957,7 @@ gc_inv_set *gc_inv_load_dir(const char *dir, const gc_table_desc *const *descs, 
                 x->file_no = (int)i;
                 x->line = x->col = 1;
                 snprintf(x->msg, sizeof x->msg, "%s",
-                         big ? "file too large (limit 16 MiB)" : strerror(e));
+                         big ? "file too large (the limit is 1 MiB)" : strerror(e));
                 continue;
             }
             files[nf].name = names[i];
@@ -903,6 +966,16 @@ gc_inv_set *gc_inv_load_dir(const char *dir, const gc_table_desc *const *descs, 
             nf++;
         }
         s = load_all(files, nf, descs, ndesc, pre, npre, err, errlen);
+        /* a run that checks nothing must not pass */
+        if (s && s->ninv == 0) {
+            if (err && errlen)
+                snprintf(err, errlen,
+                         "%s:1:1: no invariants found (%zu files *.yaml or *.yml); a run that "
+                         "checks nothing cannot pass\n",
+                         dir, n);
+            gc_inv_free(s);
+            s = NULL;
+        }
     } else if (err && errlen) {
         snprintf(err, errlen, "out of memory while loading invariants\n");
     }

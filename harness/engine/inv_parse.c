@@ -53,6 +53,10 @@ typedef struct token {
 
 /* Nesting limit: keeps the recursion (and the VM stack) bounded on hostile input. */
 #define PARSE_DEPTH_MAX 48
+/* Size limit: chains (a + a + ...) are parsed by loops, not recursion, but
+ * each term deepens the left-leaning tree the compiler walks; capping the
+ * nodes bounds that walk (and the cost of a hostile 1 MB expression). */
+#define PARSE_NODES_MAX GC_INV_EXPR_NODES_MAX
 
 typedef struct parser {
     gc_arena *a;
@@ -60,6 +64,7 @@ typedef struct parser {
     size_t len, i;
     token t; /* current token */
     int depth;
+    size_t nodes;
     int failed;
     uint32_t err_pos;
     char *err;
@@ -387,6 +392,10 @@ static void next(parser *p)
 
 static gc_node *mk(parser *p, gc_node_kind k, uint32_t pos, uint32_t end)
 {
+    if (++p->nodes > PARSE_NODES_MAX) {
+        perr(p, p->t.pos, "expression too long: more than %d terms and operators", PARSE_NODES_MAX);
+        return NULL;
+    }
     gc_node *n = gc_arena_alloc(p->a, sizeof *n);
     if (!n) {
         perr(p, pos, "out of memory");

@@ -144,8 +144,8 @@ static int cmp_metric(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline *keep, char *err,
-                      size_t errlen)
+int gc_baseline_format(const gc_report *rep, const gc_baseline *keep, gc_strbuf *sb, char *err,
+                       size_t errlen)
 {
     /* rep's metrics for the levels it ran, plus keep's other levels */
     size_t n = rep->metric_count + (keep ? keep->count : 0);
@@ -169,35 +169,44 @@ int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline 
             all[k++] = keep->metrics[i];
     }
     qsort(all, k, sizeof *all, cmp_metric);
-    gc_strbuf sb;
-    gc_sb_init(&sb);
-    gc_sb_puts(&sb, "# gcverify metric baseline: the blessed per-level figures of one corpus.\n"
-                    "# Written by `gcverify bless --reason \"...\"` (see golden/LEDGER.md);\n"
-                    "# review changes to it like code. Do not edit by hand.\n");
-    gc_sb_printf(&sb, "format: 1\ncorpus: %s\n", rep->corpus_key);
+    gc_sb_puts(sb, "# gcverify metric baseline: the blessed per-level figures of one corpus.\n"
+                   "# Written by `gcverify bless --reason \"...\"` (see golden/LEDGER.md);\n"
+                   "# review changes to it like code. Do not edit by hand.\n");
+    gc_sb_printf(sb, "format: 1\ncorpus: %s\n", rep->corpus_key);
     if (rep->corpus_id[0])
-        gc_sb_printf(&sb, "corpus_id: %s\n", rep->corpus_id);
-    gc_sb_puts(&sb, "levels:\n");
+        gc_sb_printf(sb, "corpus_id: %s\n", rep->corpus_id);
+    gc_sb_puts(sb, "levels:\n");
     int cur = 0x7fffffff;
     for (size_t i = 0; i < k; i++) {
         if (all[i].level != cur) {
             cur = all[i].level;
             if (cur == GC_LEVEL_CORPUS)
-                gc_sb_puts(&sb, "  corpus:\n");
+                gc_sb_puts(sb, "  corpus:\n");
             else
-                gc_sb_printf(&sb, "  \"%d\":\n", cur);
+                gc_sb_printf(sb, "  \"%d\":\n", cur);
         }
-        gc_sb_printf(&sb, "    %s: ", all[i].name);
+        gc_sb_printf(sb, "    %s: ", all[i].name);
         if (all[i].is_null)
-            gc_sb_puts(&sb, "null");
+            gc_sb_puts(sb, "null");
         else
-            gc_sb_num(&sb, all[i].value);
-        gc_sb_puts(&sb, "\n");
+            gc_sb_num(sb, all[i].value);
+        gc_sb_puts(sb, "\n");
     }
     free(all);
-    if (sb.failed) {
-        gc_sb_free(&sb);
+    if (sb->failed) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline *keep, char *err,
+                      size_t errlen)
+{
+    gc_strbuf sb;
+    gc_sb_init(&sb);
+    if (gc_baseline_format(rep, keep, &sb, err, errlen) != 0) {
+        gc_sb_free(&sb);
         return -1;
     }
     int rc = gc_write_file_atomic(path, sb.s, sb.len, err, errlen);

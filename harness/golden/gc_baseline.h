@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "gc_report.h"
+#include "gc_strbuf.h"
 
 typedef struct gc_baseline {
     char corpus_key[96];
@@ -25,5 +26,9 @@ void gc_baseline_compare(const gc_baseline *b, gc_report *rep);
  * that rep did not run are kept as they were (blessing a subset). 0 or -1. */
 int gc_baseline_write(const char *path, const gc_report *rep, const gc_baseline *keep, char *err,
                       size_t errlen);
+
+/* The text gc_baseline_write writes, appended to sb (bless stages it). 0 or -1. */
+int gc_baseline_format(const gc_report *rep, const gc_baseline *keep, gc_strbuf *sb, char *err,
+                       size_t errlen);
 
 #endif

@@ -30,6 +30,8 @@ typedef struct gc_golden_frames {
 int gc_golden_frames_load(const char *path, gc_golden_frames *g, char *err, size_t errlen);
 /* Write *g to path atomically (temp + rename), sorted by (level, view). */
 int gc_golden_frames_save(const char *path, const gc_golden_frames *g, char *err, size_t errlen);
+/* The text gc_golden_frames_save writes (malloc'd; *len bytes), or NULL (err). */
+char *gc_golden_frames_format(const gc_golden_frames *g, size_t *len, char *err, size_t errlen);
 /* Add or replace the entry for (level, view). 0, or -1 (bad view/hash, no memory). */
 int gc_golden_frames_set(gc_golden_frames *g, int level, const char *view, const char *sha256,
                          const char *manifest);

@@ -224,14 +224,15 @@ static int cmp_entry(const void *a, const void *b)
     return strcmp(x->view, y->view);
 }
 
-int gc_golden_frames_save(const char *path, const gc_golden_frames *g, char *err, size_t errlen)
+char *gc_golden_frames_format(const gc_golden_frames *g, size_t *len, char *err, size_t errlen)
 {
+    const char *path = "frames";
     gc_golden_frame *sorted = NULL;
     if (g->count) {
         sorted = malloc(g->count * sizeof *sorted);
         if (!sorted) {
             set_err(err, errlen, "%s: out of memory", path);
-            return -1;
+            return NULL;
         }
         memcpy(sorted, g->v, g->count * sizeof *sorted);
         qsort(sorted, g->count, sizeof *sorted, cmp_entry);
@@ -242,7 +243,7 @@ int gc_golden_frames_save(const char *path, const gc_golden_frames *g, char *err
     if (!text) {
         free(sorted);
         set_err(err, errlen, "%s: out of memory", path);
-        return -1;
+        return NULL;
     }
     size_t n = (size_t)snprintf(text, cap,
                                 "# Expected frame hashes, one entry per level x view.\n"
@@ -258,6 +259,16 @@ int gc_golden_frames_save(const char *path, const gc_golden_frames *g, char *err
                               e->level, e->view, e->sha256, e->manifest);
     }
     free(sorted);
+    *len = n;
+    return text;
+}
+
+int gc_golden_frames_save(const char *path, const gc_golden_frames *g, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *text = gc_golden_frames_format(g, &n, err, errlen);
+    if (!text)
+        return -1;
     int rc = gc_write_file_atomic(path, text, n, err, errlen);
     free(text);
     return rc;

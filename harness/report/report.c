@@ -233,6 +233,11 @@ void gc_report_summarise(gc_report *r)
         }
     }
     r->exit_code = (r->gating_failures || r->frames_mismatched || r->metrics_changed) ? 1 : 0;
+    /* a level that could not be read makes the verdict incomplete: exit 4
+     * (gc_exit.h), whatever else failed */
+    for (size_t i = 0; i < r->level_count; i++)
+        if (!r->levels[i].loaded)
+            r->exit_code = 4;
 }
 
 static const gc_rep_metric *find_metric(const gc_rep_metric *m, size_t n, int level,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Corpus loading (mmap, any-case names) and the synthetic corpus cache. */
+/* Corpus loading (read into memory, any-case names) and the synthetic corpus cache. */
 #include "gc_corpus.h"
 
 #include <ctype.h>
@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,35 +40,132 @@ static int level_index_of(const char *name)
     return n;
 }
 
-static void map_file(gc_corpus_file *f)
+/* Open without blocking: a FIFO (or a device) named LEVEL7.WAD must not hang
+ * the sweep in open(); anything but a regular file is refused. */
+static int open_regular(gc_corpus_file *f, struct stat *st)
 {
-    int fd = open(f->path, O_RDONLY);
+    int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(f->error, sizeof f->error, "cannot open %s: %s", f->path, strerror(errno));
-        return;
+        return -1;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(f->error, sizeof f->error, "%s is not a regular file", f->path);
+    if (fstat(fd, st) != 0) {
+        snprintf(f->error, sizeof f->error, "cannot stat %s: %s", f->path, strerror(errno));
         close(fd);
-        return;
+        return -1;
     }
+    if (!S_ISREG(st->st_mode)) {
+        snprintf(f->error, sizeof f->error, "%s is not a regular file (%s)", f->path,
+                 S_ISDIR(st->st_mode)    ? "a directory"
+                 : S_ISFIFO(st->st_mode) ? "a FIFO"
+                 : S_ISCHR(st->st_mode)  ? "a character device"
+                 : S_ISBLK(st->st_mode)  ? "a block device"
+                 : S_ISSOCK(st->st_mode) ? "a socket"
+                                         : "not a file");
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static void probe_file(gc_corpus_file *f)
+{
+    struct stat st;
+    int fd = open_regular(f, &st);
+    if (fd < 0)
+        return;
     f->size = (size_t)st.st_size;
-    if (f->size > 0) {
-        void *p = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p == MAP_FAILED) {
-            snprintf(f->error, sizeof f->error, "cannot map %s: %s", f->path, strerror(errno));
-            close(fd);
-            f->size = 0;
-            return;
-        }
-        f->data = p;
+    /* the first sector now: the corpus identity hashes it before any level
+     * is read */
+    size_t want = f->size < sizeof f->head ? f->size : sizeof f->head, got = 0;
+    while (got < want) {
+        ssize_t n = pread(fd, f->head + got, want - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
     }
     close(fd);
+    if (got < want) {
+        snprintf(f->error, sizeof f->error, "cannot read the header of %s", f->path);
+        return;
+    }
+    f->head_len = got;
     f->ok = 1;
 }
 
-int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
+int gc_corpus_file_load(gc_corpus_file *f)
+{
+    if (!f->ok)
+        return -1;
+    if (f->data || f->size == 0)
+        return 0;
+    struct stat st;
+    int fd = open_regular(f, &st);
+    if (fd < 0) {
+        f->ok = 0;
+        return -1;
+    }
+    /* Read, not mmap: a file truncated while the sweep runs is a short read
+     * (this level's error), where a mapping would kill the process with
+     * SIGBUS. The size is the one the corpus scan saw. */
+    size_t want = f->size;
+    uint8_t *buf = malloc(want);
+    if (!buf) {
+        snprintf(f->error, sizeof f->error, "%s: no memory for %zu bytes", f->name, want);
+        close(fd);
+        f->ok = 0;
+        return -1;
+    }
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = pread(fd, buf + got, want - got, (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(f->error, sizeof f->error, "cannot read %s at offset %zu: %s", f->path, got,
+                     strerror(errno));
+            break;
+        }
+        if (n == 0) {
+            snprintf(f->error, sizeof f->error,
+                     "%s shrank from %zu to %zu bytes while it was being read", f->path, want, got);
+            break;
+        }
+        got += (size_t)n;
+    }
+    close(fd);
+    if (got < want) {
+        free(buf);
+        f->ok = 0;
+        return -1;
+    }
+    f->data = buf;
+    return 0;
+}
+
+void gc_corpus_file_unload(gc_corpus_file *f)
+{
+    free((void *)f->data);
+    f->data = NULL;
+}
+
+/* Of two names of one level, the canonical upper-case spelling wins, else
+ * the byte-wise smaller name (README, "Corpus"): the choice never depends on
+ * readdir's order. */
+static int better_name(const char *a, const char *b, int index)
+{
+    char canon[16];
+    snprintf(canon, sizeof canon, "LEVEL%d.WAD", index);
+    if (strcmp(a, canon) == 0)
+        return 1;
+    if (strcmp(b, canon) == 0)
+        return 0;
+    return strcmp(a, b) < 0;
+}
+
+int gc_corpus_scan(gc_corpus *c, const char *dir, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
     snprintf(c->dir, sizeof c->dir, "%s", dir);
@@ -86,9 +182,6 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read corpus directory %s: %s", dir, strerror(errno));
         return -1;
     }
-    /* Collect names first and pick the lexicographically smallest per index,
-     * so two spellings of one name (level3.wad, LEVEL3.WAD) resolve the same
-     * way whatever readdir's order. */
     char best[GC_LEVEL_COUNT][64];
     memset(best, 0, sizeof best);
     struct dirent *e;
@@ -96,7 +189,19 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
         int n = level_index_of(e->d_name);
         if (n < 0 || strlen(e->d_name) >= sizeof best[n])
             continue;
-        if (best[n][0] == '\0' || strcmp(e->d_name, best[n]) < 0)
+        if (best[n][0] == '\0') {
+            snprintf(best[n], sizeof best[n], "%s", e->d_name);
+            continue;
+        }
+        /* two names differing only in case: say so, naming both */
+        const char *keep = better_name(e->d_name, best[n], n) ? e->d_name : best[n];
+        const char *drop = keep == e->d_name ? best[n] : e->d_name;
+        fprintf(stderr,
+                "gcverify: warning: %s and %s in %s both name level %d; using %s (the "
+                "LEVEL%d.WAD spelling first, else the byte-wise smaller name)\n",
+                keep, drop, dir, n, keep, n);
+        c->duplicates++;
+        if (keep == e->d_name)
             snprintf(best[n], sizeof best[n], "%s", e->d_name);
     }
     closedir(d);
@@ -107,7 +212,7 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
         snprintf(f->name, sizeof f->name, "%.63s", best[i]);
         snprintf(f->path, sizeof f->path, "%s/%s", dir, best[i]);
         f->error[0] = '\0';
-        map_file(f);
+        probe_file(f);
         if (f->ok)
             c->found++;
     }
@@ -120,13 +225,32 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
     return 0;
 }
 
+int gc_corpus_load_all(gc_corpus *c, char *err, size_t errlen)
+{
+    c->found = 0;
+    for (int i = 0; i < GC_LEVEL_COUNT; i++)
+        if (c->files[i].ok && gc_corpus_file_load(&c->files[i]) == 0)
+            c->found++;
+    if (c->found == 0) {
+        snprintf(err, errlen, "no readable LEVEL*.WAD file in %s", c->dir);
+        gc_corpus_close(c);
+        return -1;
+    }
+    return 0;
+}
+
+int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
+{
+    if (gc_corpus_scan(c, dir, err, errlen) != 0)
+        return -1;
+    return gc_corpus_load_all(c, err, errlen);
+}
+
 void gc_corpus_close(gc_corpus *c)
 {
     for (int i = 0; i < GC_LEVEL_COUNT; i++) {
         gc_corpus_file *f = &c->files[i];
-        if (f->data)
-            munmap((void *)f->data, f->size);
-        f->data = NULL;
+        gc_corpus_file_unload(f);
         f->ok = 0;
     }
 }
@@ -283,15 +407,15 @@ int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, c
     return 0;
 }
 
-int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
+int gc_corpus_scan_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
                        int progress, char *err, size_t errlen)
 {
     if (dir)
-        return gc_corpus_open(c, dir, err, errlen);
+        return gc_corpus_scan(c, dir, err, errlen);
     char sdir[PATH_MAX];
     if (gc_corpus_synthetic(scale, seed, jobs, progress, sdir, sizeof sdir, err, errlen) != 0)
         return -1;
-    if (gc_corpus_open(c, sdir, err, errlen) != 0)
+    if (gc_corpus_scan(c, sdir, err, errlen) != 0)
         return -1;
     c->synthetic = 1;
     c->scale = scale;
@@ -301,16 +425,24 @@ int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, 
     return 0;
 }
 
+int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
+                       int progress, char *err, size_t errlen)
+{
+    if (gc_corpus_scan_any(c, dir, scale, seed, jobs, progress, err, errlen) != 0)
+        return -1;
+    return gc_corpus_load_all(c, err, errlen);
+}
+
 int gc_corpus_decode_level(const char *cmd, const char *dir, int scale, uint32_t seed, int level,
                            int fault, gc_corpus *c, gc_level *lv)
 {
     char err[512] = "";
-    if (gc_corpus_open_any(c, dir, scale, seed, 2, 1, err, sizeof err) != 0) {
+    if (gc_corpus_scan_any(c, dir, scale, seed, 2, 1, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify %s: %s\n", cmd, err);
         return 3;
     }
-    const gc_corpus_file *f = &c->files[level];
-    if (!f->ok) {
+    gc_corpus_file *f = &c->files[level];
+    if (!f->ok || gc_corpus_file_load(f) != 0) {
         fprintf(stderr, "gcverify %s: %s: %s\n", cmd, f->name, f->error);
         gc_corpus_close(c);
         return 3;

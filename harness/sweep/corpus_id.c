@@ -29,9 +29,12 @@ int gc_corpus_identity(const gc_corpus *c, char hex[65])
         rec[4] = (uint8_t)(f->ok != 0);
         put_le(rec + 5, f->ok ? (uint64_t)f->size : 0, 8);
         ok = EVP_DigestUpdate(ctx, rec, sizeof rec) == 1;
-        if (ok && f->ok && f->data && f->size) {
+        if (ok && f->ok && f->size) {
+            /* the scan read the first sector (the files are read later) */
             size_t n = f->size < GC_CORPUS_ID_PREFIX_BYTES ? f->size : GC_CORPUS_ID_PREFIX_BYTES;
-            ok = EVP_DigestUpdate(ctx, f->data, n) == 1;
+            if (n > f->head_len)
+                n = f->head_len;
+            ok = EVP_DigestUpdate(ctx, f->head, n) == 1;
         }
     }
     unsigned char md[EVP_MAX_MD_SIZE];

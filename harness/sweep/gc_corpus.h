@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The corpus: 27 level containers, mapped read-only. Either a user's
+/* The corpus: 27 level containers, each read into memory when its level
+ * runs (not mapped: a file truncated under a mapping is SIGBUS). Either a user's
  * directory (--corpus DIR, file names in any case) or the synthetic corpus,
  * generated once into a cache directory keyed by generator version, scale
  * and seed, and reused. */
@@ -14,26 +15,18 @@
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
-/* For the one-level commands (render, dump-texture, extract): open the corpus
- * (dir, or the synthetic one at scale/seed), then init and decode level
- * `level` into *lv with fault `fault`. On failure prints "gcverify CMD: why"
- * to stderr, releases everything and returns the exit code (3: corpus or
- * file unreadable, 1: out of memory); 0 on success, when the caller owns
- * *c and *lv (gc_level_free, then gc_corpus_close). */
-typedef struct gc_level gc_level;
-int gc_corpus_decode_level(const char *cmd, const char *dir, int scale, uint32_t seed, int level,
-                           int fault, gc_corpus *c, gc_level *lv);
-
 #endif
 
 typedef struct gc_corpus_file {
     int index;     /* container number: LEVEL<index>.WAD */
     char name[64]; /* name as found on disk, or "LEVEL<index>.WAD" if missing */
     char path[PATH_MAX];
-    const uint8_t *data; /* mapped bytes (NULL when missing or empty) */
-    size_t size;
-    int ok;          /* found, opened and mapped */
-    char error[256]; /* why not, when !ok */
+    const uint8_t *data; /* the bytes once loaded (owned; NULL before, or when empty) */
+    size_t size;         /* as the scan saw it */
+    int ok;              /* a regular file, and (once loaded) read whole */
+    uint8_t head[0x800]; /* the first sector, read by the scan (corpus identity) */
+    size_t head_len;     /* min(size, 0x800) */
+    char error[256];     /* why not, when !ok */
 } gc_corpus_file;
 
 typedef struct gc_corpus {
@@ -43,12 +36,26 @@ typedef struct gc_corpus {
     int synthetic;
     int scale; /* SY_SCALE_* when synthetic */
     gc_corpus_file files[GC_LEVEL_COUNT];
-    int found; /* files with ok */
+    int found;      /* files with ok */
+    int duplicates; /* level names found twice (differing in case); warned on stderr */
 } gc_corpus;
 
-/* Map every LEVEL*.WAD of dir. Returns 0 when the directory could be read
- * and at least one level file was found (missing ones are !ok entries with
- * an error), -1 otherwise with err filled (exit code 3 territory). */
+/* Find every LEVEL*.WAD of dir, in any case, and check each is a regular
+ * file (opened O_NONBLOCK: a FIFO never hangs the scan), without reading
+ * it. Two names of one level differing only in case are warned about on
+ * stderr, naming both; LEVEL<n>.WAD wins, else the byte-wise smaller name.
+ * Returns 0 when the directory could be read and at least one level file
+ * was found (missing ones are !ok entries with an error), -1 otherwise with
+ * err filled (exit code 3 territory). */
+int gc_corpus_scan(gc_corpus *c, const char *dir, char *err, size_t errlen);
+/* Read one scanned file into memory (pread; a short read because the file
+ * shrank is an error, not a crash). 0, or -1 with f->ok cleared and
+ * f->error set. */
+int gc_corpus_file_load(gc_corpus_file *f);
+void gc_corpus_file_unload(gc_corpus_file *f);
+/* Load every ok file; -1 (err) if none could be read. */
+int gc_corpus_load_all(gc_corpus *c, char *err, size_t errlen);
+/* gc_corpus_scan + gc_corpus_load_all. */
 int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen);
 void gc_corpus_close(gc_corpus *c);
 
@@ -64,8 +71,11 @@ int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, c
 int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, unsigned jobs,
                               int progress, char *err, size_t errlen);
 
-/* Open the default or a given corpus in one call: dir == NULL means the
+/* Scan the default or a given corpus in one call: dir == NULL means the
  * synthetic corpus at (scale, seed). */
+int gc_corpus_scan_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
+                       int progress, char *err, size_t errlen);
+/* gc_corpus_scan_any + gc_corpus_load_all. */
 int gc_corpus_open_any(gc_corpus *c, const char *dir, int scale, uint32_t seed, unsigned jobs,
                        int progress, char *err, size_t errlen);
 

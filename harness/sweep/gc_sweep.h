@@ -17,6 +17,8 @@ typedef struct gc_sweep_timings {
     double cpu_decode, cpu_eval, cpu_render;
     double level_decode[27], level_eval[27], level_render[27];
     unsigned jobs;
+    size_t memory_limit_bytes, memory_peak_bytes; /* the budget and its high-water mark */
+    unsigned long long memory_waits, memory_reruns;
 } gc_sweep_timings;
 
 typedef struct gc_sweep_opts {
@@ -48,12 +50,16 @@ typedef struct gc_sweep_opts {
     int progress;              /* progress on stderr: 0 none, 1 plain lines, 2 bar */
     int skip_determinism;      /* skip the repeated-render determinism check */
     gc_sweep_timings *timings; /* optional: filled with where the time went */
+    size_t memory_limit_bytes; /* --memory-limit; 0: gc_membudget_default_bytes() */
+    size_t level_memory_limit_bytes; /* --level-memory-limit; 0: the memory limit */
 } gc_sweep_opts;
 
 void gc_sweep_opts_init(gc_sweep_opts *o);
 
-/* Fills rep. Returns the exit code: 0, 1 (gating failure), 2 (bad usage or
- * invalid YAML: message in err), 3 (corpus unreadable: message in err). */
+/* Fills rep. Returns the exit code (gc_exit.h): 0, 1 (gating failure), 4
+ * (part of the corpus unreadable), 5 (a frame image could not be written:
+ * message on stderr) with rep complete; 2 (bad usage or invalid YAML) or 3
+ * (corpus unreadable) with the message in err and rep empty. */
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen);
 
 /* Default baseline/golden paths for a corpus key (synthetic retail: the

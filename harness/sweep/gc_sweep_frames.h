@@ -33,6 +33,8 @@ typedef struct gc_sweep_frame_item {
 typedef struct gc_sweep_level_frames {
     gc_sweep_frame_item items[GC_SWEEP_MAX_VIEWS];
     size_t count;
+    int write_failed;      /* a --frames-out or --golden-images PNG could not be written */
+    char write_error[600]; /* the first such failure */
 } gc_sweep_level_frames;
 
 int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char *err,

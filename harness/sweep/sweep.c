@@ -11,16 +11,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gc_baseline.h"
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
+#include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
 #include "gc_level.h"
+#include "gc_membudget.h"
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
@@ -94,6 +95,7 @@ typedef struct level_slot {
     int *metric_null;
     gc_sweep_level_frames frames;
     int oom;
+    gc_memacct acct;                   /* this level's share of the memory budget */
     double t_decode, t_eval, t_render; /* thread CPU seconds */
 } level_slot;
 
@@ -123,6 +125,7 @@ typedef struct sweep_ctx {
     pthread_mutex_t lock;
     size_t done;
     int progress;
+    gc_membudget budget;
 } sweep_ctx;
 
 static void progress_line(sweep_ctx *c, const level_slot *s)
@@ -149,22 +152,61 @@ static void progress_line(sweep_ctx *c, const level_slot *s)
     pthread_mutex_unlock(&c->lock);
 }
 
-static void run_level(void *vctx, size_t i)
+/* Undo a level that the memory budget stopped, so it can run again. */
+static void reset_slot(sweep_ctx *c, level_slot *s)
 {
-    sweep_ctx *c = vctx;
-    level_slot *s = &c->slots[i];
-    const gc_corpus_file *f = s->file;
+    for (size_t k = 0; s->results && k < c->ninv; k++)
+        gc_inv_result_free(&s->results[k]);
+    free(s->results);
+    free(s->tables);
+    free(s->metric_values);
+    free(s->metric_null);
+    gc_sweep_level_frames_free(&s->frames);
+    if (s->lv_ready)
+        gc_level_free(&s->lv);
+    gc_corpus_file_unload(s->file);
+    int level = s->level;
+    gc_corpus_file *file = s->file;
+    memset(s, 0, sizeof *s);
+    s->level = level;
+    s->file = file;
+}
+
+/* One attempt at a level; 1 when the memory budget stopped it (to be run
+ * again), 0 when done. */
+static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
+{
+    gc_corpus_file *f = s->file;
+    /* the file's bytes are the level's first charge: a level waits here
+     * while the levels in flight hold the budget */
+    if (f->ok && f->size > 0) {
+        if (gc_memacct_charge(&s->acct, f->size) != 0) {
+            if (s->acct.stopped)
+                return 1;
+            snprintf(f->error, sizeof f->error,
+                     "%s: memory limit reached: the file's %zu bytes exceed the per-level cap of "
+                     "%zu bytes (--level-memory-limit)",
+                     f->name, f->size, c->budget.level_limit_bytes);
+            f->ok = 0;
+        } else if (gc_corpus_file_load(f) != 0) {
+            gc_memacct_release(&s->acct, f->size);
+        }
+    }
     if (gc_level_init(&s->lv, s->level, f->name, f->ok ? f->data : NULL, f->ok ? f->size : 0) !=
         GC_OK) {
         s->oom = 1;
-        progress_line(c, s);
-        return;
+        return 0;
     }
     s->lv_ready = 1;
     s->lv.fault = c->fault;
+    s->lv.mem.charge = gc_memacct_charge;
+    s->lv.mem.release = gc_memacct_release;
+    s->lv.mem.ctx = &s->acct;
     double t0 = cpu_now();
     if (f->ok) {
         gc_level_decode(&s->lv);
+        if (s->acct.stopped)
+            return 1;
     } else {
         /* A missing or unreadable file is that level's error row; the other
          * levels run on regardless. */
@@ -185,8 +227,7 @@ static void run_level(void *vctx, size_t i)
     s->metric_null = calloc(c->nmetric ? c->nmetric : 1, sizeof *s->metric_null);
     if (!s->tables || !s->results || !s->inv_time || !s->metric_values || !s->metric_null) {
         s->oom = 1;
-        progress_line(c, s);
-        return;
+        return 0;
     }
     gc_level_tables(&s->lv, s->tables);
     double t1 = cpu_now();
@@ -212,7 +253,7 @@ static void run_level(void *vctx, size_t i)
     s->t_render = t3 - t2;
     /* The tables are all that is read from here on (corpus scope, reports),
      * except by the determinism re-render of slot 0: drop the decompressed
-     * streams and the file's pages now, so peak memory is one level's
+     * streams and the file's bytes now, so peak memory is one level's
      * working set per job plus the tables, not the whole corpus. */
     if (i != 0) {
         free(s->lv.core_data);
@@ -221,9 +262,27 @@ static void run_level(void *vctx, size_t i)
         free(s->lv.gameplay);
         s->lv.gameplay = NULL;
         s->lv.gameplay_size = 0;
-        if (f->ok && f->data && f->size)
-            madvise((void *)f->data, f->size, MADV_DONTNEED);
+        s->lv.file = NULL;
+        s->lv.file_size = 0;
+        gc_corpus_file_unload(f);
     }
+    return 0;
+}
+
+static void run_level(void *vctx, size_t i)
+{
+    sweep_ctx *c = vctx;
+    level_slot *s = &c->slots[i];
+    for (int rerun = 0;; rerun = 1) {
+        gc_memacct_begin(&c->budget, &s->acct, i, rerun);
+        if (!run_level_once(c, s, i))
+            break;
+        gc_memacct_end(&s->acct);
+        reset_slot(c, s);
+    }
+    /* the retained tables leave the budget: it bounds the levels in flight */
+    gc_memacct_end(&s->acct);
+    memset(&s->lv.mem, 0, sizeof s->lv.mem);
     progress_line(c, s);
 }
 
@@ -476,7 +535,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     unsigned jobs = o->jobs ? o->jobs : gc_core_count();
     gc_corpus corpus;
     double w_open0 = wall_now();
-    if (gc_corpus_open_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
+    if (gc_corpus_scan_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
                            errlen) != 0) {
         free(c.selected_inv);
         gc_inv_free(set);
@@ -567,11 +626,25 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         c.slots[i].level = sel[i];
         c.slots[i].file = &corpus.files[sel[i]];
     }
+    size_t mem_limit = o->memory_limit_bytes ? o->memory_limit_bytes : gc_membudget_default_bytes();
+    size_t level_limit = o->level_memory_limit_bytes ? o->level_memory_limit_bytes : mem_limit;
+    if (gc_membudget_init(&c.budget, mem_limit, level_limit, nsel) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+        goto out;
+    }
     pthread_mutex_init(&c.lock, NULL);
     double w_pool = wall_now();
     gc_pool_run(jobs, nsel, run_level, &c);
     w_levels = wall_now() - w_pool;
     pthread_mutex_destroy(&c.lock);
+    int write_failed = 0;
+    for (size_t i = 0; i < nsel; i++)
+        if (c.slots[i].frames.write_failed) {
+            /* the report is complete; the lost image is a failed write */
+            fprintf(stderr, "gcverify: %s\n", c.slots[i].frames.write_error);
+            write_failed = 1;
+        }
 
     for (size_t i = 0; i < nsel; i++) {
         level_slot *s = &c.slots[i];
@@ -640,7 +713,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     }
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
-    rc = rep->exit_code;
+    rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
 
 out:
     if (base_found)
@@ -662,6 +735,10 @@ out:
             t->level_render[s->level] = s->t_render;
         }
         t->wall_total = wall_now() - w_start;
+        t->memory_limit_bytes = c.budget.limit_bytes;
+        t->memory_peak_bytes = c.budget.peak_bytes;
+        t->memory_waits = c.budget.waits;
+        t->memory_reruns = c.budget.reruns;
     }
     for (size_t i = 0; c.slots && i < nsel; i++) {
         level_slot *s = &c.slots[i];
@@ -678,6 +755,7 @@ out:
     }
     free(c.slots);
     free(c.selected_inv);
+    gc_membudget_destroy(&c.budget);
     gc_sweep_frames_free_golden(&golden);
     gc_corpus_close(&corpus);
     gc_inv_free(set);

@@ -55,9 +55,12 @@ static double cpu_now(void)
 
 /* --golden-images for one regressed frame: the actual picture, and the
  * expected one from the image store (by the golden hash) with a diff. */
-static void review_images(const char *dir, const char *store, int level, const char *view,
-                          const gc_frame *actual, const char *golden_sha, gc_sweep_frame_item *it)
+/* 0, or -1 when the review images could not be written (err filled). */
+static int review_images(const char *dir, const char *store, int level, const char *view,
+                         const gc_frame *actual, const char *golden_sha, gc_sweep_frame_item *it,
+                         char *werr, size_t werrlen)
 {
+    int rc = 0;
     char err[512] = "";
     char actual_p[1024], expected_p[1024], diff_p[1024];
     snprintf(actual_p, sizeof actual_p, "%s/LEVEL%d_%s_actual.png", dir, level, view);
@@ -86,8 +89,11 @@ static void review_images(const char *dir, const char *store, int level, const c
     } else {
         snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
                  " (could not write review images: %s)", err);
+        snprintf(werr, werrlen, "%s", err);
+        rc = -1;
     }
     gc_frame_free(&expected);
+    return rc;
 }
 
 void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
@@ -133,16 +139,28 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
         if (o->frames_out) {
             char path[4096];
             snprintf(path, sizeof path, "%s/LEVEL%d_%s.png", o->frames_out, lv->index, names[v]);
-            if (gc_png_write_rgba(path, f.rgba, f.width, f.height, err, sizeof err) != 0)
-                snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
-                         " (could not write %s: %s)", path, err);
+            if (gc_png_write_rgba(path, f.rgba, f.width, f.height, err, sizeof err) != 0 &&
+                !out->write_failed) {
+                out->write_failed = 1;
+                snprintf(out->write_error, sizeof out->write_error, "%s", err);
+            }
         }
         if ((o->frames_out || o->store_frames) &&
-            gc_image_store_put(store, it->sha256, &f, err, sizeof err) != 0)
+            gc_image_store_put(store, it->sha256, &f, err, sizeof err) != 0) {
             snprintf(it->params + strlen(it->params), sizeof it->params - strlen(it->params),
                      " (image store: %s)", err);
-        if (o->golden_images && verdict == GC_FRAME_REGRESSED)
-            review_images(o->golden_images, store, lv->index, names[v], &f, it->golden, it);
+            if (!out->write_failed) {
+                out->write_failed = 1;
+                snprintf(out->write_error, sizeof out->write_error, "image store: %s", err);
+            }
+        }
+        if (o->golden_images && verdict == GC_FRAME_REGRESSED &&
+            review_images(o->golden_images, store, lv->index, names[v], &f, it->golden, it, err,
+                          sizeof err) != 0 &&
+            !out->write_failed) {
+            out->write_failed = 1;
+            snprintf(out->write_error, sizeof out->write_error, "%s", err);
+        }
         gc_frame_free(&f);
     }
     gc_render_scene_free(scene);

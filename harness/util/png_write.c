@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* RGBA8 PNG output through libpng, via a temporary file and rename(). */
+/* RGBA8 PNG output through libpng: encoded in memory, then written with
+ * gc_write_file_atomic (so a PNG follows the same rules as every other
+ * file: "-" is stdout, temp + fsync + rename, devices written through). */
 #define _POSIX_C_SOURCE 200809L
 #include "gc_png.h"
 
-#include <errno.h>
 #include <png.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "gc_fsutil.h"
+#include "gc_strbuf.h"
 
 /* PNG allows 2^31-1; keep the row-pointer array and the 4*w row size sane. */
 #define GC_PNG_MAX_SIDE 65535u
-
-static atomic_uint png_tmp_counter;
 
 typedef struct png_err_ctx {
     char *err;
@@ -41,9 +41,19 @@ static void on_png_warning(png_structp png, png_const_charp msg)
             snprintf(err, errlen, __VA_ARGS__);                                                    \
     } while (0)
 
+static void on_png_write(png_structp png, png_bytep data, png_size_t len)
+{
+    gc_sb_put(png_get_io_ptr(png), (const char *)data, len);
+}
+
+static void on_png_flush(png_structp png)
+{
+    (void)png;
+}
+
 /* The libpng part, separate so no automatic variable is live across setjmp. */
-static int write_png_stream(FILE *f, const uint8_t *rgba, uint32_t w, uint32_t h, png_bytep *rows,
-                            png_err_ctx *ctx)
+static int write_png_stream(gc_strbuf *out, const uint8_t *rgba, uint32_t w, uint32_t h,
+                            png_bytep *rows, png_err_ctx *ctx)
 {
     png_structp png =
         png_create_write_struct(PNG_LIBPNG_VER_STRING, ctx, on_png_error, on_png_warning);
@@ -63,7 +73,7 @@ static int write_png_stream(FILE *f, const uint8_t *rgba, uint32_t w, uint32_t h
         png_destroy_write_struct(&png, &info);
         return -1;
     }
-    png_init_io(png, f);
+    png_set_write_fn(png, out, on_png_write, on_png_flush);
     /* level 6 is libpng's default; fixed so output never depends on it */
     png_set_compression_level(png, 6);
     png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE,
@@ -87,43 +97,22 @@ int gc_png_write_rgba(const char *path, const uint8_t *rgba, uint32_t w, uint32_
                      (unsigned)h, GC_PNG_MAX_SIDE);
         return -1;
     }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 48);
     png_bytep *rows = malloc((size_t)h * sizeof *rows);
-    if (!tmp || !rows) {
-        free(tmp);
-        free(rows);
+    if (!rows) {
         SET_ERR("out of memory writing %s", path);
         return -1;
     }
-    snprintf(tmp, plen + 48, "%s.tmp.%ld.%u", path, (long)getpid(),
-             atomic_fetch_add(&png_tmp_counter, 1));
-    FILE *f = fopen(tmp, "wbx");
-    if (!f) {
-        SET_ERR("cannot create %s: %s", tmp, strerror(errno));
-        free(rows);
-        free(tmp);
-        return -1;
-    }
+    gc_strbuf out;
+    gc_sb_init(&out);
     png_err_ctx ctx = {err, errlen};
-    int rc = write_png_stream(f, rgba, w, h, rows, &ctx);
+    int rc = write_png_stream(&out, rgba, w, h, rows, &ctx);
     free(rows);
-    if (fflush(f) != 0 || ferror(f)) {
-        if (rc == 0)
-            SET_ERR("cannot write %s: %s", tmp, strerror(errno));
+    if (rc == 0 && out.failed) {
+        SET_ERR("out of memory writing %s", path);
         rc = -1;
     }
-    if (fclose(f) != 0 && rc == 0) {
-        SET_ERR("cannot close %s: %s", tmp, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) != 0) {
-        if (errlen)
-            snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
+    if (rc == 0)
+        rc = gc_write_file_atomic(path, out.s, out.len, err, errlen);
+    gc_sb_free(&out);
     return rc;
 }
