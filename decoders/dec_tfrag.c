@@ -58,7 +58,10 @@
 #define VU1_QWORDS 1024u
 #define POS_MAX    (VU1_QWORDS / 2u) /* positions take 2 qw (STCYCL 1/2 interleaves colour) */
 #define VI_MAX     VU1_QWORDS        /* vertex info takes 1 qw */
-#define BYTES_MAX  (VU1_QWORDS * 16u)
+/* Wrench takes the origin from the sixth code of the common list (tfrag_low.cpp,
+ * read_tfrag_command_lists: common_command_list[5]). */
+#define WRENCH_ORIGIN_CODE 5u
+#define BYTES_MAX          (VU1_QWORDS * 16u)
 
 /* The three LOD banks and the five lists. */
 enum { LOD_COUNT = 3 };
@@ -147,8 +150,11 @@ typedef struct tfrag_patch_row {
     uint32_t rgba_count;
     uint32_t light_count;
     uint32_t unclassified_unpacks;
+    uint32_t positional_mismatches; /* Wrench's by-place reading against ours by address */
     int32_t origin_x, origin_y, origin_z, origin_w;
     uint8_t origin_source; /* 0 none, 1 STROW before the first common V3_16, 2 light_ofs qword */
+    uint8_t origin6_strow; /* the sixth code of the common list is a STROW */
+    int32_t origin6_x, origin6_y, origin6_z;
     uint8_t walk_ok;
     uint8_t walk_error;
     uint8_t walk_error_list;
@@ -165,6 +171,7 @@ typedef struct tfrag_vertex_row {
     uint8_t has_rgba;
     float x, y, z;
     uint8_t r, g, b, a;
+    uint32_t lod_parent0, lod_parent1; /* as Wrench's recovery step derives them */
 } tfrag_vertex_row;
 
 typedef struct tfrag_vi_row {
@@ -346,12 +353,21 @@ static const gc_column patch_cols[] = {
            "8-byte light records between light_ofs + 0x10 and light_end_ofs"),
     GC_COL(tfrag_patch_row, unclassified_unpacks, GC_T_U32, 0, "count",
            "unpacks matching no VU header destination"),
+    GC_COL(tfrag_patch_row, positional_mismatches, GC_T_U32, 0, "count",
+           "unpacks Wrench's reading by place in the list takes for another array than their VU "
+           "address names, plus lists whose unpack count it rejects"),
     GC_COL(tfrag_patch_row, origin_x, GC_T_S32, 0, "1/1024 world units", "origin row r0"),
     GC_COL(tfrag_patch_row, origin_y, GC_T_S32, 0, "1/1024 world units", "origin row r1"),
     GC_COL(tfrag_patch_row, origin_z, GC_T_S32, 0, "1/1024 world units", "origin row r2"),
     GC_COL(tfrag_patch_row, origin_w, GC_T_S32, 0, "", "origin row r3"),
     GC_COL(tfrag_patch_row, origin_source, GC_T_U8, 0, "",
            "0 none, 1 STROW before the first common V3_16, 2 the qword at light_ofs"),
+    GC_COL(tfrag_patch_row, origin6_strow, GC_T_BOOL, 0, "",
+           "the sixth code of the common list is a STROW (where Wrench takes the origin)"),
+    GC_COL(tfrag_patch_row, origin6_x, GC_T_S32, 0, "1/1024 world units",
+           "row r0 of that STROW (0 if it is none)"),
+    GC_COL(tfrag_patch_row, origin6_y, GC_T_S32, 0, "1/1024 world units", "its row r1"),
+    GC_COL(tfrag_patch_row, origin6_z, GC_T_S32, 0, "1/1024 world units", "its row r2"),
     GC_COL(tfrag_patch_row, walk_ok, GC_T_BOOL, 0, "", "every list walked to its end in sync"),
     GC_COL(tfrag_patch_row, walk_error, GC_T_U8, 0, "",
            "0 ok, 1 list_bounds, 2 vif_cut, 3 vif_unknown, 4 no_vu_header, 5 vu_range"),
@@ -379,6 +395,11 @@ static const gc_column vertex_cols[] = {
     GC_COL(tfrag_vertex_row, g, GC_T_U8, 0, "", "RGBA array +1"),
     GC_COL(tfrag_vertex_row, b, GC_T_U8, 0, "", "RGBA array +2"),
     GC_COL(tfrag_vertex_row, a, GC_T_U8, 0, "", "RGBA array +3, 0..0x80 (0x80 opaque)"),
+    GC_COL(tfrag_vertex_row, lod_parent0, GC_T_U32, NUL, "",
+           "first parent as Wrench's recovery derives it: through the LOD entries naming this "
+           "position, only those below the tier's position count; null if none"),
+    GC_COL(tfrag_vertex_row, lod_parent1, GC_T_U32, NUL, "",
+           "second parent (parent field / 2 of a LOD entry naming this position); null if none"),
 };
 
 static const gc_column vi_cols[] = {
@@ -545,11 +566,24 @@ typedef struct scratch {
     byte_array strips[LOD_COUNT];
     byte_array indices[LOD_COUNT];
     byte_array parents[2]; /* 0: LOD-01, 1: LOD-0 */
+    /* parents of each position as Wrench's recovery step derives them */
+    uint32_t lod_parent[POS_MAX][2];
     /* ad-gifs */
     const uint8_t *adgif; /* payload */
     uint64_t adgif_file_ofs;
     uint32_t adgif_n;
 } scratch;
+
+/* What an unpack is: by its VU address (this decoder) or by its place in its list (Wrench's
+ * read_tfrag_command_lists). */
+enum { UK_NONE, UK_HEADER, UK_ADGIF, UK_VI, UK_POS, UK_STRIPS, UK_INDICES, UK_PARENT, UK_IDX2 };
+#define SEQ_MAX 24 /* unpacks remembered per list; a well-formed list has at most 6 */
+
+typedef struct list_seq {
+    uint8_t n, over;
+    uint8_t kind[SEQ_MAX], vnvl[SEQ_MAX];
+    uint16_t addr[SEQ_MAX];
+} list_seq;
 
 typedef struct walk_state {
     const gc_level *lv;
@@ -564,6 +598,15 @@ typedef struct walk_state {
     int32_t origin[4];
     int32_t last_common_row[4];
     bool have_last_common_row;
+    int32_t first_common_row[4];
+    bool have_first_common_row;
+    /* the sixth code of the common list, where Wrench takes the origin */
+    bool have_origin6;
+    int32_t origin6[4];
+    uint32_t codes[LIST_COUNT];
+    /* unpacks per list, for the by-place reading */
+    list_seq seq[LIST_COUNT];
+    int kind; /* kind of the unpack classify_unpack just saw */
     /* error */
     int err;
     int err_list;
@@ -599,6 +642,7 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
     const uint16_t *h = w->vu.w;
     unsigned addr = c->addr_qwords;
     bool over = false;
+    w->kind = UK_NONE;
 
     if (!w->have_vu) {
         /* The first unpack of the common list must be the VU header:
@@ -610,11 +654,13 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         for (int i = 0; i < 20; i++)
             w->vu.w[i] = gc_u16le(&r);
         w->have_vu = true;
+        w->kind = UK_HEADER;
         return 0;
     }
 
     switch (c->vnvl) {
     case GC_VIF_V3_16: { /* positions */
+        w->kind = UK_POS;
         if (GC_FAULT(w->lv, common_only) && list != LIST_COMMON)
             return 0;
         if (list == LIST_COMMON && !w->have_origin) {
@@ -623,10 +669,14 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
                 memcpy(w->origin, w->last_row, sizeof w->origin);
                 w->row->origin_source = 1;
             }
+            /* historical: the first STROW of the list (the vertex-info row) taken as the origin */
+            if (GC_FAULT(w->lv, origin_first_strow) && w->have_first_common_row)
+                memcpy(w->origin, w->first_common_row, sizeof w->origin);
         }
         int tier = list_tier[list];
         if (tier < 0 || addr < h[VU_POS_COMMON_ADDR] || ((addr - h[VU_POS_COMMON_ADDR]) & 1)) {
             w->row->unclassified_unpacks++;
+            w->kind = UK_NONE;
             return 0;
         }
         unsigned first = (addr - h[VU_POS_COMMON_ADDR]) / 2;
@@ -667,6 +717,7 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         }
         if (first + c->count > s->vi_hi)
             s->vi_hi = first + c->count;
+        w->kind = UK_VI;
         return 0;
     }
     case GC_VIF_V4_32: /* ad-gifs */
@@ -678,6 +729,7 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         s->adgif_file_ofs = c->file_ofs + 4;
         s->adgif_n = c->count / TFRAG_ADGIF_QWORDS;
         w->row->adgif_payload_ofs = (uint32_t)(c->file_ofs + 4 - w->row->data_ofs);
+        w->kind = UK_ADGIF;
         return 0;
     case GC_VIF_V4_8:
         break;
@@ -701,31 +753,42 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->strip_arrivals % LOD_COUNT) : lod;
         w->strip_arrivals++;
         append_bytes(&s->strips[bank], c->payload, bytes, c->file_ofs + 4, &over);
+        w->kind = UK_STRIPS;
     } else if (GC_FAULT(w->lv, parent_addr_only)) {
         /* historical: address alone, no list, no empty-tier guard */
         int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->index_arrivals % LOD_COUNT) : lod;
         if (addr == h[VU_INDICES_ADDR] && lod >= 0) {
             w->index_arrivals++;
             append_bytes(&s->indices[bank], c->payload, bytes, c->file_ofs + 4, &over);
+            w->kind = UK_INDICES;
         } else if (addr == h[VU_PARENT_LOD01_ADDR]) {
             append_bytes(&s->parents[0], c->payload, bytes, c->file_ofs + 4, &over);
+            w->kind = UK_PARENT;
         } else if (addr == h[VU_PARENT_LOD0_ADDR]) {
             append_bytes(&s->parents[1], c->payload, bytes, c->file_ofs + 4, &over);
+            w->kind = UK_PARENT;
         } else if (addr != h[VU_UNK2_LOD01_ADDR] && addr != h[VU_UNK2_LOD0_ADDR]) {
             w->row->unclassified_unpacks++;
+        } else {
+            w->kind = UK_IDX2;
         }
     } else if (addr == h[VU_INDICES_ADDR] && lod >= 0) {
         int bank = GC_FAULT(w->lv, strips_by_arrival) ? (int)(w->index_arrivals % LOD_COUNT) : lod;
         w->index_arrivals++;
         append_bytes(&s->indices[bank], c->payload, bytes, c->file_ofs + 4, &over);
+        w->kind = UK_INDICES;
     } else if (list == LIST_LOD01 && h[VU_VI_LOD01_COUNT] != 0 && addr == h[VU_PARENT_LOD01_ADDR]) {
         append_bytes(&s->parents[0], c->payload, bytes, c->file_ofs + 4, &over);
+        w->kind = UK_PARENT;
     } else if (list == LIST_LOD01 && h[VU_VI_LOD01_COUNT] != 0 && addr == h[VU_UNK2_LOD01_ADDR]) {
         /* "unknown indices 2": not understood, framed only */
+        w->kind = UK_IDX2;
     } else if (list == LIST_LOD0 && h[VU_VI_LOD0_COUNT] != 0 && addr == h[VU_PARENT_LOD0_ADDR]) {
         append_bytes(&s->parents[1], c->payload, bytes, c->file_ofs + 4, &over);
+        w->kind = UK_PARENT;
     } else if (list == LIST_LOD0 && h[VU_VI_LOD0_COUNT] != 0 && addr == h[VU_UNK2_LOD0_ADDR]) {
         /* framed only */
+        w->kind = UK_IDX2;
     } else {
         w->row->unclassified_unpacks++;
     }
@@ -754,6 +817,7 @@ static int walk_list(walk_state *w, int list, gc_reader win)
     gc_vif_code c;
     int rc;
     while ((rc = gc_vif_next(&vw, &c)) > 0) {
+        uint32_t code_index = w->codes[list]++;
         if (c.cmd == GC_VIF_STROW && c.payload) {
             gc_reader r = gc_reader_make(c.payload, c.payload_bytes, c.file_ofs + 4);
             for (int i = 0; i < 4; i++)
@@ -762,10 +826,27 @@ static int walk_list(walk_state *w, int list, gc_reader win)
             if (list == LIST_COMMON) {
                 memcpy(w->last_common_row, w->last_row, sizeof w->last_row);
                 w->have_last_common_row = true;
+                if (!w->have_first_common_row) {
+                    memcpy(w->first_common_row, w->last_row, sizeof w->last_row);
+                    w->have_first_common_row = true;
+                }
+                if (code_index == WRENCH_ORIGIN_CODE) {
+                    memcpy(w->origin6, w->last_row, sizeof w->last_row);
+                    w->have_origin6 = true;
+                }
             }
         } else if (c.is_unpack) {
             if (classify_unpack(w, list, &c) < 0)
                 return -1;
+            list_seq *q = &w->seq[list];
+            if (q->n < SEQ_MAX) {
+                q->kind[q->n] = (uint8_t)w->kind;
+                q->vnvl[q->n] = c.vnvl;
+                q->addr[q->n] = c.addr_qwords;
+                q->n++;
+            } else {
+                q->over = 1;
+            }
         }
     }
     if (rc < 0)
@@ -774,6 +855,80 @@ static int walk_list(walk_state *w, int list, gc_reader win)
     if (list == LIST_COMMON && !w->have_vu)
         return walk_fail(w, WALK_NO_VU_HEADER, list, win.file_ofs);
     return 0;
+}
+
+/* Wrench's reading of the lists (src/engine/tfrag_low.cpp, read_tfrag_command_lists;
+ * docs/formats/tfrag.md §10) takes each unpack for an array by its place in its list, where
+ * this decoder goes by VU address. Returns the unpacks the two readings take for different
+ * arrays (an unpack Wrench skips counts: it loses that data), plus one for every list whose
+ * unpack count or formats Wrench rejects outright. */
+static uint32_t fixed_list_mismatches(const list_seq *q, const uint8_t *kind, const uint8_t *fmt,
+                                      unsigned n)
+{
+    if (q->n != n)
+        return 1; /* "Incorrect number of ... VIF unpacks" */
+    uint32_t bad = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (q->vnvl[i] != fmt[i])
+            return bad + 1; /* "Bad VIF command" */
+        bad += q->kind[i] != kind[i];
+    }
+    return bad;
+}
+
+static uint32_t positional_mismatches(const walk_state *w)
+{
+    static const uint8_t lod2_kind[2] = {UK_INDICES, UK_STRIPS};
+    static const uint8_t lod1_kind[2] = {UK_STRIPS, UK_INDICES};
+    static const uint8_t v4_8s[2] = {GC_VIF_V4_8, GC_VIF_V4_8};
+    static const uint8_t common_kind[4] = {UK_HEADER, UK_ADGIF, UK_VI, UK_POS};
+    static const uint8_t common_fmt[4] = {GC_VIF_V4_16, GC_VIF_V4_32, GC_VIF_V4_16, GC_VIF_V3_16};
+    const uint16_t *h = w->vu.w;
+    uint32_t bad = 0;
+    for (int l = 0; l < LIST_COUNT; l++)
+        bad += w->seq[l].over;
+    bad += fixed_list_mismatches(&w->seq[LIST_LOD2], lod2_kind, v4_8s, 2);
+    bad += fixed_list_mismatches(&w->seq[LIST_COMMON], common_kind, common_fmt, 4);
+    bad += fixed_list_mismatches(&w->seq[LIST_LOD1], lod1_kind, v4_8s, 2);
+
+    /* LOD 01: [parent array if the tier has positions] [indices 2 if its address is not 0]
+     * [vertex info] [positions]; anything after that is never read */
+    const list_seq *q = &w->seq[LIST_LOD01];
+    unsigned i = 0;
+    uint8_t want[SEQ_MAX];
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_8 && h[VU_POS_LOD01_COUNT] > 0)
+        want[i++] = UK_PARENT;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_8 && q->addr[i] != 0)
+        want[i++] = UK_IDX2;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_16)
+        want[i++] = UK_VI;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V3_16)
+        want[i++] = UK_POS;
+    for (unsigned k = 0; k < i; k++)
+        bad += q->kind[k] != want[k];
+    bad += q->n - i;
+
+    /* LOD 0: [positions] strips indices [parent array if the tier has positions]
+     * [indices 2] [vertex info]; strips and indices must be there */
+    q = &w->seq[LIST_LOD0];
+    i = 0;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V3_16)
+        want[i++] = UK_POS;
+    for (int k = 0; k < 2; k++) {
+        if (i >= q->n || q->vnvl[i] != GC_VIF_V4_8)
+            return bad + 1; /* "Too few LOD 0 VIF unpacks" / "Bad VIF command" */
+        want[i++] = k == 0 ? UK_STRIPS : UK_INDICES;
+    }
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_8 && h[VU_POS_LOD0_COUNT] > 0)
+        want[i++] = UK_PARENT;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_8)
+        want[i++] = UK_IDX2;
+    if (i < q->n && q->vnvl[i] == GC_VIF_V4_16)
+        want[i++] = UK_VI;
+    for (unsigned k = 0; k < i; k++)
+        bad += q->kind[k] != want[k];
+    bad += q->n - i;
+    return bad;
 }
 
 /* ---- geometry ------------------------------------------------------------ */
@@ -917,10 +1072,40 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     }
     p->rgba_count = (uint32_t)rgba_n;
 
+    /* Parents as Wrench's recovery step derives them (tfrag_high.cpp,
+     * propagate_tface_information): each LOD entry, in tier order, gives the position it names
+     * its second parent (parent field / 2) and, only if its index in the tier is below the
+     * tier's position count (the length Wrench cuts the parent array to), its first parent
+     * through the parent array. A later entry naming the same position overrides. */
+    uint32_t tier_start[3] = {0, tier_vi[0], tier_vi[0] + tier_vi[1]};
+    for (unsigned i = 0; i < s->pos_hi; i++)
+        s->lod_parent[i][0] = s->lod_parent[i][1] = UINT32_MAX;
+    for (unsigned tier = 1; tier < 3; tier++) {
+        const byte_array *pa = &s->parents[tier - 1];
+        uint32_t npos = tier == 1 ? p->vu_positions_lod01 : p->vu_positions_lod0;
+        uint32_t plen = npos < pa->n ? npos : pa->n;
+        for (uint32_t j = 0; j < tier_vi[tier]; j++) {
+            unsigned i = tier_start[tier] + j;
+            if (i >= VI_MAX || !s->vi_present[i])
+                continue;
+            uint32_t v = pos_of_field(s, s->vi[i][3]);
+            if (v == UINT32_MAX)
+                continue;
+            if (j < plen) {
+                uint32_t pv = pa->b[j];
+                s->lod_parent[v][0] =
+                    pv < VI_MAX && s->vi_present[pv] ? pos_of_field(s, s->vi[pv][3]) : UINT32_MAX;
+            }
+            s->lod_parent[v][1] = pos_of_field(s, s->vi[i][2]);
+        }
+    }
+
     for (unsigned i = 0; i < s->pos_hi; i++) {
         if (!s->pos_present[i])
             continue;
         PUSH(x->rb_vertex, tfrag_vertex_row, v);
+        v->lod_parent0 = s->lod_parent[i][0];
+        v->lod_parent1 = s->lod_parent[i][1];
         v->file_ofs = s->pos_ofs[i];
         v->patch_row = prow;
         v->index = (uint16_t)i;
@@ -937,7 +1122,6 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         }
     }
 
-    uint32_t tier_start[3] = {0, tier_vi[0], tier_vi[0] + tier_vi[1]};
     for (unsigned i = 0; i < s->vi_hi; i++) {
         if (!s->vi_present[i])
             continue;
@@ -1141,6 +1325,12 @@ static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
     lo[LIST_LOD1] = p->lod_1_ofs, hi[LIST_LOD1] = p->lod_0_ofs;
     lo[LIST_LOD01] = p->lod_0_ofs, hi[LIST_LOD01] = lod0_start;
     lo[LIST_LOD0] = lod0_start, hi[LIST_LOD0] = p->rgba_ofs;
+    if (GC_FAULT(lv, lod0_from_lod_0_ofs)) {
+        /* historical: the LOD-0 list taken from the header's lod_0_ofs (and lod_0_size) to
+         * rgba_ofs, so the LOD-01 list is walked as part of it */
+        hi[LIST_LOD01] = lo[LIST_LOD01];
+        lo[LIST_LOD0] = p->lod_0_ofs;
+    }
 
     for (int l = 0; l < LIST_COUNT && w.err == WALK_OK; l++) {
         if (lo[l] > hi[l] || hi[l] > data.size) {
@@ -1165,6 +1355,13 @@ static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
         p->origin_source = 1;
     }
 
+    p->origin6_strow = w.have_origin6;
+    if (w.have_origin6) {
+        p->origin6_x = w.origin6[0];
+        p->origin6_y = w.origin6[1];
+        p->origin6_z = w.origin6[2];
+    }
+    p->positional_mismatches = w.err == WALK_OK ? positional_mismatches(&w) : 0;
     p->vu_positions_common = w.vu.w[VU_POS_COMMON_COUNT];
     p->vu_vi_common = w.vu.w[VU_VI_COMMON_COUNT];
     p->vu_positions_lod01 = w.vu.w[VU_POS_LOD01_COUNT];

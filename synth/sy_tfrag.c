@@ -80,13 +80,12 @@ typedef struct tf_plan {
     uint8_t vdup[3];             /* seam-copy vertex-info entries per tier */
     uint8_t nflex;               /* non-lattice grid, skirt and pdup vertices, in that order */
     uint8_t flex_tier[TF_MAX_FLEX];
-    uint16_t sites, sites_c, sites_01; /* seam-copy capacity (see geo_sites) */
+    uint8_t flex_l01[TF_MAX_FLEX / 8]; /* bit set: the flex vertex may be LOD-01 */
+    uint16_t sites_c;                  /* seam-copy capacity on common vertices (geo_sites) */
     uint16_t vu_used;                  /* VU qw before vertex-info copies */
-    uint8_t extras;                    /* bit set of optional VIF codes */
+    uint8_t idx2;                      /* the LOD tiers carry "indices 2" arrays */
     uint8_t flat; /* every vertex common: both LOD tiers empty (unk_06 = unk_0a = 0) */
 } tf_plan;
-
-enum { X_STCOL = 1, X_NOP = 2, X_MPG = 4, X_STMASK = 8, X_DIRECT = 16, X_IDX2 = 32 };
 
 static unsigned skirt_nodes(unsigned t)
 {
@@ -371,7 +370,7 @@ static int geo_build(const tf_plan *pl, const tf_level *L, uint32_t index, tf_ge
         int srcid = (int)((i * 7u + index) % (unsigned)ngrid);
         tf_node n = g->node[srcid];
         n.kind = K_ORPHAN;
-        n.tier = pl->flat ? T_COMMON : T_LOD0;
+        n.tier = T_COMMON; /* a LOD position without an entry would have no parent */
         n.src = (int16_t)srcid;
         if (add_node(g, &n) < 0)
             return -1;
@@ -740,6 +739,17 @@ static int pick_tier(const tf_tally *ty, unsigned size, unsigned mask)
     return best;
 }
 
+/* Records the tier of flex vertex f and whether its unit's mask allowed LOD-01 (repair_tiers
+ * may move it there later). */
+static void set_flex(tf_plan *pl, unsigned f, int tier, unsigned mask)
+{
+    pl->flex_tier[f] = (uint8_t)tier;
+    if (mask & (1u << T_LOD01))
+        pl->flex_l01[f / 8] |= (uint8_t)(1u << (f % 8));
+    else
+        pl->flex_l01[f / 8] &= (uint8_t) ~(1u << (f % 8));
+}
+
 static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
 {
     unsigned mask = pl->flat ? 1u : 7u;
@@ -778,7 +788,7 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
                     int tt = t >= 0 ? t : pick_tier(ty, 1, m);
                     if (tt < 0)
                         return -1;
-                    pl->flex_tier[at[j][r]] = (uint8_t)tt;
+                    set_flex(pl, (unsigned)at[j][r], tt, m);
                     ty->cur[tt]++;
                 }
             }
@@ -791,7 +801,7 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
             int tt = t >= 0 ? t : pick_tier(ty, 1, mask);
             if (tt < 0)
                 return -1;
-            pl->flex_tier[f++] = (uint8_t)tt;
+            set_flex(pl, f++, tt, mask);
             ty->cur[tt]++;
         }
     }
@@ -799,10 +809,51 @@ static int assign_tiers(tf_plan *pl, tf_tally *ty, unsigned ref_positions)
         int t = pick_tier(ty, 1, mask);
         if (t < 0)
             return -1;
-        pl->flex_tier[f++] = (uint8_t)t;
+        set_flex(pl, f++, t, mask);
         ty->cur[t]++;
     }
     pl->nflex = (uint8_t)f;
+    return 0;
+}
+
+/* Moves common flex vertices of non-flat patches into the LOD tiers the greedy pass left short.
+ * A LOD tier must end with exactly as many positions as vertex-info entries (Wrench sizes its
+ * parent array by the position count and finds a parent only for entries below it, so entries
+ * and positions pair one to one), and the greedy pass can stop a few short when the last
+ * patches' coarse lattice is common by force. One vertex per patch per round, the patches
+ * visited from a hashed start with a stride, so no patch is emptied of common flex vertices. */
+static int repair_tiers(tf_plan *pl, uint32_t n, tf_tally *ty, uint32_t seed)
+{
+    uint32_t stride = n % 7919u ? 7919u % n : 1u; /* 7919 is prime: coprime with n */
+    if (stride == 0)
+        stride = 1;
+    for (int t = T_LOD01; t <= T_LOD0; t++) {
+        int64_t need = ty->cap[t] - ty->cur[t];
+        for (unsigned round = 0; need > 0 && round < TF_MAX_FLEX; round++) {
+            int moved = 0;
+            uint32_t at = h3(seed, (uint32_t)t, round) % n;
+            for (uint32_t k = 0; k < n && need > 0; k++, at = (at + stride) % n) {
+                tf_plan *q = &pl[at];
+                if (q->flat)
+                    continue;
+                for (int f = (int)q->nflex - 1; f >= 0; f--) {
+                    int l01 = (q->flex_l01[f / 8] >> (f % 8)) & 1;
+                    if (q->flex_tier[f] != T_COMMON || (t == T_LOD01 && !l01))
+                        continue;
+                    q->flex_tier[f] = (uint8_t)t;
+                    ty->cur[T_COMMON]--;
+                    ty->cur[t]++;
+                    need--;
+                    moved = 1;
+                    break;
+                }
+            }
+            if (!moved)
+                break;
+        }
+        if (need != 0)
+            return -1;
+    }
     return 0;
 }
 
@@ -962,7 +1013,7 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         return -1;
     geo_order(g);
     uint32_t hx = h3(index, L->seed, 0xE7u);
-    int idx2 = (pl->extras & X_IDX2) != 0;
+    int idx2 = pl->idx2;
     tf_vu vu;
     vu_layout(g, pl->A, hx % 4u, idx2, &vu);
     if (vu.end > TF_VU_LIMIT || g->nnodes > 255)
@@ -1029,8 +1080,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
     }
     size_t tex_ofs =
         sy_vif_unpack(out, SY_VIF_V4_32, TF_ADGIF_QW * pl->A, TF_VU_ADGIF_ADDR, 0, ad) - d;
-    if (pl->extras & X_STCOL)
-        sy_vif_stcol(out, 0x3f800000u, 0x3f800000u, 0x3f800000u, 0x3f800000u);
+    /* Wrench takes the origin positionally, as the sixth code of this list: nothing may come
+     * between the two unpacks above and the vertex-info STROW, STMOD and unpack below. */
     sy_vif_strow(out, TF_ROW_2048, TF_ROW_2048, 0, vu.pos_c);
     sy_vif_stmod(out, 1);
     write_vi(out, g, T_COMMON, vu.vi_c);
@@ -1044,25 +1095,17 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
     size_t lod1 = out->len - d;
     /* LOD-1 list */
     write_strips(out, g, 1, vu.strips);
-    if (pl->extras & X_NOP)
-        sy_vif_nop(out);
     sy_vif_strow(out, vu.vi_c, vu.vi_c, vu.vi_c, vu.vi_c);
     sy_vif_stmod(out, 1);
     write_indices(out, g, 1, vu.idx);
-    if (pl->extras & X_MPG) {
-        uint32_t code[8];
-        unsigned n = 2 + hx % 3u;
-        for (unsigned i = 0; i < n; i++) {
-            code[2 * i] = 0x8000033cu;     /* lower: NOP */
-            code[2 * i + 1] = 0x000002ffu; /* upper: NOP */
-        }
-        sy_vif_mpg(out, d, 0x100u + (hx >> 4) % 64u, n, code);
-    }
     sy_vif_align16(out, d);
     size_t lod0 = out->len - d;
-    /* LOD-01 list */
-    sy_vif_strow(out, vu.vi_c, vu.vi_c, vu.vi_c, vu.vi_c);
-    sy_vif_stmod(out, 1);
+    /* LOD-01 list: the index row only before index arrays, offset mode only when something
+     * here or in the LOD-0 list is unpacked under it (Wrench's write_tfrag_command_lists) */
+    if (g->nvit[1])
+        sy_vif_strow(out, vu.vi_c, vu.vi_c, vu.vi_c, vu.vi_c);
+    if (g->nvit[1] || g->npos[1] || g->npos[2])
+        sy_vif_stmod(out, 1);
     if (g->nvit[1]) {
         write_parents(out, g, T_LOD01, 0, vu.par01);
         if (idx2)
@@ -1081,8 +1124,6 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         write_positions(out, g, T_LOD0, vu.pos_0, org);
     sy_vif_stmod(out, 0);
     sy_vif_stcycl(out, 4, 4);
-    if (pl->extras & X_STMASK)
-        sy_vif_stmask(out, 0xE4E4E4E4u);
     write_strips(out, g, 0, vu.strips);
     sy_vif_strow(out, vu.vi_c, vu.vi_c, vu.vi_c, vu.vi_c);
     sy_vif_stmod(out, 1);
@@ -1095,11 +1136,6 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         write_vi(out, g, T_LOD0, vu.vi_0);
     }
     sy_vif_stmod(out, 0);
-    if (pl->extras & X_DIRECT) {
-        uint32_t gif[8] = {0x00008001u, 0x10000000u, 0x0000000Eu, 0,  /* GIFtag: NLOOP 1, EOP, */
-                           0,           0,           0x3Fu,       0}; /* NREG 1, A+D; TEXFLUSH */
-        sy_vif_direct(out, d, 2, gif);
-    }
     sy_vif_strow(out, light_v, light_v, light_v, light_v);
     sy_vif_align16(out, d);
     size_t rgba = out->len - d;
@@ -1271,6 +1307,13 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
 
 /* ---------------------------------------------------------------- the block */
 
+/* Size weight of a flat (all-common) candidate, percent of an ordinary patch's. Every LOD tier
+ * holds exactly its vertex-info count of positions, so the common tier is 55% of the retail
+ * positions; with the coarse lattice common by force (about 36-40% of a patch), full-size flat
+ * patches could be only about one in six. Half-size ones let about a quarter of the patches be
+ * flat, the share the notes measured ("finds positions in roughly a quarter of patches"). */
+#define FLAT_WEIGHT_PCT 50u
+
 static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, tf_geo *g,
                       unsigned margin_permille, int flats)
 {
@@ -1283,11 +1326,14 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
     int rc = -1;
     for (uint32_t i = 0; i < n; i++) {
         wt[i] = 800u + h3(i, p->seed, 1) % 401u;
+        if (flats && h3(i, p->seed, 5) % 4u == 0)
+            wt[i] = wt[i] * FLAT_WEIGHT_PCT / 100u; /* flat candidates are smaller patches */
         wt2[i] = wt[i] * (920u + h3(i, p->seed, 2) % 161u) / 1000u;
     }
     /* Positions no vertex-info entry can reference, when the plan has fewer entries than
      * positions; plus, when asked, a margin of spare entries so the tiers are never filled to
-     * the last slot (the caller starts at 0.5%). */
+     * the last slot (the caller starts at 0.5%). They are common positions: a LOD position
+     * without an entry would have no parent. */
     uint64_t orphans = p->positions > vi_t ? p->positions - vi_t : 0;
     uint64_t margin = (uint64_t)p->positions * margin_permille / 1000u;
     if (vi_t + orphans < (uint64_t)p->positions + margin)
@@ -1304,21 +1350,23 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
     ty.cap[1] = p->vi_lod01;
     ty.cap[2] = p->vi_lod0;
     ty.all = (int64_t)p->positions - (int64_t)orphans;
-    int64_t vdups_total = (int64_t)vi_t - ty.all;
-    /* Seam copies go mostly to the LOD tiers (a LOD entry may repeat a coarse vertex), which
-     * leaves the common tier room for some flat patches. */
-    int64_t vdc = (int64_t)((double)vdups_total * (double)ty.cap[0] / (double)vi_t / 4.0);
-    int64_t vd1 = (int64_t)((double)vdups_total * (double)ty.cap[1] / (double)vi_t);
-    ty.tgt[0] = ty.cap[0] - vdc;
-    ty.tgt[1] = ty.cap[1] - vd1;
-    ty.tgt[2] = ty.cap[2] - (vdups_total - vdc - vd1);
+    /* Each LOD tier holds exactly as many positions as vertex-info entries, entry i naming
+     * position i of its tier (docs/formats/tfrag.md §7: Wrench sizes a tier's parent array by
+     * its position count); the common tier takes the other positions, and the surplus of
+     * entries over positions is all seam copies in the common tier. */
+    ty.tgt[1] = ty.cap[1];
+    ty.tgt[2] = ty.cap[2];
+    ty.tgt[0] = ty.all - ty.cap[1] - ty.cap[2];
+    if (ty.tgt[0] < 0 || ty.tgt[0] > ty.cap[0])
+        goto out;
     int64_t carry = 0; /* triangles a patch could not take, handed to the next one */
     for (uint32_t i = 0; i < n; i++) {
         tf_plan *q = &pl[i];
         memset(q, 0, sizeof *q);
         q->P = (uint16_t)P[i];
         q->A = (uint16_t)(1u + A[i]);
-        if (P[i] > 255 || q->A > 40 || O[i] > P[i] / 2)
+        /* a strip's ad-gif offset is a signed byte of 5 qw per record: at most 25 records */
+        if (P[i] > 255 || q->A > 25 || O[i] > P[i] / 2)
             goto out;
         q->orphans = (uint8_t)O[i];
         double left = (double)(ty.all - ty.done);
@@ -1354,34 +1402,34 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
                 goto out;
         }
         uint32_t hx = h3(i, p->seed, 0xE7u);
-        q->extras = (uint8_t)((((hx & 3u) == 1u || i == 1) ? X_STCOL : 0) |
-                              (((hx >> 2) % 3u == 0 || i == 1) ? X_NOP : 0) |
-                              (((hx >> 4) % 7u == 3u || i == 1) ? X_MPG : 0) |
-                              (((hx >> 7) % 5u == 2u || i == 1) ? X_STMASK : 0) |
-                              (((hx >> 10) % 6u == 4u || i == 1) ? X_DIRECT : 0) |
-                              (((hx >> 13) % 4u == 0 || i == 1) ? X_IDX2 : 0));
+        q->idx2 = (uint8_t)((hx >> 13) % 4u == 0 || i == 1);
+    }
+    if (carry != 0)
+        goto out;
+    if (repair_tiers(pl, n, &ty, p->seed) < 0)
+        goto out;
+    /* the tiers are final: measure each patch's seam-copy sites and VU use */
+    for (uint32_t i = 0; i < n; i++) {
+        tf_plan *q = &pl[i];
         if (geo_build(q, L, i, g) < 0)
             goto out;
         unsigned all, c, c01;
         geo_sites(g, &all, &c, &c01, NULL);
         if (all < q->pdups)
             goto out;
-        q->sites = (uint16_t)(all - q->pdups);
-        q->sites_c = (uint16_t)c;
-        q->sites_01 = (uint16_t)c01;
+        unsigned sites = all - q->pdups;
+        q->sites_c = (uint16_t)(c < sites ? c : sites);
         /* VU use before vertex-info copies: the layout as planned (worst-case slack), plus
          * each seam-copy position (2 qw position + 1 qw entry + parent slots) */
         geo_order(g);
         tf_vu vu;
-        vu_layout(g, q->A, 3, (q->extras & X_IDX2) != 0, &vu);
+        vu_layout(g, q->A, 3, q->idx2, &vu);
         q->vu_used = (uint16_t)(vu.end + 4u * q->pdups + 4u);
     }
-    if (carry != 0)
-        goto out;
-    /* vertex-info copies per tier: what each tier's total still lacks, spread by weight and
-     * capped by each patch's sites and VU room */
-    for (int t = 0; t < 3; t++) {
-        int64_t need = ty.cap[t] - ty.cur[t];
+    /* vertex-info copies, all in the common tier: what its total still lacks, spread by
+     * weight and capped by each patch's sites and VU room */
+    {
+        int64_t need = ty.cap[0] - ty.cur[0];
         if (need < 0)
             goto out;
         distribute((uint32_t)need, wt, n, A); /* A reused as scratch */
@@ -1389,21 +1437,16 @@ static int plan_level(const sy_tfrag_params *p, const tf_level *L, tf_plan *pl, 
         for (int pass = 0; pass < 2; pass++)
             for (uint32_t i = 0; i < n; i++) {
                 tf_plan *q = &pl[i];
-                int used = q->vdup[0] + q->vdup[1] + q->vdup[2];
-                int capt = t == 0   ? q->sites_c - q->vdup[0]
-                           : t == 1 ? q->sites_01 - q->vdup[0] - q->vdup[1]
-                                    : q->sites - used;
-                if (q->flat && t != T_COMMON)
-                    capt = 0;
-                /* each copy costs 1 qw of vertex info and up to half a qw of parent slots */
+                int used = q->vdup[0];
+                int capt = q->sites_c - used;
+                /* each copy costs 1 qw of vertex info */
                 int room = ((int)TF_VU_LIMIT - (int)q->vu_used) * 2 / 3 - used;
                 capt = capt < room ? capt : room;
-                capt = capt < q->sites - used ? capt : q->sites - used;
                 capt = capt < 60 - used ? capt : 60 - used;
                 capt = capt < 0 ? 0 : capt;
                 int64_t want = pass == 0 ? (int64_t)A[i] : (spill < capt ? spill : capt);
                 int64_t give = want < capt ? want : capt;
-                q->vdup[t] = (uint8_t)(q->vdup[t] + give);
+                q->vdup[0] = (uint8_t)(q->vdup[0] + give);
                 if (pass == 0)
                     spill += want - give;
                 else

@@ -2,7 +2,9 @@
 /* Structural promises of the synthetic tfrag block writer (synth/sy_tfrag.c), checked with a
  * test-local VIF walker written from docs/formats/tfrag.md (not the decoder): exact totals,
  * per-patch counts against the lists, spheres, list order, the origin STROW trap, parents,
- * empty-tier address collisions, the optional VIF codes, and determinism. */
+ * empty-tier address collisions, the rules Wrench's reader and recovery step enforce (the
+ * origin as the sixth code of the common list, unpack counts and order per list, parent arrays
+ * sized by the tier's position count, a parent for every LOD position), and determinism. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -41,6 +43,7 @@ typedef struct unpack {
 
 typedef struct strow {
     int list;
+    int code;            /* index of the code in its list (0-based) */
     int before_first_v3; /* seen before the first V3_16 of the common list */
     uint32_t r[4];
 } strow;
@@ -51,6 +54,7 @@ typedef struct walk {
     strow s[32];
     int ns;
     int ok;
+    int ncodes[NLISTS];
     unsigned n_stcol, n_stmask, n_mpg, n_direct, n_nop_inline, odd_v3;
 } walk;
 
@@ -60,6 +64,7 @@ static void walk_list(walk *w, const uint8_t *p, size_t len, int list, int *seen
     while (o + 4 <= len) {
         uint32_t code = rd32(p + o);
         unsigned cmd = code >> 24, num = (code >> 16) & 0xff, imm = code & 0xffff;
+        int code_index = w->ncodes[list]++;
         o += 4;
         if ((cmd & 0x60) == 0x60) {
             unsigned vn = (cmd >> 2) & 3, vl = cmd & 3, n = num ? num : 256;
@@ -95,6 +100,7 @@ static void walk_list(walk *w, const uint8_t *p, size_t len, int list, int *seen
             if (cmd == 0x30 && w->ns < 32) {
                 strow *s = &w->s[w->ns++];
                 s->list = list;
+                s->code = code_index;
                 s->before_first_v3 = !*seen_common_v3;
                 for (int i = 0; i < 4; i++)
                     s->r[i] = rd32(p + o + 4 * i);
@@ -171,6 +177,110 @@ static long strips_of(const walk *w, int list, unsigned strips_addr, unsigned id
         tris += (long)n - 2;
     }
     return -1; /* no terminator */
+}
+
+/* Wrench's reading of one patch, restated in docs/formats/tfrag.md §10 from
+ * src/engine/tfrag_low.cpp (read_tfrag_command_lists) and src/engine/tfrag_high.cpp
+ * (propagate_tface_information): unpacks are taken by their place in each list, the origin is
+ * the sixth code of the common list, a tier's parent array is read only when the tier has
+ * positions and must hold their count rounded up to 4, and every LOD position must receive
+ * both parents. Returns NULL when the patch passes, else the rule it breaks. */
+static const char *wrench_reading(const walk *w, const uint16_t *hv, unsigned P, const strow *org)
+{
+    const unpack *l[NLISTS][16];
+    int n[NLISTS] = {0};
+    for (int k = 0; k < w->nu; k++) {
+        int li = w->u[k].list;
+        if (n[li] >= 16)
+            return "too many unpacks";
+        l[li][n[li]++] = &w->u[k];
+    }
+    if (n[L2] != 2 || l[L2][0]->vnvl != 0xE || l[L2][1]->vnvl != 0xE)
+        return "LOD 2: two V4_8 unpacks (indices, strips)";
+    unsigned idx_addr = l[L2][0]->addr, strips_addr = l[L2][1]->addr;
+    if (w->ncodes[LC] <= 5)
+        return "common: too few codes";
+    const strow *sixth = NULL;
+    for (int k = 0; k < w->ns; k++)
+        if (w->s[k].list == LC && w->s[k].code == 5)
+            sixth = &w->s[k];
+    if (!sixth || memcmp(sixth->r, org->r, 16) != 0)
+        return "common: the sixth code is not the origin STROW";
+    static const unsigned common_fmt[4] = {0xD, 0xC, 0xD, 0x9};
+    if (n[LC] != 4)
+        return "common: four unpacks";
+    for (int k = 0; k < 4; k++)
+        if (l[LC][k]->vnvl != common_fmt[k])
+            return "common: header, ad-gifs, vertex info, positions";
+    if (n[L1] != 2 || l[L1][0]->vnvl != 0xE || l[L1][0]->addr != strips_addr ||
+        l[L1][1]->vnvl != 0xE || l[L1][1]->addr != idx_addr)
+        return "LOD 1: strips then indices at LOD 2's addresses";
+    unsigned p01 = hv[2], p0 = hv[4];
+    const unpack *par[2] = {NULL, NULL}, *vi[3] = {l[LC][2], NULL, NULL};
+    unsigned parlen[2] = {0, 0}, pos[3] = {l[LC][3]->num, 0, 0};
+    int i = 0;
+    if (i < n[L01] && l[L01][i]->vnvl == 0xE && p01 > 0) {
+        par[0] = l[L01][i++];
+        if (par[0]->num * 4 < p01 || par[0]->num * 4 - p01 >= 4)
+            return "LOD 01: parent array has bad size";
+        parlen[0] = p01;
+    }
+    if (i < n[L01] && l[L01][i]->vnvl == 0xE && l[L01][i]->addr)
+        i++; /* indices 2 */
+    if (i < n[L01] && l[L01][i]->vnvl == 0xD)
+        vi[1] = l[L01][i++];
+    if (i < n[L01] && l[L01][i]->vnvl == 0x9)
+        pos[1] = l[L01][i++]->num;
+    if (i != n[L01])
+        return "LOD 01: an unpack Wrench does not read";
+    i = 0;
+    if (i < n[L0] && l[L0][i]->vnvl == 0x9)
+        pos[2] = l[L0][i++]->num;
+    if (i + 2 > n[L0] || l[L0][i]->vnvl != 0xE || l[L0][i]->addr != strips_addr ||
+        l[L0][i + 1]->vnvl != 0xE || l[L0][i + 1]->addr != idx_addr)
+        return "LOD 0: strips then indices at LOD 2's addresses";
+    i += 2;
+    if (i < n[L0] && l[L0][i]->vnvl == 0xE && p0 > 0) {
+        par[1] = l[L0][i++];
+        if (par[1]->num * 4 < p0 || par[1]->num * 4 - p0 >= 4)
+            return "LOD 0: parent array has bad size";
+        parlen[1] = p0;
+    }
+    if (i < n[L0] && l[L0][i]->vnvl == 0xE)
+        i++; /* indices 2 */
+    if (i < n[L0] && l[L0][i]->vnvl == 0xD)
+        vi[2] = l[L0][i++];
+    if (i != n[L0])
+        return "LOD 0: an unpack Wrench does not read";
+    if (pos[0] + pos[1] + pos[2] != P)
+        return "positions do not add up to vert_count";
+    /* recovery: parents of every LOD position, the last entry naming it winning */
+    int par0[256], par1[256];
+    for (unsigned k = 0; k < 256; k++)
+        par0[k] = par1[k] = -1;
+    const uint8_t *all[768];
+    unsigned nall = 0;
+    for (int t = 0; t < 3; t++)
+        for (unsigned k = 0; vi[t] && k < vi[t]->num && nall < 768; k++)
+            all[nall++] = vi[t]->data + 8 * k;
+    for (int t = 1; t < 3; t++)
+        for (unsigned k = 0; vi[t] && k < vi[t]->num; k++) {
+            const uint8_t *e = vi[t]->data + 8 * k;
+            int v = (int16_t)rd16(e + 6) / 2;
+            if (v < 0 || (unsigned)v >= P)
+                return "a LOD entry names no position";
+            if (k < parlen[t - 1]) {
+                unsigned pi = par[t - 1]->data[k];
+                if (pi >= nall)
+                    return "a parent index past the vertex info";
+                par0[v] = (int16_t)rd16(all[pi] + 6) / 2;
+            }
+            par1[v] = (int16_t)rd16(e + 4) / 2;
+        }
+    for (unsigned k = pos[0]; k < P; k++)
+        if (par0[k] < 0 || par1[k] < 0 || (unsigned)par0[k] >= P || (unsigned)par1[k] >= P)
+            return "recover_tfrags: a LOD position without both parents";
+    return NULL;
 }
 
 static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, level_sum *ls)
@@ -286,6 +396,22 @@ static void check_block(const uint8_t *b, size_t len, const sy_tfrag_params *p, 
             }
         for (unsigned v = 0; v < P; v++)
             ls->orphans += refd[v] == 0;
+        /* each LOD tier pairs its entries with its own positions one to one (so its parent
+         * array, sized by the position count, covers every entry), and orphans are common */
+        cr_assert_eq(vi01, p01, "patch %u: LOD-01 entries == LOD-01 positions", i);
+        cr_assert_eq(vi0, p0, "patch %u: LOD-0 entries == LOD-0 positions", i);
+        for (int t = 1; t < 3; t++) {
+            uint8_t own[256];
+            memset(own, 0, sizeof own);
+            unsigned lo = t == 1 ? pc : pc + p01, hi = t == 1 ? pc + p01 : P;
+            for (unsigned v = 0; vis[t] && v < vis[t]->num; v++) {
+                unsigned vert = (unsigned)(int16_t)rd16(vis[t]->data + 8 * v + 6) / 2;
+                cr_assert(vert >= lo && vert < hi, "patch %u: a LOD entry names its own tier", i);
+                cr_assert_eq(own[vert]++, 0, "patch %u: one entry per LOD position", i);
+            }
+        }
+        const char *wr = wrench_reading(&w, hv, P, org);
+        cr_assert(wr == NULL, "patch %u: Wrench's reading fails: %s", i, wr ? wr : "");
         /* parents: LOD tiers' arrays name common entries */
         if (vi01) {
             const unpack *pa = find(&w, L01, 0xE, hv[14], 1);
@@ -425,10 +551,11 @@ Test(synth_tfrag, level0_retail_totals)
 {
     level_sum ls;
     run(&level0, &ls, NULL);
-    cr_assert_gt(ls.n_stcol, 0u);
-    cr_assert_gt(ls.n_stmask, 0u);
-    cr_assert_gt(ls.n_mpg, 0u);
-    cr_assert_gt(ls.n_direct, 0u);
+    /* Wrench's list order (docs/tfrag_renderer.md) has none of these */
+    cr_assert_eq(ls.n_stcol, 0u);
+    cr_assert_eq(ls.n_stmask, 0u);
+    cr_assert_eq(ls.n_mpg, 0u);
+    cr_assert_eq(ls.n_direct, 0u);
     cr_assert_gt(ls.collide01, 0u, "some patches have an empty LOD-01 tier");
     cr_assert_gt(ls.idx2, 0u);
     cr_assert_lt(ls.idx2, ls.patches);
