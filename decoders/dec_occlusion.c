@@ -4,19 +4,29 @@
  * decompressed core_data at the core header's `occlusion` offset (§8.5),
  * published as occlusion.mapping and occlusion.grid.
  *
- * Grid node offsets are in 4-byte units from the block start; formats.md
- * lists masks_offset under the same rule, and the retail figure (5152 on
- * level 0, nodes reaching well past 5152 bytes) only fits that reading. */
+ * Grid node offsets are in 4-byte units from the block start. masks_offset
+ * is read in BYTES by Wrench (src/engine/occlusion.cpp, read_occlusion_grid
+ * and write_occlusion_grid) and was read in 4-byte words here before, from
+ * formats.md's restatement that lists it under the node-offset rule; the
+ * seed's notes report only the raw level-0 value (5152), not its unit. So
+ * both readings are tried: a reading fits when its masks start at or after
+ * the end of the last node and every mask index names a 128-byte mask inside
+ * the block. When both fit, the one whose masks start closer after the tree
+ * wins (a writer puts them right after it; Wrench pads to 16 bytes), which is
+ * always the byte reading. The row publishes the unit it chose
+ * (docs/formats/core-data.md). */
 #include <string.h>
 
 #include "gc_level.h"
 #include "gc_reader.h"
 
-#define OCCL_MAP_HEADER_BYTES 16u
-#define OCCL_MAP_ENTRY_BYTES  8u
-#define OCCL_UNIT_BYTES       4u /* grid offsets count 4-byte words */
-#define OCCL_MASK_BYTES       128u
-#define OCCL_NO_MASK          0xFFFFu
+#define OCCL_MAP_HEADER_BYTES  16u
+#define OCCL_MAP_ENTRY_BYTES   8u
+#define OCCL_UNIT_BYTES        4u /* grid node offsets count 4-byte words */
+#define OCCL_MASKS_UNIT_WRENCH 1u /* masks_offset in bytes (Wrench) */
+#define OCCL_MASKS_UNIT_WORDS  4u /* masks_offset in 4-byte words (formats.md §8.5 as restated) */
+#define OCCL_MASK_BYTES        128u
+#define OCCL_NO_MASK           0xFFFFu
 
 typedef struct occl_mapping_row {
     uint64_t file_ofs;
@@ -48,7 +58,11 @@ static const gc_table_desc gc_table_occl_mapping = {
 typedef struct occl_grid_row {
     uint64_t file_ofs;
     uint64_t region_bytes;
-    int32_t masks_ofs_words;
+    int32_t masks_offset;
+    uint32_t masks_unit_bytes;
+    uint64_t masks_at_bytes;
+    uint64_t tree_end_bytes;
+    uint8_t masks_fit;
     uint16_t z_coord;
     uint16_t z_count;
     uint32_t z_nodes;
@@ -63,7 +77,18 @@ static const gc_column grid_cols[] = {
            "offset of the grid block"),
     GC_COL(occl_grid_row, region_bytes, GC_T_U64, 0, "bytes",
            "block size, to the next known start"),
-    GC_COL(occl_grid_row, masks_ofs_words, GC_T_S32, 0, "words", "root +0x00: mask array offset"),
+    GC_COL(occl_grid_row, masks_offset, GC_T_S32, 0, "x masks_unit_bytes",
+           "root +0x00: mask array offset as stored"),
+    GC_COL(occl_grid_row, masks_unit_bytes, GC_T_U32, 0, "bytes",
+           "unit the file uses for masks_offset: 1 (bytes, Wrench) or 4 (words); the reading "
+           "that fits, bytes when both do, 1 when neither does"),
+    GC_COL(occl_grid_row, masks_at_bytes, GC_T_U64, GC_CF_HEX, "bytes",
+           "masks_offset * masks_unit_bytes: where the masks start, from the block start"),
+    GC_COL(occl_grid_row, tree_end_bytes, GC_T_U64, GC_CF_HEX, "bytes",
+           "end of the last node (root, z or y), from the block start"),
+    GC_COL(occl_grid_row, masks_fit, GC_T_BOOL, 0, "",
+           "in the chosen unit the masks start at or after tree_end_bytes and every mask index "
+           "names a mask inside the block"),
     GC_COL(occl_grid_row, z_coord, GC_T_U16, 0, "octants", "root +0x04"),
     GC_COL(occl_grid_row, z_count, GC_T_U16, 0, "count", "root +0x06"),
     GC_COL(occl_grid_row, z_nodes, GC_T_U32, 0, "count", "non-empty z offsets"),
@@ -72,7 +97,7 @@ static const gc_column grid_cols[] = {
     GC_COL(occl_grid_row, max_mask_index, GC_T_U32, GC_CF_NULL_IF_MAX, "",
            "largest mask index; null if none"),
     GC_COL(occl_grid_row, mask_capacity, GC_T_U64, 0, "count",
-           "128-byte masks that fit between masks_ofs and the block end"),
+           "128-byte masks that fit between masks_at_bytes and the block end"),
 };
 
 static const gc_table_desc gc_table_occl_grid = {
@@ -119,7 +144,7 @@ static gc_status decode_mapping(gc_level *lv, gc_diag *diag)
 
 /* A node {u16 coord, u16 count, u16 entries[count]} at word offset `words`. */
 static gc_status read_node(gc_diag *diag, gc_reader *blk, uint32_t words, gc_reader *entries,
-                           uint16_t *count)
+                           uint16_t *count, uint64_t *tree_end)
 {
     uint64_t at = (uint64_t)words * OCCL_UNIT_BYTES;
     if (at + 4 > blk->size)
@@ -133,7 +158,21 @@ static gc_status read_node(gc_diag *diag, gc_reader *blk, uint32_t words, gc_rea
         return gc_diag_set(diag, GC_E_TRUNCATED, blk->file_ofs + at,
                            "node of %u entries runs past the grid block", (unsigned)*count);
     *entries = gc_window(blk, (size_t)at + 4, 2u * *count);
+    if (at + 4 + 2u * *count > *tree_end)
+        *tree_end = at + 4 + 2u * *count;
     return GC_OK;
+}
+
+/* Whether masks_offset read in `unit` bytes puts the masks after every node and every mask
+ * index inside the block. */
+static int masks_fit(const occl_grid_row *g, uint32_t unit, uint64_t block_bytes)
+{
+    if (g->masks_offset < 0)
+        return 0;
+    uint64_t at = (uint64_t)g->masks_offset * unit;
+    uint64_t used = g->max_mask_index == UINT32_MAX ? 0 : (uint64_t)g->max_mask_index + 1;
+    return at >= g->tree_end_bytes && at <= block_bytes &&
+           used <= (block_bytes - at) / OCCL_MASK_BYTES;
 }
 
 static gc_status decode_grid(gc_level *lv, gc_diag *diag)
@@ -153,12 +192,13 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
     g.file_ofs = ofs;
     g.region_bytes = end - ofs;
     g.max_mask_index = UINT32_MAX;
-    g.masks_ofs_words = gc_s32le(&blk); /* +0x00 */
-    g.z_coord = gc_u16le(&blk);         /* +0x04 */
-    g.z_count = gc_u16le(&blk);         /* +0x06 */
+    g.masks_offset = gc_s32le(&blk); /* +0x00 */
+    g.z_coord = gc_u16le(&blk);      /* +0x04 */
+    g.z_count = gc_u16le(&blk);      /* +0x06 */
     if (blk.overrun || 8u + 2u * g.z_count > blk.size)
         return gc_diag_set(diag, GC_E_TRUNCATED, ofs,
                            "grid root of %u z entries runs past the block", (unsigned)g.z_count);
+    g.tree_end_bytes = 8u + 2u * (uint64_t)g.z_count;
     gc_reader zs = gc_window(&blk, 8, 2u * g.z_count);
     /* In a well-formed grid every node is visited once, so the entries read
      * cannot exceed the block's halfwords; nodes shared beyond that would
@@ -172,7 +212,7 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
         gc_diag_push(diag, "z[%u]", z);
         gc_reader ys;
         uint16_t yc = 0;
-        gc_status s = read_node(diag, &blk, zo, &ys, &yc);
+        gc_status s = read_node(diag, &blk, zo, &ys, &yc, &g.tree_end_bytes);
         if (s != GC_OK)
             return s;
         if (yc > budget)
@@ -187,7 +227,7 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
             gc_diag_push(diag, "y[%u]", y);
             gc_reader xs;
             uint16_t xc = 0;
-            s = read_node(diag, &blk, yo, &xs, &xc);
+            s = read_node(diag, &blk, yo, &xs, &xc, &g.tree_end_bytes);
             if (s != GC_OK)
                 return s;
             if (xc > budget)
@@ -206,8 +246,16 @@ static gc_status decode_grid(gc_level *lv, gc_diag *diag)
         }
         gc_diag_pop(diag);
     }
-    uint64_t mask_at = g.masks_ofs_words > 0 ? (uint64_t)g.masks_ofs_words * OCCL_UNIT_BYTES : 0;
-    g.mask_capacity = mask_at < blk.size ? (blk.size - mask_at) / OCCL_MASK_BYTES : 0;
+    /* masks_offset: bytes (Wrench) or 4-byte words; see the comment at the top */
+    int fit_b = masks_fit(&g, OCCL_MASKS_UNIT_WRENCH, blk.size);
+    int fit_w = masks_fit(&g, OCCL_MASKS_UNIT_WORDS, blk.size);
+    g.masks_unit_bytes = fit_w && !fit_b ? OCCL_MASKS_UNIT_WORDS : OCCL_MASKS_UNIT_WRENCH;
+    if (GC_FAULT(lv, masks_offset_words))
+        g.masks_unit_bytes = OCCL_MASKS_UNIT_WORDS; /* historical: always words */
+    g.masks_fit = (uint8_t)masks_fit(&g, g.masks_unit_bytes, blk.size);
+    g.masks_at_bytes = g.masks_offset > 0 ? (uint64_t)g.masks_offset * g.masks_unit_bytes : 0;
+    g.mask_capacity =
+        g.masks_at_bytes < blk.size ? (blk.size - g.masks_at_bytes) / OCCL_MASK_BYTES : 0;
     occl_grid_row *out = gc_rows_push(gc_level_rows(lv, &gc_table_occl_grid));
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for occlusion.grid");

@@ -60,10 +60,12 @@ void sy_fill_bulk(uint8_t *p, size_t n, sy_rng *r)
         p[i] = 0;
 }
 
-/* Occlusion grid (formats.md §8.5), every node offset in 4-byte units from the block start:
- * root {s32 masks_offset, u16 z_coord, u16 z_count, u16 z_offsets[]} (0 = empty),
- * z node {u16 y_coord, u16 y_count, u16 y_offsets[]}, y node {u16 x_coord, u16 x_count,
- * u16 mask_index[]} (0xFFFF = none), then 128-byte masks at masks_offset*4 + index*128. */
+/* Occlusion grid (formats.md §8.5, docs/formats/core-data.md), every node offset in 4-byte
+ * units from the block start: root {s32 masks_offset, u16 z_coord, u16 z_count,
+ * u16 z_offsets[]} (0 = empty), z node {u16 y_coord, u16 y_count, u16 y_offsets[]}, y node
+ * {u16 x_coord, u16 x_count, u16 mask_index[]} (0xFFFF = none), then 128-byte masks at
+ * masks_offset + index*128. masks_offset is in BYTES, as Wrench reads and writes it
+ * (occlusion.cpp); the notes report no measured unit, so the corpus follows Wrench. */
 int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
 {
     size_t base = out->len;
@@ -86,7 +88,7 @@ int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
         return -1;
     sy_buf_zero(out, total);
     uint8_t *g = out->data + base;
-    put_u32(g, (uint32_t)(masks_at / 4));
+    put_u32(g, (uint32_t)masks_at); /* bytes from the block start */
     put_u16(g + 4, (uint16_t)(12 + sy_rng_below(r, 8)));
     put_u16(g + 6, (uint16_t)zc);
     size_t at = root;

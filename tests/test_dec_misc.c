@@ -191,6 +191,33 @@ Test(dec_misc, occlusion_mapping_and_grid)
     cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "max_mask_index"), 0);
     cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "mask_capacity"), 1);
     cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "region_bytes"), FX_CD_SKY - FX_CD_OCCLUSION);
+    /* the fixture's masks_offset 8 only fits as words: in bytes it would start inside the
+     * y node that ends at byte 28 */
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "tree_end_bytes"), 28);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_unit_bytes"), 4);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_at_bytes"), 32);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_fit"), 1);
+    gc_level_free(&lv);
+}
+
+/* The same grid with masks_offset written in bytes, as Wrench writes it: only the byte
+ * reading fits (as words the one mask would end past the block). */
+Test(dec_misc, occlusion_masks_offset_in_bytes)
+{
+    gc_level lv;
+    fx_set_u32(&fx.core_data, FX_CD_OCCLUSION + 0, 32);
+    decode(&lv);
+    cr_assert(fx_status(&lv, "occlusion")->ok, "%s", fx_status(&lv, "occlusion")->message);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_unit_bytes"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_at_bytes"), 32);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_fit"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "mask_capacity"), 1);
+    gc_level_free(&lv);
+    /* neither reading fits: masks_offset 4 starts inside the tree both ways */
+    fx_set_u32(&fx.core_data, FX_CD_OCCLUSION + 0, 4);
+    decode(&lv);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_unit_bytes"), 1);
+    cr_assert_eq(fx_col(&lv, "occlusion.grid", 0, "masks_fit"), 0);
     gc_level_free(&lv);
 }
 
@@ -450,6 +477,10 @@ static void m_grid_masks(fx_level *f)
 {
     fx_set_u16(&f->core_data, FX_CD_OCCLUSION + 24, 5);
 }
+static void m_masks_fit(fx_level *f)
+{
+    fx_set_u32(&f->core_data, FX_CD_OCCLUSION + 0, 4); /* inside the tree in either unit */
+}
 static void m_sky_header(fx_level *f)
 {
     fx_set_u16(&f->core_data, FX_CD_SKY + 6, 9);
@@ -495,6 +526,7 @@ static const struct {
     {"sound_bank.signatures", m_sound, m_none},
     {"occlusion.mapping_tfrags", m_map_tfrags, m_none},
     {"occlusion.grid_masks", m_grid_masks, m_none},
+    {"occlusion.masks_fit", m_masks_fit, m_none},
     {"sky.header", m_sky_header, m_none},
     {"sky.shells", m_sky_shells, m_none},
 };

@@ -153,6 +153,7 @@ static const mutation mutations[] = {
     MUT("sound_bank.signatures", 0, "sound_bank.header", AT(0), "daw_ok", INT(0)),
     MUT("occlusion.mapping_tfrags", 0, "occlusion.mapping", AT(0), "tfrag_count", ADD(1)),
     MUT("occlusion.grid_masks", 0, "occlusion.grid", AT(0), "max_mask_index", COL("mask_capacity", 0)),
+    MUT("occlusion.masks_fit", 0, "occlusion.grid", AT(0), "masks_fit", INT(0)),
     MUT("sky.header", 0, "sky.header", AT(0), "shells_inside", ADD(-1)),
     MUT("sky.shells", 0, "sky.shell", AT(0), "clusters_inside", INT(0)),
     /* texture.yaml (corpus-wide figures need every level's rows) */
@@ -186,6 +187,10 @@ static const mutation mutations[] = {
     MUT("tfrag.sphere_containment", 0, "tfrag.vertex", AT(0), "x", FLT(0.0)),
     MUT("tfrag.parents_resolve", 0, "tfrag.vertex_info", FIRST("tier", INT(2)), "parents_resolved", INT(0)),
     MUT("tfrag.lod01_parent_common", 0, "tfrag.vertex_info", FIRST("tier", INT(1)), "parent_vi", COL("index", 0)),
+    MUT("tfrag.origin_positional", 0, "tfrag.patch", AT(0), "origin6_x", ADD(1)),
+    MUT("tfrag.positional_reading", 0, "tfrag.patch", AT(0), "positional_mismatches", INT(1)),
+    MUT("tfrag.parent_array_size", 0, "tfrag.patch", AT(0), "parents_lod0", COL("positions_lod0", 4)),
+    MUT("tfrag.lod_position_parents", 0, "tfrag.vertex", FIRST("tier", INT(2)), "lod_parent0", NUL),
     MUT("tfrag.adgif_k_range", 0, "tfrag.adgif", AT(0), "k", COL("tex1_lo", 0)),
     MUT("tfrag.point_lights", 0, "tfrag.patch", AT(0), "point_lights", INT(0)),
     MUT("tfrag.unclassified", 0, "tfrag.patch", AT(0), "unclassified_unpacks", INT(1)),
