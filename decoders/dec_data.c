@@ -10,6 +10,7 @@
  * check its region offsets against the real decompressed length. The size is
  * checked against the stream's own length field and a sane bound before it
  * sizes the allocation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,10 +22,10 @@
 #define CORE_HEADER_BYTES            0xBCu
 #define CORE_OFS_ASSETS_COMPRESSED   0x88u
 #define CORE_OFS_ASSETS_DECOMPRESSED 0x8Cu
-/* Largest believable expansion of a WAD-LZ stream and largest core_data. The
- * retail ratio is about 1.75:1; a 4 GB "decompressed size" in a 9 MB stream is
- * an error, not a malloc. */
-#define LZ_MAX_RATIO        64u
+/* Largest core_data. The decompressed size is also checked against the most
+ * the stream's packets can produce (gc_lz_max_output, about 72:1; the retail
+ * ratio is about 1.75:1): a 4 GB "decompressed size" in a 9 MB stream is an
+ * error, not a malloc. */
 #define CORE_DATA_MAX_BYTES (256u * 1024u * 1024u)
 /* Output beyond the declared size is accepted (formats.md §1.5: Wrench's
  * encoder can emit up to 265 extra bytes) and shows up as a row value;
@@ -118,6 +119,92 @@ static const gc_table_desc gc_table_data_core_data = {
     .column_count = GC_COUNTOF(core_data_cols),
 };
 
+/* Largest output decoded for one of the data extent's other WAD-LZ items (HUD banks,
+ * transition textures): a stream whose packets could produce more is not allocated for. */
+#define LZ_ITEM_MAX_BYTES (64u * 1024u * 1024u)
+
+typedef struct data_lz_row {
+    uint64_t file_ofs;
+    uint32_t slot;
+    char name[16];
+    uint64_t range_size_bytes;
+    int64_t stream_bytes;
+    uint64_t max_output_bytes;
+    uint64_t decoded_bytes;
+    uint8_t decodes;
+    char status[16];
+} data_lz_row;
+
+static const gc_column lz_cols[] = {
+    GC_COL(data_lz_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "file offset of the stream"),
+    GC_COL(data_lz_row, slot, GC_T_U32, 0, "", "position in the 0x58-byte data header"),
+    GC_COL(data_lz_row, name, GC_T_STR, 0, "", "hud_bank0..4, core_data, transition"),
+    GC_COL(data_lz_row, range_size_bytes, GC_T_U64, 0, "bytes", "size of the item's ByteRange"),
+    GC_COL(data_lz_row, stream_bytes, GC_T_S64, 0, "bytes",
+           "stream +3: total size, header included (-1 if the header is unreadable)"),
+    GC_COL(data_lz_row, max_output_bytes, GC_T_U64, 0, "bytes",
+           "the most that many bytes of packets can decode to (docs/formats/wad-lz.md)"),
+    GC_COL(data_lz_row, decoded_bytes, GC_T_U64, 0, "bytes", "what the stream decoded to"),
+    GC_COL(data_lz_row, decodes, GC_T_BOOL, 0, "", "the stream decoded without an error"),
+    GC_COL(data_lz_row, status, GC_T_STR, 0, "", "the decoder's status (ok, corrupt, ...)"),
+};
+
+static const gc_table_desc gc_table_data_lz = {
+    .name = "data.lz_stream",
+    .doc = "Every present WAD-LZ item of the data extent (HUD banks, core_data, transition "
+           "textures), decoded with no bound but what its packets can produce.",
+    .row_size = sizeof(data_lz_row),
+    .columns = lz_cols,
+    .column_count = GC_COUNTOF(lz_cols),
+};
+
+/* The most output the stream can produce; the historical bound was a guessed
+ * ratio of 64, which refuses legal streams between 64:1 and 72:1. */
+static uint64_t lz_most(const gc_level *lv, size_t stream_size)
+{
+    if (GC_FAULT(lv, lz_ratio_cap))
+        return (uint64_t)stream_size * 64u;
+    (void)lv;
+    return gc_lz_max_output(stream_size);
+}
+
+/* Decodes one WAD-LZ item into a scratch buffer and fills its row; never fails the decoder. */
+static gc_status lz_item(gc_level *lv, const data_range_row *rg, const gc_span *sp,
+                         data_lz_row *row)
+{
+    memset(row, 0, sizeof *row);
+    row->file_ofs = sp->file_ofs;
+    row->slot = rg->slot;
+    memcpy(row->name, rg->name, sizeof row->name);
+    row->range_size_bytes = sp->size;
+    row->stream_bytes = -1;
+    gc_diag d;
+    gc_diag_init(&d);
+    size_t size = 0;
+    gc_status s = gc_lz_stream_size(sp->data, sp->size, sp->file_ofs, &size, &d);
+    if (s == GC_OK) {
+        row->stream_bytes = (int64_t)size;
+        row->max_output_bytes = lz_most(lv, size);
+        size_t cap = row->max_output_bytes < LZ_ITEM_MAX_BYTES ? (size_t)row->max_output_bytes
+                                                               : LZ_ITEM_MAX_BYTES;
+        if (gc_level_mem_charge(lv, cap) != 0)
+            return GC_E_NOMEM; /* the level's memory budget refused it */
+        uint8_t *out = malloc(cap ? cap : 1);
+        if (!out) {
+            gc_level_mem_release(lv, cap);
+            return GC_E_NOMEM;
+        }
+        size_t got = 0;
+        s = gc_lz_decompress(sp->data, sp->size, sp->file_ofs, out, cap, &got, &d);
+        row->decoded_bytes = got;
+        free(out);
+        gc_level_mem_release(lv, cap);
+    }
+    row->decodes = s == GC_OK;
+    snprintf(row->status, sizeof row->status, "%s", gc_status_name(s));
+    return GC_OK;
+}
+
 static gc_span *range_span(gc_level *lv, unsigned slot)
 {
     switch (slot) {
@@ -172,11 +259,13 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
         return s;
     int64_t want = row->assets_decompressed_size;
     if (want <= 0 || (uint64_t)want > CORE_DATA_MAX_BYTES ||
-        (uint64_t)want > (uint64_t)stream_size * LZ_MAX_RATIO)
+        (uint64_t)want > lz_most(lv, stream_size))
         return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + CORE_OFS_ASSETS_DECOMPRESSED,
                            "assets_decompressed_size %lld is impossible for a %zu-byte stream",
                            (long long)want, stream_size);
-    size_t cap = (size_t)want + LZ_SLACK_BYTES;
+    uint64_t most = lz_most(lv, stream_size);
+    size_t cap =
+        (uint64_t)want + LZ_SLACK_BYTES < most ? (size_t)want + LZ_SLACK_BYTES : (size_t)most;
     uint8_t *out = gc_level_mem_charge(lv, cap) == 0 ? malloc(cap) : NULL;
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, cz->file_ofs, "no memory for %zu bytes of core_data",
@@ -254,13 +343,43 @@ static gc_status data_run(gc_level *lv, gc_diag *diag)
     if (!row)
         return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for data.core_data");
     *row = cd;
+    /* every other WAD-LZ item: HUD banks and transition textures (core_data's row repeats
+     * the decode above) */
+    gc_rowbuf *rl = gc_level_rows(lv, &gc_table_data_lz);
+    for (unsigned i = R_HUD0; i < R_COUNT; i++) {
+        const data_range_row *rg = gc_rows_at(rb, i);
+        if (!rg->present)
+            continue;
+        data_lz_row *lr = gc_rows_push(rl);
+        if (!lr)
+            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for data.lz_stream");
+        if (i == R_CORE_DATA) {
+            memset(lr, 0, sizeof *lr);
+            lr->file_ofs = lv->core_data_z.file_ofs;
+            lr->slot = i;
+            memcpy(lr->name, rg->name, sizeof lr->name);
+            lr->range_size_bytes = lv->core_data_z.size;
+            lr->stream_bytes = cd.lz_size_field;
+            lr->max_output_bytes =
+                cd.lz_size_field >= 0 ? lz_most(lv, (size_t)cd.lz_size_field) : 0;
+            lr->decoded_bytes = cd.decompressed_bytes;
+            lr->decodes = s == GC_OK;
+            snprintf(lr->status, sizeof lr->status, "%s", gc_status_name(s));
+            continue;
+        }
+        gc_span sp = {ext->data + rg->offset_bytes, (size_t)rg->size_bytes,
+                      ext->file_ofs + (uint64_t)rg->offset_bytes, true};
+        if (lz_item(lv, rg, &sp, lr) != GC_OK)
+            return gc_diag_set(diag, GC_E_NOMEM, sp.file_ofs, "no memory to decode %s", rg->name);
+    }
     if (s != GC_OK)
         return s;
     lv->data_ok = true;
     return GC_OK;
 }
 
-static const gc_table_desc *const data_tables[] = {&gc_table_data_range, &gc_table_data_core_data};
+static const gc_table_desc *const data_tables[] = {&gc_table_data_range, &gc_table_data_core_data,
+                                                   &gc_table_data_lz};
 
 const gc_decoder gc_dec_data = {
     .name = "data",

@@ -27,7 +27,6 @@
 #define OCCL_MAP_HEADER_BYTES  16u
 #define OCCL_MAP_ENTRY_BYTES   8u
 #define LZ_FIRST_RATIO         8u
-#define LZ_MAX_RATIO           64u
 #define GAMEPLAY_MAX_BYTES     (256u * 1024u * 1024u)
 #define RAW_SKIP_BYTES         8u /* the historical wrong 8-byte "header" (fault gameplay_raw) */
 
@@ -185,7 +184,7 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
     gc_status s = gc_lz_stream_size(z->data, z->size, z->file_ofs, &stream, diag);
     if (s != GC_OK)
         return s;
-    uint64_t max = (uint64_t)stream * LZ_MAX_RATIO;
+    uint64_t max = gc_lz_max_output(stream); /* the most its packets can produce */
     if (max > GAMEPLAY_MAX_BYTES)
         max = GAMEPLAY_MAX_BYTES;
     uint64_t cap = (uint64_t)stream * LZ_FIRST_RATIO;

@@ -61,6 +61,27 @@ gc_status gc_lz_stream_size(const uint8_t *src, size_t src_size, uint64_t src_fi
     return lz_header(src, src_size, src_file_ofs, stream_size, diag);
 }
 
+/* Most output per stream (docs/formats/wad-lz.md "How much a stream can
+ * expand"). The densest packet is a big match, 4 bytes for 288 (72 per byte);
+ * nothing else reaches 72 per byte, and the first output cannot come from a
+ * match (there is nothing to copy yet). The cheapest start is a dummy with one
+ * trailing literal (4 bytes for 1). The 1..3 bytes a length not divisible by
+ * 4 leaves are best spent on, in order: a 5-byte literal start instead of the
+ * dummy (4 out), a little match of 8 after the dummy (2 bytes), a medium
+ * match of 33 (3 bytes). tests/test_lz_decode.c checks this against an
+ * exhaustive search over the grammar and decodes a stream reaching it. */
+#define LZ_BEST_PACKET_OUT   288u /* big match: [20, n, b0, b1], len n + 33 */
+#define LZ_BEST_PACKET_BYTES 4u
+
+uint64_t gc_lz_max_output(uint64_t stream_size)
+{
+    static const uint64_t start_out[4] = {1, 4, 9, 34}; /* by (S - 4) % 4 */
+    if (stream_size < GC_LZ_HEADER_BYTES + LZ_BEST_PACKET_BYTES)
+        return 0;
+    uint64_t s = stream_size - GC_LZ_HEADER_BYTES - LZ_BEST_PACKET_BYTES;
+    return LZ_BEST_PACKET_OUT * (s / LZ_BEST_PACKET_BYTES) + start_out[s % LZ_BEST_PACKET_BYTES];
+}
+
 /* Skip to the next LZ_PAD_ALIGN boundary counted from LZ_DATA_START; a
  * position already on a boundary stays (formats.md §1.2 note on roundup). */
 static inline size_t lz_pad_target(size_t ip)

@@ -29,6 +29,14 @@
 gc_status gc_lz_stream_size(const uint8_t *src, size_t src_size, uint64_t src_file_ofs,
                             size_t *stream_size, gc_diag *diag);
 
+/* The most output any stream of `stream_size` bytes (its size field, header
+ * included) can decode to: exact, from the packet grammar
+ * (docs/formats/wad-lz.md "How much a stream can expand"). With S =
+ * stream_size - 16 packet bytes it is 0 for S < 4, else
+ * 288 * floor((S - 4) / 4) + {1, 4, 9, 34}[(S - 4) % 4], at most 72 * S - 287.
+ * Callers bound their allocations by it instead of a guessed ratio. */
+uint64_t gc_lz_max_output(uint64_t stream_size);
+
 /* Decompress the stream at src (src_size bytes available; the stream's own
  * size field bounds the read) into dst[0..dst_capacity). On GC_OK *dst_len is
  * the decompressed length. src_file_ofs is the absolute file offset of src[0],

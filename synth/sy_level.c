@@ -15,7 +15,7 @@
 
 const char *sy_generator_version(void)
 {
-    return "synth-7";
+    return "synth-8";
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -46,22 +46,28 @@ static int build_data_extent(const sy_ctx *c, sy_core_out *core, sy_buf *ext)
         ranges[k][0] = ext->len, ranges[k][1] = items[k]->len;
         sy_buf_put(ext, items[k]->data, items[k]->len);
     }
-    /* hud_header: 0x40 raw bytes (bank count, sizes); two small WAD-LZ hud banks. */
+    /* hud_header: 0x40 raw bytes (bank count, sizes); two small WAD-LZ hud banks and a blank
+     * one (64 KiB of zeros: it compresses to about 70:1, near the format's 72:1 ceiling, so a
+     * decoder whose output bound is a guessed ratio fails on it, docs/formats/wad-lz.md). */
     sy_buf_align(ext, SY_DATA_ITEM_ALIGN);
     ranges[3][0] = ext->len, ranges[3][1] = 0x40;
-    sy_buf_u32(ext, 2);
+    sy_buf_u32(ext, 3);
     sy_buf_zero(ext, 0x3C);
     for (int k = 0; k < 5; k++) {
-        if (k >= 2) {
+        if (k >= 3) {
             ranges[4 + k][0] = (size_t)-1, ranges[4 + k][1] = 0;
             continue;
         }
         sy_buf_init(&hud);
-        uint8_t img[32 * 32];
-        uint32_t pal[256];
-        sy_texture_draw(SY_KIND_SIGN, 32, (uint32_t)k, img, pal);
-        sy_buf_put(&hud, pal, sizeof pal);
-        sy_buf_put(&hud, img, sizeof img);
+        if (k == 2) {
+            sy_buf_zero(&hud, 0x10000);
+        } else {
+            uint8_t img[32 * 32];
+            uint32_t pal[256];
+            sy_texture_draw(SY_KIND_SIGN, 32, (uint32_t)k, img, pal);
+            sy_buf_put(&hud, pal, sizeof pal);
+            sy_buf_put(&hud, img, sizeof img);
+        }
         sy_buf trash;
         sy_buf_init(&trash);
         int e = sy_lz_compress(hud.data, hud.len, "hud_bank", &trash);

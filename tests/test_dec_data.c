@@ -9,6 +9,7 @@
 
 #include "dec_fixture.h"
 #include "gc_fsutil.h"
+#include "gc_lz.h"
 
 int gc_cmd_extract(int argc, char **argv); /* harness/cli/cmd_extract.c */
 
@@ -111,7 +112,8 @@ Test(dec_data, bad_magic)
 
 Test(dec_data, impossible_decompressed_sizes)
 {
-    uint32_t bad[3] = {0, 0xFFFFFFFFu, (uint32_t)(fx.cd_z_size * 64 + 1)};
+    /* the last is one byte more than the stream's packets can produce (wad-lz.md) */
+    uint32_t bad[3] = {0, 0xFFFFFFFFu, (uint32_t)gc_lz_max_output(fx.cd_z_size) + 1};
     for (int i = 0; i < 3; i++) {
         fx_set_u32(&fx.file, fx.data_ofs + fx.ci_ofs + 0x8c, bad[i]);
         gc_level lv;

@@ -124,6 +124,7 @@ static const mutation mutations[] = {
     MUT("data.core_data_magic", 0, "data.core_data", AT(0), "magic_ok", INT(0)),
     MUT("data.core_data_sizes", 0, "data.core_data", AT(0), "decompressed_bytes", ADD(-1)),
     MUT("data.core_index_header", 0, "data.range", FIRST("name", STR("core_index")), "size_bytes", INT(0xbb)),
+    MUT("data.lz_streams", 0, "data.lz_stream", FIRST("name", STR("hud_bank2")), "decodes", INT(0)),
     /* decode.yaml */
     MUT("decode.ok", 0, "decode.status", FIRST("name", STR("tfrag")), "ok", INT(0)),
     MUT("decode.all_ran", 0, "decode.status", FIRST("name", STR("sky")), "skipped", INT(1)),

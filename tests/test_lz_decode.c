@@ -756,6 +756,163 @@ Test(lz, mutated_streams_never_crash_or_write_out_of_bounds)
     }
 }
 
+/* ---- how much a stream can expand (docs/formats/wad-lz.md) --------- */
+
+/* Exhaustive search over the packet grammar of formats.md §1.2, written from it and not from
+ * gc_lz_max_output: the most output EXACTLY S packet bytes can decode to, given whether any
+ * output exists yet (a match needs some to copy from) and whether the previous packet was a
+ * literal (a literal may not follow one). -1: no valid packet sequence. Match lengths are
+ * taken at their packet's maximum (the length does not change the packet's size); far
+ * matches are left out (3 bytes for at most 9, 4 for at most 264: never better than a medium
+ * or big match of the same size). A pad ends the stream when it comes last; anywhere else it
+ * skips input without output, which never helps. */
+#define SEARCH_MAX 600
+static int64_t search_memo[SEARCH_MAX + 1][2][2];
+
+static int64_t search_best(int S, int has_out, int last_lit)
+{
+    if (S == 0)
+        return 0;
+    int64_t *m = &search_memo[S][has_out][last_lit];
+    if (*m != -2)
+        return *m;
+    int64_t r = S >= 3 ? 0 : -1; /* a final pad */
+    if (!last_lit) {
+        for (int n = 4; n <= 273; n++) {
+            int costs[2] = {n <= 18 ? 1 + n : 0, n >= 18 ? 2 + n : 0}; /* medium, big literal */
+            for (int k = 0; k < 2; k++) {
+                if (!costs[k] || costs[k] > S)
+                    continue;
+                int64_t v = search_best(S - costs[k], 1, 1);
+                if (v >= 0 && n + v > r)
+                    r = n + v;
+            }
+        }
+    }
+    /* {bytes, most output}: dummy, then little, medium and big matches */
+    static const int pk[4][2] = {{3, 0}, {2, 8}, {3, 33}, {4, 288}};
+    for (int k = 0; k < 4; k++) {
+        if (k > 0 && !has_out)
+            continue;
+        for (int t = 0; t <= 3; t++) { /* trailing literal bytes */
+            int cost = pk[k][0] + t;
+            if (cost > S)
+                continue;
+            int64_t v = search_best(S - cost, has_out || pk[k][1] + t > 0, 0);
+            if (v >= 0 && pk[k][1] + t + v > r)
+                r = pk[k][1] + t + v;
+        }
+    }
+    *m = r;
+    return r;
+}
+
+Test(lz_bound, max_output_equals_an_exhaustive_search)
+{
+    for (int S = 0; S <= SEARCH_MAX; S++)
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++)
+                search_memo[S][a][b] = -2;
+    for (int S = 0; S <= SEARCH_MAX; S++) {
+        int64_t want = search_best(S, 0, 0);
+        if (want < 0)
+            want = 0; /* S = 1, 2: no valid stream at all, so certainly no output */
+        cr_assert_eq(gc_lz_max_output((uint64_t)S + 16), (uint64_t)want, "S = %d", S);
+    }
+    cr_assert_eq(gc_lz_max_output(0), 0u);
+    cr_assert_eq(gc_lz_max_output(16), 0u);
+    /* about 72:1: 72 * S - 287 when S is a multiple of 4, less otherwise */
+    for (uint64_t S = 4; S < 100000; S += 997)
+        cr_assert_leq(gc_lz_max_output(S + 16), 72 * S - 287);
+    cr_assert_eq(gc_lz_max_output(16 + 4000), 72u * 4000 - 287);
+}
+
+/* The densest stream of S packet bytes: a cheapest start (dummy with one trailing literal;
+ * a 4-byte literal; dummy + little match of 8; dummy + medium match of 33, by S mod 4) and
+ * big matches of 288 at distance 1. */
+static void asm_densest(asm_buf *a, size_t S)
+{
+    static const uint8_t z[4] = {0, 0, 0, 0};
+    asm_init(a, "densest");
+    cr_assert_geq(S, 4u);
+    size_t r = (S - 4) % 4;
+    if (r == 1) {
+        lit(a, z, 4);
+    } else {
+        dummy(a, z, 1);
+        if (r == 2)
+            little(a, 8, 1, NULL, 0);
+        else if (r == 3)
+            medium(a, 33, 1, 0, NULL, 0);
+    }
+    while (a->in_len - 16 < S)
+        medium(a, 288, 1, 0, NULL, 0);
+    asm_finish(a);
+    cr_assert_eq(a->in_len - 16, S);
+}
+
+Test(lz_bound, streams_reach_the_maximum_and_not_one_byte_more)
+{
+    static const size_t sizes[] = {4, 5, 6, 7, 8, 9, 10, 11, 401, 402, 403, 404, 40003, 40004};
+    for (size_t i = 0; i < NELEM(sizes); i++) {
+        asm_buf a;
+        asm_densest(&a, sizes[i]);
+        cr_assert_eq(a.out_len, gc_lz_max_output(a.in_len), "S = %zu", sizes[i]);
+        expect_decodes(&a); /* ample capacity and exactly the maximum */
+        gc_diag d;
+        cr_assert_eq(decode_err(a.in, a.in_len, 0, a.out_len - 1, &d), GC_E_RANGE);
+        asm_free(&a);
+    }
+}
+
+/* Wrench's encoder (src/engine/compression.cpp, compress_wad with one thread) on 1 MiB of
+ * zeros, restated: find_match finds nothing at byte 0 and a run at byte 1, so the stream opens
+ * with a 1-byte literal carried by a dummy (11 01 00, 00); then big matches of its 264-byte
+ * limit (distance 1 for the first, 264 after it, the last one 231 bytes). append_buffer puts a
+ * pad 12 00 00 and 0xEE filler before any packet that would reach past 0x1FFD bytes into its
+ * 0x2000-byte block (blocks counted from offset 0x10). */
+static void wrench_block_rule(asm_buf *a, size_t packet_bytes)
+{
+    if ((a->in_len - 0x10) % 0x2000 + packet_bytes > 0x2000 - 3) {
+        put(a, 0x12);
+        put(a, 0);
+        put(a, 0);
+        while (a->in_len % 0x2000 != 0x10)
+            put(a, 0xEE);
+    }
+}
+
+static void asm_wrench_zeros(asm_buf *a, size_t n)
+{
+    static const uint8_t z[1] = {0};
+    asm_init(a, "WRENCH010");
+    wrench_block_rule(a, 4);
+    dummy(a, z, 1);
+    size_t done = 1, dist = 1;
+    while (done < n) {
+        size_t len = n - done < 264 ? n - done : 264;
+        wrench_block_rule(a, 4);
+        medium(a, len, dist, 1, NULL, 0);
+        done += len;
+        dist = 264;
+    }
+    asm_finish(a);
+}
+
+Test(lz_bound, wrench_encoded_mebibyte_of_zeros)
+{
+    asm_buf a;
+    asm_wrench_zeros(&a, 1u << 20);
+    cr_assert_eq(a.out_len, 1u << 20);
+    cr_assert_eq(a.in_len, 15912u, "3,973 four-byte packets, one pad and one filler byte");
+    cr_assert_gt(a.out_len, 64 * a.in_len, "past the old 64:1 cap");
+    cr_assert_geq(gc_lz_max_output(a.in_len), a.out_len);
+    expect_decodes(&a);
+    for (size_t i = 0; i < a.out_len; i++)
+        cr_assert_eq(a.out[i], 0);
+    asm_free(&a);
+}
+
 /* ---- gcverify wad: round trip, errors, no partial output ----------- */
 
 int gc_cmd_wad(int argc, char **argv);
@@ -860,6 +1017,22 @@ Test(wad_cmd, compress_decompress_round_trip_and_no_partial_output)
         unlink(bad_out);
     cr_assert(access(bad_out, F_OK) != 0, "no output after a failed decompress");
     cr_assert_eq(count_files(dir), before, "no temporary files left");
+
+    /* streams past the old 64:1 cap: Wrench's 1 MiB of zeros, and one at the format's
+     * maximum */
+    for (int k = 0; k < 2; k++) {
+        asm_buf a;
+        if (k == 0)
+            asm_wrench_zeros(&a, 1u << 20);
+        else
+            asm_densest(&a, 40004);
+        write_bytes(z, a.in, a.in_len);
+        cr_assert_eq(run_wad("decompress", z, back, NULL, NULL), 0, "stream %d", k);
+        bb = read_bytes(back, &bn);
+        cr_assert(bb != NULL && bn == a.out_len && memcmp(bb, a.out, bn) == 0, "stream %d", k);
+        free(bb);
+        asm_free(&a);
+    }
 
     /* usage errors */
     cr_assert_eq(run_wad("decompress", z, back, "--offset", "-1"), 2);

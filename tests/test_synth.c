@@ -516,10 +516,11 @@ static void check_gameplay_sound_occlusion(const level *L, const sy_level_plan *
     cr_assert_eq(memcmp(snd + 0x18, "SBlk", 4), 0);
     cr_assert_eq(memcmp(snd + 0x24, "DAW", 3), 0);
     cr_assert_eq(rd32(snd, 4), p->sound_bank_bytes);
-    /* Occlusion grid: masks offset (4-byte units) inside [occlusion, sky). */
+    /* Occlusion grid: masks offset (bytes, as Wrench reads it) inside [occlusion, sky). */
     uint32_t go = rd32(L->index, 0x0C), sky = rd32(L->index, 0x10);
     const uint8_t *og = L->core + go;
-    uint32_t masks_at = rd32(og, 0) * 4, zc = rd16(og, 6), nodes = 0;
+    uint32_t masks_at = rd32(og, 0), zc = rd16(og, 6), nodes = 0;
+    cr_assert_eq(masks_at % 16, 0u, "masks 16-aligned, as Wrench writes them");
     cr_assert_lt(go + masks_at, sky);
     uint32_t masks = (sky - go - masks_at) / 128;
     cr_assert_gt(masks, 0);

@@ -18,33 +18,31 @@
 int gc_cmd_wad(int argc, char **argv);
 
 /* The stream holds no decompressed size, so decompress grows its buffer up to
- * this many times the compressed size, and never past GC_WAD_MAX_OUT. Real
- * streams compress about 1.7:1; the format's worst case is ~72:1 (a 4-byte
- * big match of 288 bytes), so a stream past the bound is reported, not mapped. */
-#define GC_WAD_MAX_RATIO   64u
+ * the most the stream's packets can produce (gc_lz_max_output: exact, about
+ * 72 times the stream size, docs/formats/wad-lz.md), and never past
+ * GC_WAD_MAX_OUT. Real streams compress about 1.7:1. */
 #define GC_WAD_MAX_OUT     ((size_t)1 << 30)
 #define GC_WAD_LABEL_BYTES 9u
 
 static void wad_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gcverify wad decompress IN OUT [--offset N]\n"
-            "       gcverify wad compress IN OUT [--label NAME]\n"
-            "\n"
-            "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
-            "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
-            "            stream's own size field (offset 3) bounds what is read; the output\n"
-            "            may be at most %ux the stream size and 1 GiB.\n"
-            "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
-            "            pads) with the synthetic corpus encoder, check that it decodes back\n"
-            "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
-            "            (default \"gcverify\"; at most 9 characters).\n"
-            "\n"
-            "OUT is written to a temporary file and renamed, so a failure leaves no\n"
-            "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
-            "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
-            "5 OUT could not be written.\n",
-            GC_WAD_MAX_RATIO);
+    fprintf(f, "usage: gcverify wad decompress IN OUT [--offset N]\n"
+               "       gcverify wad compress IN OUT [--label NAME]\n"
+               "\n"
+               "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
+               "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
+               "            stream's own size field (offset 3) bounds what is read; the output\n"
+               "            is bounded by what that many bytes of packets can produce (about\n"
+               "            72x) and by 1 GiB.\n"
+               "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
+               "            pads) with the synthetic corpus encoder, check that it decodes back\n"
+               "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
+               "            (default \"gcverify\"; at most 9 characters).\n"
+               "\n"
+               "OUT is written to a temporary file and renamed, so a failure leaves no\n"
+               "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
+               "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
+               "5 OUT could not be written.\n");
 }
 
 static int parse_offset(const char *s, uint64_t *out)
@@ -74,9 +72,8 @@ static gc_status decode_grow(const uint8_t *src, size_t src_size, uint64_t file_
     gc_status s = gc_lz_stream_size(src, src_size, file_ofs, &stream_size, diag);
     if (s != GC_OK)
         return s;
-    size_t limit = GC_WAD_MAX_OUT;
-    if (stream_size <= GC_WAD_MAX_OUT / GC_WAD_MAX_RATIO)
-        limit = stream_size * GC_WAD_MAX_RATIO;
+    uint64_t most = gc_lz_max_output(stream_size);
+    size_t limit = most < GC_WAD_MAX_OUT ? (size_t)most : GC_WAD_MAX_OUT;
     size_t cap = stream_size * 4 < 65536 ? 65536 : stream_size * 4;
     if (cap > limit)
         cap = limit;
@@ -98,9 +95,9 @@ static gc_status decode_grow(const uint8_t *src, size_t src_size, uint64_t file_
         if (s != GC_E_RANGE || cap >= limit) {
             if (s == GC_E_RANGE)
                 return gc_diag_set(diag, GC_E_RANGE, probe.file_ofs,
-                                   "decompressed data exceeds %zu bytes (%ux the %zu-byte stream, "
-                                   "at most 1 GiB)",
-                                   limit, GC_WAD_MAX_RATIO, stream_size);
+                                   "decompressed data exceeds %zu bytes (the most a %zu-byte "
+                                   "stream can produce, at most 1 GiB)",
+                                   limit, stream_size);
             *diag = probe;
             return s;
         }
