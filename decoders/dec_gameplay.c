@@ -193,7 +193,9 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
     for (;;) {
         if (cap > max)
             cap = max;
-        uint8_t *out = gc_level_mem_charge(lv, (size_t)cap) == 0 ? malloc((size_t)cap) : NULL;
+        /* a stream of no packets makes 0 bytes: still allocate one */
+        uint8_t *out =
+            gc_level_mem_charge(lv, (size_t)cap) == 0 ? malloc(cap ? (size_t)cap : 1) : NULL;
         if (!out)
             return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs,
                                "no memory for %llu bytes of gameplay", (unsigned long long)cap);
