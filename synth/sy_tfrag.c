@@ -9,11 +9,14 @@
  * weights; each patch is then a terrain mesh built to hit its own counts exactly:
  *   - ribbons of w x R grid vertices (R odd): R*ncol positions, 2(R-1)(ncol-K) triangles;
  *   - skirts under the left/right edge add 1..2R-2 triangles for about half as many positions;
- *   - seam copies (a vertex-info entry, or a position plus its entry, repeating a vertex with
- *     another UV) fill the remaining positions and vertex info without changing triangles.
+ *   - seam copies (a common vertex-info entry, or a position plus its entry, repeating a vertex
+ *     with another UV) fill the remaining positions and vertex info without changing triangles.
  * The even-row vertices of the lattice columns (even and last) are the coarse mesh (common
- * tier); the tier of every other vertex is chosen with a running balance so the level's
- * per-tier totals come out exact, and about a quarter of the patches are all-common ("flat"). */
+ * tier); the tier of every other vertex is chosen with a running balance (then a repair pass) so
+ * each LOD tier holds exactly as many positions as vertex-info entries, paired one to one, as
+ * Wrench's reader and recovery step require (docs/formats/tfrag.md §10); the common tier takes
+ * the other positions and every surplus entry. About a quarter of the patches are all-common
+ * ("flat"). The lists follow Wrench's order, so its positional origin is the real one. */
 #include "sy_tfrag.h"
 
 #include <math.h> /* sqrt only: IEEE-exact, see design.md §5 */
