@@ -41,6 +41,15 @@
 #define TF_MMIN_LINEAR_MIPMAP_NEAREST 4u
 #define TF_ALPHA_OPAQUE               0x80u
 
+/* Trailing "light" STROW rows after the origin, at the end of the common and LOD-0 lists. The
+ * notes report such rows on the disc (level-assets.md, "The origin"); Wrench writes none, and
+ * without them Wrench's write_tfrags reproduces this writer's blocks byte for byte (checked
+ * with Wrench's own reader, allocator and writer outside the project). The notes' value,
+ * (186, 186, 186, 186), has the shape of the index row (vertex_info_common_addr in all four
+ * lanes) the later lists carry, so the rows may be a misreading; kept until settled, and the
+ * decoder's origin rule is right either way (docs/formats/tfrag.md §4). */
+#define TF_LIGHT_STROW_ROWS 1
+
 /* ---- geometry constants (1/1024 world units) ---- */
 #define TF_CELL        57344 /* 56 units: one patch per cell */
 #define TF_HALF        28672 /* +-28 units around the cell centre */
@@ -1093,7 +1102,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
     write_positions(out, g, T_COMMON, vu.pos_c, org);
     sy_vif_stcycl(out, 4, 4);
     sy_vif_stmod(out, 0);
-    sy_vif_strow(out, light_v, light_v, light_v, light_v);
+    if (TF_LIGHT_STROW_ROWS)
+        sy_vif_strow(out, light_v, light_v, light_v, light_v);
     sy_vif_align16(out, d);
     size_t lod1 = out->len - d;
     /* LOD-1 list */
@@ -1139,7 +1149,8 @@ static int write_patch(const tf_plan *pl, const tf_level *L, uint32_t index, tf_
         write_vi(out, g, T_LOD0, vu.vi_0);
     }
     sy_vif_stmod(out, 0);
-    sy_vif_strow(out, light_v, light_v, light_v, light_v);
+    if (TF_LIGHT_STROW_ROWS)
+        sy_vif_strow(out, light_v, light_v, light_v, light_v);
     sy_vif_align16(out, d);
     size_t rgba = out->len - d;
 
