@@ -31,7 +31,12 @@
  *    partial strip); tri_count then shows the shortfall;
  *  - rgba_count counts the colours between rgba_ofs and light_ofs,
  *    light_count the 8-byte records between light_ofs + 0x10 and
- *    light_end_ofs (msphere_ofs when 0): both are measured, not declared. */
+ *    light_end_ofs (msphere_ofs when 0): both are measured, not declared;
+ *  - beside its own reading (by VU address) the decoder replays Wrench's
+ *    (by place in each list; the origin as the sixth code of the common
+ *    list; parents as its recovery step derives them) and publishes where
+ *    the two differ (docs/formats/tfrag.md §10), so the invariants can hold
+ *    a file to both. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
