@@ -510,6 +510,58 @@ Test(tfrag, empty_lod01_tier_parents_resolve)
     done(&r);
 }
 
+/* Wrench's reading replayed by the decoder (docs/formats/tfrag.md §10): on a clean patch the
+ * sixth code of the common list is the origin STROW, every unpack is where Wrench looks for it
+ * and every LOD position has both parents; each defect shows in its own column only. */
+Test(tfrag, wrench_reading_columns)
+{
+    tf_opts o[4] = {
+        {0}, {.stcol_in_common = 1}, {.big_lod0_parents = 1}, {.lod0_entries_swapped = 1}};
+    tf_core c;
+    tf_build(&c, 4, o);
+    run r;
+    decode(&r, c.b, c.n, c.tfrags, c.occlusion, 0);
+    cr_assert_eq(r.st, GC_OK);
+    const gc_rowbuf *p = rows(&r.lv, "tfrag.patch");
+    for (size_t i = 0; i < 4; i++) {
+        cr_assert_eq(num(p, i, "walk_ok"), 1, "patch %zu", i);
+        cr_assert_eq(num(p, i, "origin_x"), TF_ORIGIN_X, "the robust rule holds on every patch");
+        cr_assert_eq(num(p, i, "positions_lod0"), 2);
+    }
+    /* clean */
+    cr_assert_eq(num(p, 0, "origin6_strow"), 1);
+    cr_assert_eq(num(p, 0, "origin6_x"), TF_ORIGIN_X);
+    cr_assert_eq(num(p, 0, "origin6_z"), TF_ORIGIN_Z);
+    cr_assert_eq(num(p, 0, "positional_mismatches"), 0);
+    cr_assert_eq(num(p, 0, "parents_lod0"), 4, "2 positions rounded up to 4");
+    /* an STCOL makes the sixth code the vertex-info UNPACK */
+    cr_assert_eq(num(p, 1, "origin6_strow"), 0);
+    cr_assert_eq(num(p, 1, "positional_mismatches"), 0, "STCOL is not an unpack");
+    /* a parent array of 8 entries for 2 positions */
+    cr_assert_eq(num(p, 2, "parents_lod0"), 8);
+    cr_assert_eq(num(p, 2, "positional_mismatches"), 0);
+    cr_assert_eq(num(p, 2, "origin6_strow"), 1);
+    /* vertex info before the parent array: Wrench takes the V4_16 for... nothing at that place
+     * (it wants a V4_8 parent array there) and never reads the V4_8 after it */
+    cr_assert_gt(num(p, 3, "positional_mismatches"), 0);
+    cr_assert_eq(num(p, 3, "parents_lod0"), 4);
+    /* every LOD position of the clean patch has both parents */
+    const gc_rowbuf *v = rows(&r.lv, "tfrag.vertex");
+    size_t lod = 0;
+    for (size_t i = 0; i < v->count; i++) {
+        if (num(v, i, "patch_row") != 0)
+            continue;
+        if (num(v, i, "tier") != 0) {
+            lod++;
+            /* the fixture's LOD-0 entries name the LOD-01 position as a first parent */
+            cr_assert_lt(num(v, i, "lod_parent0"), 7.0, "a position of the patch (row %zu)", i);
+            cr_assert_lt(num(v, i, "lod_parent1"), 7.0, "row %zu", i);
+        }
+    }
+    cr_assert_eq(lod, 3u, "one LOD-01 and two LOD-0 positions");
+    done(&r);
+}
+
 #if GC_FAULTS_BUILT
 /* Each fault switch changes exactly what its invariant column shows. */
 Test(tfrag, fault_switches_show_in_their_columns)
@@ -652,7 +704,7 @@ Test(tfrag_rules, each_fault_fails_its_named_invariant)
     static const char *const faults[] = {
         "patch_data_block", "common_only",       "vif_imm_nibble",    "pad2",
         "inline_payloads",  "strips_by_arrival", "origin_last_strow", "parent_addr_only",
-        "v4_8_one_index",   "k_unsigned",        "lod_centre"};
+        "v4_8_one_index",   "k_unsigned",        "lod_centre",        "origin_first_strow"};
     int count;
     const gc_fault_info *cat = gc_fault_catalogue(&count);
     for (size_t k = 0; k < sizeof faults / sizeof faults[0]; k++) {
@@ -757,7 +809,7 @@ Test(tfrag_corpus, each_fault_fails_its_named_invariant, .timeout = 600)
     static const char *const faults[] = {
         "patch_data_block", "common_only",       "vif_imm_nibble",    "pad2",
         "inline_payloads",  "strips_by_arrival", "origin_last_strow", "parent_addr_only",
-        "v4_8_one_index",   "k_unsigned",        "lod_centre"};
+        "v4_8_one_index",   "k_unsigned",        "lod_centre",        "origin_first_strow"};
     int count;
     const gc_fault_info *cat = gc_fault_catalogue(&count);
     static const int levels[] = {0, 13};

@@ -20,9 +20,13 @@
 #define TF_MAX_PATCHES 4
 
 typedef struct tf_opts {
-    int unknown_cmd_in_lod1; /* an undefined VIF command inside the LOD-1 list */
-    int no_common_positions; /* omit the common V3_16 unpack */
-    int empty_lod01;         /* no LOD-01 tier: its VU addresses collapse onto LOD 0's */
+    int unknown_cmd_in_lod1;  /* an undefined VIF command inside the LOD-1 list */
+    int no_common_positions;  /* omit the common V3_16 unpack */
+    int empty_lod01;          /* no LOD-01 tier: its VU addresses collapse onto LOD 0's */
+    int stcol_in_common;      /* an STCOL before the vertex-info STROW: Wrench's origin moves */
+    int big_lod0_parents;     /* the LOD-0 parent array one V4_8 element too long for Wrench */
+    int lod0_entries_swapped; /* LOD-0 vertex info before the parent array (Wrench's order broken)
+                               */
 } tf_opts;
 
 typedef struct tf_core {
@@ -179,7 +183,10 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
     tf_w32(w, 1), tf_w32(w, 2), tf_w32(w, 0x08), tf_w32(w, 0);          /* CLAMP_1 */
     tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x34), tf_w32(w, 0);          /* MIPTBP1_1 */
     tf_w32(w, 0), tf_w32(w, 0), tf_w32(w, 0x36), tf_w32(w, 0);          /* MIPTBP2_1 */
-    tf_strow(w, f2048, f2048, 0, pos_addr);                             /* vi1 */
+    if (o->stcol_in_common)
+        tf_w32(w, 0x31000000), tf_w32(w, 0x3f800000), tf_w32(w, 0x3f800000), tf_w32(w, 0x3f800000),
+            tf_w32(w, 0x3f800000);
+    tf_strow(w, f2048, f2048, 0, pos_addr); /* vi1 */
     tf_w32(w, 0x05000001);
     tf_w32(w, tf_unpack(0xd, nc, 0, vi_addr));
     for (unsigned k = 0; k < nc; k++)
@@ -254,13 +261,21 @@ static inline void tf_patch(tf_core *c, int pi, uint8_t *hdr, tf_w *w, const tf_
     tf_strow(w, vi_addr, vi_addr, vi_addr, vi_addr);
     tf_w32(w, 0x05000001);
     tf_indices(w, indices_addr, nv);
-    tf_v48(w, 1, parent0_addr, par0, 2);
-    tf_strow(w, f2048, f2048, pos_addr, pos_addr);
-    tf_w32(w, tf_unpack(0xd, n0, 0, vi0_addr));
-    for (unsigned k = 0; k < n0; k++) {
-        unsigned i = nc + n01 + k;
-        tf_w16(w, (uint16_t)(i * 256)), tf_w16(w, (uint16_t) - (int)(i * 128)),
-            tf_w16(w, (uint16_t)field0[k]), tf_w16(w, (uint16_t)(2 * i));
+    const uint8_t par0_long[8] = {par0[0], par0[1]};
+    for (int pass = 0; pass < 2; pass++) {
+        /* pass 0 writes the parent array, pass 1 the vertex info; swapped on request */
+        if ((pass == 0) != (o->lod0_entries_swapped != 0)) {
+            tf_v48(w, 1, parent0_addr, o->big_lod0_parents ? par0_long : par0,
+                   o->big_lod0_parents ? 8 : 2);
+            continue;
+        }
+        tf_strow(w, f2048, f2048, pos_addr, pos_addr);
+        tf_w32(w, tf_unpack(0xd, n0, 0, vi0_addr));
+        for (unsigned k = 0; k < n0; k++) {
+            unsigned i = nc + n01 + k;
+            tf_w16(w, (uint16_t)(i * 256)), tf_w16(w, (uint16_t) - (int)(i * 128)),
+                tf_w16(w, (uint16_t)field0[k]), tf_w16(w, (uint16_t)(2 * i));
+        }
     }
     tf_w32(w, 0x05000000);
     tf_align(w, 16);
