@@ -17,10 +17,12 @@
 #include <unistd.h>
 
 #include "gc_baseline.h"
+#include "gc_bless_targets.h"
 #include "gc_cli.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_golden_frames.h"
+#include "gc_paths.h"
 #include "gc_sweep.h"
 #include "sy_corpus.h"
 
@@ -33,7 +35,11 @@ static void usage(FILE *f)
             "Runs the sweep and writes its per-level metrics as the new baseline\n"
             "(golden/metrics.yaml for the default corpus), and with --frames its frame\n"
             "hashes as the new goldens (golden/frames.yaml), each atomically. Appends the\n"
-            "date, the reason and every field that moved to golden/LEDGER.md.\n"
+            "date, the reason and every field that moved to LEDGER.md in the baseline's\n"
+            "directory (golden/LEDGER.md for the project's baselines; --ledger F overrides).\n"
+            "Bless writes only beside its baselines, never into an installed gcverify's\n"
+            "share/gcverify: an installed gcverify blesses only with --baseline F (and\n"
+            "--frames-golden F with --frames).\n"
             "Refuses in CI (CI, GITHUB_ACTIONS, GITLAB_CI, BUILDKITE or JENKINS_URL set),\n"
             "and without a reason. A transaction: everything is decided (sweep run, every\n"
             "input read, frames checked) before anything is written; the files are staged,\n"
@@ -46,14 +52,11 @@ static void usage(FILE *f)
             gc_cli_sweep_options_help);
 }
 
-/* Paths inside the project are written relative to it, so the ledger reads
- * the same from every checkout. */
+/* Paths inside the data directory (the checkout's, gc_paths.h) are written
+ * relative to it, so the ledger reads the same from every checkout. */
 static const char *project_relative(const char *path)
 {
-    size_t n = strlen(GC_SOURCE_DIR);
-    if (strncmp(path, GC_SOURCE_DIR, n) == 0 && path[n] == '/')
-        return path + n + 1;
-    return path;
+    return gc_data_relative(path);
 }
 
 /* The ledger with a new entry appended (old is the current ledger, NULL
@@ -306,7 +309,7 @@ int gc_cmd_bless(int argc, char **argv)
 {
     gc_sweep_opts o;
     gc_sweep_opts_init(&o);
-    const char *reason = NULL, *ledger = GC_SOURCE_DIR "/golden/LEDGER.md";
+    const char *reason = NULL, *ledger = NULL;
     int frames = 0;
     char err[4096];
     for (int i = 1; i < argc; i++) {
@@ -345,6 +348,9 @@ int gc_cmd_bless(int argc, char **argv)
                 "gcverify bless: --reason \"...\" is required (it goes into golden/LEDGER.md)\n");
         return 2;
     }
+    /* Never into an installation (gc_bless_targets.h). */
+    if (gc_bless_check_targets(&o, frames, ledger) != 0)
+        return 2;
     /* Decide everything first: paths, lock, recovery, every input readable. */
     char key[96], def_metrics[4096], def_frames[4096];
     if (o.corpus_dir)
@@ -365,6 +371,9 @@ int gc_cmd_bless(int argc, char **argv)
                 "gcverify bless: --frames needs rendering and a frames file (--frames-golden F)\n");
         return 2;
     }
+    char ledger_def[4096];
+    if (!ledger) /* the baseline's own directory: golden/LEDGER.md for the project's */
+        ledger = gc_bless_default_ledger(metrics_arg, ledger_def, sizeof ledger_def);
     static staged st[3];
     memset(st, 0, sizeof st);
     if (gc_resolve_path(metrics_arg, st[0].final, sizeof st[0].final, err, sizeof err) != 0 ||

@@ -6,12 +6,15 @@
 
 #include "gc_inv.h"
 #include "gc_level.h"
+#include "gc_paths.h"
 
 int gc_cmd_list(int argc, char **argv);
 
 int gc_cmd_list(int argc, char **argv)
 {
-    const char *dir = GC_SOURCE_DIR "/invariants";
+    char def_dir[4096];
+    gc_data_path(def_dir, sizeof def_dir, "invariants");
+    const char *dir = def_dir;
     int metrics = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--invariants") == 0 && i + 1 < argc) {
@@ -27,6 +30,10 @@ int gc_cmd_list(int argc, char **argv)
             fprintf(stderr, "gcverify list: unknown option '%s'\n", argv[i]);
             return 2;
         }
+    }
+    if (!dir[0]) {
+        fprintf(stderr, "gcverify list: %s\n", gc_no_data_dir_message);
+        return 2;
     }
     size_t ndesc;
     const gc_table_desc *const *descs = gc_table_registry(&ndesc);

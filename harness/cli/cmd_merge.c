@@ -17,6 +17,7 @@
 #include "gc_inv.h"
 #include "gc_json.h"
 #include "gc_level.h"
+#include "gc_paths.h"
 #include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
 
@@ -171,7 +172,9 @@ static void usage(FILE *f)
 
 int gc_cmd_merge(int argc, char **argv)
 {
-    const char *out = "-", *junit = NULL, *md = NULL, *inv_dir = GC_SOURCE_DIR "/invariants";
+    char def_inv[4096];
+    gc_data_path(def_inv, sizeof def_inv, "invariants");
+    const char *out = "-", *junit = NULL, *md = NULL, *inv_dir = def_inv;
     const char *inputs[64], *timings[64];
     size_t nin = 0, ntim = 0;
     size_t max_samples = 5;
@@ -269,6 +272,11 @@ int gc_cmd_merge(int argc, char **argv)
                         merged.selected[i]);
                 goto out;
             }
+
+    if (!inv_dir[0]) {
+        fprintf(stderr, "gcverify merge: %s\n", gc_no_data_dir_message);
+        goto out;
+    }
     size_t ndesc;
     const gc_table_desc *const *descs = gc_table_registry(&ndesc);
     char *load_err = malloc(65536);
@@ -312,7 +320,7 @@ int gc_cmd_merge(int argc, char **argv)
         /* reports name project baselines relative to the project */
         char bpath[4096];
         if (merged.baseline[0] != '/' && access(merged.baseline, F_OK) != 0)
-            snprintf(bpath, sizeof bpath, "%s/%s", GC_SOURCE_DIR, merged.baseline);
+            snprintf(bpath, sizeof bpath, "%s/%s", gc_data_dir(), merged.baseline);
         else
             snprintf(bpath, sizeof bpath, "%s", merged.baseline);
         if (gc_baseline_load(bpath, &base, &found, err, sizeof err) == 0 && found) {

@@ -22,6 +22,7 @@
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_membudget.h"
+#include "gc_paths.h"
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
@@ -48,8 +49,12 @@ void gc_sweep_default_paths(const char *key, char *metrics, size_t mlen, char *f
         metrics[0] = frames[0] = '\0';
         return;
     }
-    snprintf(metrics, mlen, "%s/golden/metrics%s.yaml", GC_SOURCE_DIR, suffix);
-    snprintf(frames, flen, "%s/golden/frames%s.yaml", GC_SOURCE_DIR, suffix);
+    /* the installed share/gcverify, or the build tree's checkout (gc_paths.h) */
+    char rel[64];
+    snprintf(rel, sizeof rel, "golden/metrics%s.yaml", suffix);
+    gc_data_path(metrics, mlen, rel);
+    snprintf(rel, sizeof rel, "golden/frames%s.yaml", suffix);
+    gc_data_path(frames, flen, rel);
 }
 
 int gc_parse_level_list(const char *s, int *levels, size_t *count)
@@ -435,10 +440,11 @@ static int must_exist(const char *what, const char *path, char *err, size_t errl
     return -1;
 }
 
+/* Paths in the data directory are reported relative to it, so reports from
+ * two checkouts, or from an installed and a build-tree gcverify, compare equal. */
 static const char *project_relative(const char *path)
 {
-    size_t sl = strlen(GC_SOURCE_DIR);
-    return strncmp(path, GC_SOURCE_DIR, sl) == 0 && path[sl] == '/' ? path + sl + 1 : path;
+    return gc_data_relative(path);
 }
 
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
@@ -469,8 +475,12 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         return 2;
 
     char inv_dir[PATH_MAX];
-    snprintf(inv_dir, sizeof inv_dir, "%s",
-             o->invariants_dir ? o->invariants_dir : GC_SOURCE_DIR "/invariants");
+    if (o->invariants_dir)
+        snprintf(inv_dir, sizeof inv_dir, "%s", o->invariants_dir);
+    else if (gc_data_path(inv_dir, sizeof inv_dir, "invariants") != 0) {
+        snprintf(err, errlen, "%s", gc_no_data_dir_message);
+        return 2;
+    }
     if (o->invariants_dir && must_exist("invariants directory", inv_dir, err, errlen) != 0)
         return 2;
     char *load_err = malloc(65536);
