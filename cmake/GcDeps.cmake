@@ -16,6 +16,14 @@ find_package(PNG)
 if(NOT PNG_FOUND)
   message(FATAL_ERROR "libpng not found: apt-get install libpng-dev (or run: bash ci/deps.sh)")
 endif()
+# Disc images (--corpus F.iso, synth --iso): libcdio's ISO 9660 library. Chosen
+# over libarchive because it gives each file's LBA (the table of contents is
+# checked against it), reads sectors at random, and has the directory-record
+# and volume-descriptor builders the image writer uses (README, "Disc images").
+pkg_check_modules(ISO9660 IMPORTED_TARGET libiso9660)
+if(NOT ISO9660_FOUND)
+  message(FATAL_ERROR "libiso9660 not found: apt-get install libiso9660-dev (or run: bash ci/deps.sh)")
+endif()
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 if(GC_BUILD_TESTS)

@@ -12,6 +12,7 @@
 
 #include "gc_corpus.h"
 #include "gc_exit.h"
+#include "gc_iso_write.h"
 #include "gc_pool.h"
 #include "sy_corpus.h"
 
@@ -19,14 +20,20 @@ int gc_cmd_synth(int argc, char **argv);
 
 static void synth_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: gcverify synth --out DIR [--scale retail|small] [--seed N] [--jobs N]\n\n"
-            "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR.\n"
-            "  --out DIR      output directory (created if missing)\n"
-            "  --scale S      retail (default): the real disc's shape; small: about 1/20 of it\n"
-            "  --seed N       generator seed (default 1); same version+scale+seed = same bytes\n"
-            "  --jobs N       levels built at once (default: the number of cores)\n",
-            sy_generator_version());
+    fprintf(
+        f,
+        "usage: gcverify synth --out DIR | --iso F [--scale retail|small] [--seed N] [--jobs N]\n\n"
+        "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
+        "or as a disc image.\n"
+        "  --out DIR      output directory (created if missing)\n"
+        "  --iso F        an ISO 9660 image F with the level files and the RC2.HDR table of\n"
+        "                 contents at sector 1001, as the retail disc has them\n"
+        "                 (docs/formats/disc-image.md); deterministic bytes. With --out the\n"
+        "                 image is made from DIR, else from the synthetic corpus cache\n"
+        "  --scale S      retail (default): the real disc's shape; small: about 1/20 of it\n"
+        "  --seed N       generator seed (default 1); same version+scale+seed = same bytes\n"
+        "  --jobs N       levels built at once (default: the number of cores)\n",
+        sy_generator_version());
 }
 
 static int parse_u32(const char *s, uint32_t *v)
@@ -39,9 +46,40 @@ static int parse_u32(const char *s, uint32_t *v)
     return 0;
 }
 
+/* The disc image of the corpus in dir (NULL: the cached synthetic corpus). */
+static int synth_iso(const char *iso, const char *dir, int scale, uint32_t seed, unsigned jobs,
+                     int progress)
+{
+    char err[1024] = "", cache[PATH_MAX];
+    if (!dir) {
+        if (gc_corpus_synthetic(scale, seed, jobs, progress, cache, sizeof cache, err,
+                                sizeof err) != 0) {
+            fprintf(stderr, "gcverify synth: %s\n", err);
+            return GC_EXIT_WRITE;
+        }
+        dir = cache;
+    }
+    static char paths[SY_LEVEL_COUNT][PATH_MAX + 32];
+    const char *p[SY_LEVEL_COUNT];
+    for (int i = 0; i < SY_LEVEL_COUNT; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/LEVEL%d.WAD", dir, i);
+        p[i] = paths[i];
+    }
+    if (gc_iso_write_levels(iso, p, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify synth: %s\n", err);
+        return GC_EXIT_WRITE;
+    }
+    struct stat st;
+    printf("synth: wrote the disc image %s (%s, seed %" PRIu32 ", %s): %.1f MB, RC2.HDR at "
+           "sector 1001\n",
+           iso, scale == SY_SCALE_SMALL ? "small" : "retail", seed, sy_generator_version(),
+           stat(iso, &st) == 0 ? (double)st.st_size / 1e6 : 0.0);
+    return 0;
+}
+
 int gc_cmd_synth(int argc, char **argv)
 {
-    const char *out = NULL;
+    const char *out = NULL, *iso = NULL;
     int scale = SY_SCALE_RETAIL;
     uint32_t seed = 1, jobs = 0;
     for (int i = 1; i < argc; i++) {
@@ -58,6 +96,8 @@ int gc_cmd_synth(int argc, char **argv)
         const char *v = argv[++i];
         if (strcmp(a, "--out") == 0)
             out = v;
+        else if (strcmp(a, "--iso") == 0)
+            iso = v;
         else if (strcmp(a, "--scale") == 0) {
             if (strcmp(v, "retail") == 0)
                 scale = SY_SCALE_RETAIL;
@@ -83,8 +123,8 @@ int gc_cmd_synth(int argc, char **argv)
             return 2;
         }
     }
-    if (!out) {
-        fprintf(stderr, "gcverify synth: --out DIR is required\n");
+    if (!out && !iso) {
+        fprintf(stderr, "gcverify synth: --out DIR or --iso F is required\n");
         synth_usage(stderr);
         return 2;
     }
@@ -94,6 +134,8 @@ int gc_cmd_synth(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char err[512] = "";
     int tty = isatty(STDERR_FILENO);
+    if (!out) /* the image alone: from the cache, generated there if needed */
+        return synth_iso(iso, NULL, scale, seed, jobs, tty);
     if (gc_corpus_write_synthetic(out, scale, seed, jobs, tty, err, sizeof err) != 0) {
         fprintf(stderr, "gcverify synth: %s\n", err[0] ? err : "failed");
         return GC_EXIT_WRITE;
@@ -112,5 +154,5 @@ int gc_cmd_synth(int argc, char **argv)
            " jobs\n",
            SY_LEVEL_COUNT, scale == SY_SCALE_SMALL ? "small" : "retail", seed,
            sy_generator_version(), out, (double)total / 1e6, secs, jobs);
-    return 0;
+    return iso ? synth_iso(iso, out, scale, seed, jobs, tty) : 0;
 }

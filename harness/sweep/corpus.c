@@ -14,14 +14,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gc_corpus_iso.h"
 #include "gc_fsutil.h"
 #include "gc_level.h"
 #include "gc_pool.h"
 #include "gc_synth_hash.h"
 #include "sy_corpus.h"
 
-/* "level12.wad" in any case -> 12; -1 otherwise. No leading zeros. */
-static int level_index_of(const char *name)
+int gc_corpus_level_index_of(const char *name)
 {
     if (strncasecmp(name, "level", 5) != 0)
         return -1;
@@ -101,6 +101,8 @@ int gc_corpus_file_load(gc_corpus_file *f)
         return -1;
     if (f->data || f->size == 0)
         return 0;
+    if (f->image) /* a level file inside a disc image */
+        return gc_corpus_iso_file_load(f);
     struct stat st;
     int fd = open_regular(f, &st);
     if (fd < 0) {
@@ -167,6 +169,8 @@ static int better_name(const char *a, const char *b, int index)
 
 int gc_corpus_scan(gc_corpus *c, const char *dir, char *err, size_t errlen)
 {
+    if (gc_corpus_is_image(dir))
+        return gc_corpus_open_iso(c, dir, err, errlen);
     memset(c, 0, sizeof *c);
     snprintf(c->dir, sizeof c->dir, "%s", dir);
     snprintf(c->label, sizeof c->label, "%s", dir);
@@ -186,7 +190,7 @@ int gc_corpus_scan(gc_corpus *c, const char *dir, char *err, size_t errlen)
     memset(best, 0, sizeof best);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int n = level_index_of(e->d_name);
+        int n = gc_corpus_level_index_of(e->d_name);
         if (n < 0 || strlen(e->d_name) >= sizeof best[n])
             continue;
         if (best[n][0] == '\0') {
@@ -248,6 +252,10 @@ int gc_corpus_open(gc_corpus *c, const char *dir, char *err, size_t errlen)
 
 void gc_corpus_close(gc_corpus *c)
 {
+    if (c->image) {
+        gc_corpus_close_iso(c);
+        return;
+    }
     for (int i = 0; i < GC_LEVEL_COUNT; i++) {
         gc_corpus_file *f = &c->files[i];
         gc_corpus_file_unload(f);

@@ -27,6 +27,9 @@ typedef struct gc_corpus_file {
     uint8_t head[0x800]; /* the first sector, read by the scan (corpus identity) */
     size_t head_len;     /* min(size, 0x800) */
     char error[256];     /* why not, when !ok */
+    /* in a disc image: where its extent is (gc_corpus_file_load reads it) */
+    struct gc_corpus_image *image;
+    uint32_t image_lba;
 } gc_corpus_file;
 
 typedef struct gc_corpus {
@@ -38,9 +41,17 @@ typedef struct gc_corpus {
     gc_corpus_file files[GC_LEVEL_COUNT];
     int found;      /* files with ok */
     int duplicates; /* level names found twice (differing in case); warned on stderr */
+    /* set when the corpus is a disc image (--corpus F.iso): the open image and
+     * its table-of-contents check (gc_corpus_iso.h) */
+    struct gc_corpus_image *image;
 } gc_corpus;
 
-/* Find every LEVEL*.WAD of dir, in any case, and check each is a regular
+/* "level12.wad" in any case -> 12; -1 otherwise. No leading zeros. */
+int gc_corpus_level_index_of(const char *name);
+
+/* dir may also be an ISO 9660 image file (gc_corpus_iso.h): scanned and
+ * loaded the same way as far as callers can tell.
+ * Find every LEVEL*.WAD of dir, in any case, and check each is a regular
  * file (opened O_NONBLOCK: a FIFO never hangs the scan), without reading
  * it. Two names of one level differing only in case are warned about on
  * stderr, naming both; LEVEL<n>.WAD wins, else the byte-wise smaller name.

@@ -17,6 +17,7 @@
 #include "gc_baseline.h"
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
+#include "gc_corpus_iso.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
@@ -680,6 +681,9 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                                  s->metric_null[m]);
         gc_sweep_frames_to_report(&s->frames, s->level, rep);
     }
+
+    /* A disc image's table of contents against its files (disc.toc). */
+    gc_corpus_toc_to_report(&corpus, sel, nsel, o->only, rep);
 
     /* Corpus scope: over the selected levels, except in a shard, whose
      * corpus-scope results are computed by `merge` from corpus_tables. Over

@@ -106,10 +106,14 @@ gc_data_origin gc_data_origin_get(void)
 const char *gc_data_origin_name(gc_data_origin o)
 {
     switch (o) {
-    case GC_DATA_ENV: return GC_DATA_DIR_ENV;
-    case GC_DATA_INSTALLED: return "installed";
-    case GC_DATA_BUILD_TREE: return "build tree";
-    case GC_DATA_NONE: break;
+    case GC_DATA_ENV:
+        return GC_DATA_DIR_ENV;
+    case GC_DATA_INSTALLED:
+        return "installed";
+    case GC_DATA_BUILD_TREE:
+        return "build tree";
+    case GC_DATA_NONE:
+        break;
     }
     return "none";
 }
