@@ -9,6 +9,8 @@
 #  5. what a user relies on (ci/ux.sh): --levels, mistyped paths, --json -, a frame
 #     regression reviewed with the image store, show, diff, merge --junit;
 #  6. the sample CI configurations validated offline (ci/validate_ci.sh);
+#  7. the installed tool and library away from the checkout (ci/install.sh), and
+#     the synthetic disc image swept like the directory;
 #  every JSON report checked against docs/schemas/, every JUnit report against
 #  ci/schemas/junit-10.xsd; and first, that every tracked .c/.h is clang-formatted.
 set -euo pipefail
@@ -43,6 +45,29 @@ echo "== what a user relies on (ci/ux.sh)"
 BUILD=$BUILD bash ci/ux.sh
 echo "== sample CI configurations (ci/validate_ci.sh)"
 bash ci/validate_ci.sh
+
+echo "== disc image: synth --iso swept like the directory"
+rm -rf "$out/iso-dir" "$out/small.iso"
+$gcv synth --scale small --out "$out/iso-dir" --iso "$out/small.iso" >/dev/null
+$gcv sweep --corpus "$out/iso-dir" --jobs 2 --quiet --json "$out/dir.json" \
+  --baseline none --frames-golden golden/frames-small.yaml || { echo "directory sweep failed"; exit 1; }
+$gcv sweep --corpus "$out/small.iso" --jobs 2 --quiet --json "$out/iso.json" \
+  --baseline none --frames-golden golden/frames-small.yaml || { echo "image sweep failed"; exit 1; }
+# The image's report = the directory's + its label + one passing disc.toc
+# result per level (README, "Disc images"); nothing else may differ.
+[ "$(grep -c '"invariant": "disc.toc",.*"failed": 0,' "$out/iso.json")" = 27 ] ||
+  { echo "the synthetic image's table of contents did not pass on all 27 levels"; exit 1; }
+norm() { grep -v '"invariant": "disc.toc"' "$1" | sed -e 's|"label": "[^"]*"|"label": L|' \
+                                                      -e 's|"checks": [0-9]*|"checks": N|'; }
+cmp -s <(norm "$out/dir.json") <(norm "$out/iso.json") ||
+  { diff <(norm "$out/dir.json") <(norm "$out/iso.json") | head; echo "image and directory reports differ"; exit 1; }
+[ $(( $(sed -n 's/.*"checks": \([0-9]*\).*/\1/p' "$out/iso.json") - \
+      $(sed -n 's/.*"checks": \([0-9]*\).*/\1/p' "$out/dir.json") )) = 27 ] ||
+  { echo "the image's check count is not the directory's + 27"; exit 1; }
+echo "disc image: report equal to the directory's (label and 27 disc.toc results aside)"
+
+echo "== installed gcverify and libgcformats (ci/install.sh)"
+BUILD=$BUILD bash ci/install.sh
 
 if [ -x ci/frames_crosscheck.sh ]; then
   echo "== frame hashes across compilers and optimisation levels"
