@@ -99,3 +99,8 @@ echo "libgcformats: pkg-config (shared, static) and find_package builds decode $
 
 echo "== symbols of libgcformats.so"
 bash tests/library_symbols.sh "$P"/lib/libgcformats.so.*.*.*
+
+echo "== docs/library.md shows the example CI builds"
+cmp -s <(sed -n '/^```c$/,/^```$/p' docs/library.md | sed '1d;$d') examples/level_tables/level_tables.c ||
+  fail "docs/library.md's listing differs from examples/level_tables/level_tables.c"
+echo "docs/library.md: listing is examples/level_tables/level_tables.c"
