@@ -36,8 +36,10 @@ int gc_cli_uint(const char *s, unsigned long long max, unsigned long long *out)
 
 const char gc_cli_sweep_options_help[] =
     "corpus:\n"
-    "  --corpus DIR         directory with LEVEL0.WAD .. LEVEL26.WAD (any case); default:\n"
-    "                       the synthetic corpus, generated once into ~/.cache/gcverify\n"
+    "  --corpus DIR|F.iso   directory with LEVEL0.WAD .. LEVEL26.WAD (any case), or an\n"
+    "                       ISO 9660 disc image holding them (its RC2.HDR is checked);\n"
+    "                       default: the synthetic corpus, generated once into\n"
+    "                       ~/.cache/gcverify\n"
     "  --scale retail|small synthetic corpus scale (default retail)\n"
     "  --seed N             synthetic corpus seed (default 1)\n"
     "selection:\n"
@@ -46,7 +48,9 @@ const char gc_cli_sweep_options_help[] =
     "                       combine the reports with `gcverify merge`)\n"
     "  --only GLOB          only invariants whose id matches GLOB (e.g. 'tfrag.*')\n"
     "  --tier gate|nightly  gate: the every-push tier; nightly: every invariant (default)\n"
-    "  --invariants DIR     invariant YAML directory (default: the project's invariants/)\n"
+    "  --invariants DIR     invariant YAML directory (default: invariants/ of the data\n"
+    "                       directory: share/gcverify when installed, the checkout in a\n"
+    "                       build tree, or $GCVERIFY_DATA_DIR)\n"
     "  --jobs N             levels decoded in parallel (default: the core count)\n"
     "  --memory-limit SIZE  memory budget of the levels in flight, e.g. 4G or 512M\n"
     "                       (default: half the physical memory, or of the cgroup limit); a\n"

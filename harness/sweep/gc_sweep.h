@@ -31,7 +31,7 @@ typedef struct gc_sweep_opts {
     int shard_k, shard_n;       /* --shard K/N (1-based K); n == 0: none */
     const char *only;           /* invariant id glob, NULL: all */
     int tier_nightly;           /* 0: gate tier only; 1: gate + nightly */
-    const char *invariants_dir; /* NULL: the project's invariants/ */
+    const char *invariants_dir; /* NULL: invariants/ of the data directory (gc_paths.h) */
     const char *baseline;       /* metrics baseline; NULL: default for the corpus; "" none */
     const char *frames_golden;  /* frame goldens; NULL: default for the corpus; "" none */
     /* A baseline or frames file named explicitly must exist (a typo is exit 2);
