@@ -64,6 +64,7 @@ cmp -s <(norm "$out/dir.json") <(norm "$out/iso.json") ||
 [ $(( $(sed -n 's/.*"checks": \([0-9]*\).*/\1/p' "$out/iso.json") - \
       $(sed -n 's/.*"checks": \([0-9]*\).*/\1/p' "$out/dir.json") )) = 27 ] ||
   { echo "the image's check count is not the directory's + 27"; exit 1; }
+$py ci/validate_reports.py docs/schemas/report.schema.json "$out/iso.json"
 echo "disc image: report equal to the directory's (label and 27 disc.toc results aside)"
 
 echo "== installed gcverify and libgcformats (ci/install.sh)"

@@ -430,6 +430,10 @@ void gc_corpus_toc_to_report(const gc_corpus *c, const int *levels, size_t nleve
         x->checked = 1;
         x->failed = (uint64_t)t->failed;
         x->gating = t->failed;
+        x->why = strdup("RC2.HDR is what the game loads a level by: a LEVEL file that disagrees "
+                        "with its entry (moved, resized, or rebuilt without rewriting the table "
+                        "of contents) is not the level the game reads "
+                        "(docs/formats/disc-image.md)");
         if (t->failed) {
             x->samples = calloc(1, sizeof *x->samples);
             if (x->samples) {
@@ -437,6 +441,15 @@ void gc_corpus_toc_to_report(const gc_corpus *c, const int *levels, size_t nleve
                 x->samples[0].row = i;
                 x->samples[0].file_ofs = t->entry_file_ofs;
                 x->samples[0].values = strdup(t->text);
+                x->samples[0].parent_row = -1;
+                if (t->entry_file_ofs) {
+                    char loc[160];
+                    uint64_t base = (uint64_t)img->toc_lba * 2048u;
+                    snprintf(loc, sizeof loc, "RC2.HDR+0x%llx (level table entry %d, image+0x%llx)",
+                             (unsigned long long)(t->entry_file_ofs - base), i,
+                             (unsigned long long)t->entry_file_ofs);
+                    x->samples[0].location = strdup(loc);
+                }
                 x->sample_count = 1;
             }
         }

@@ -2,6 +2,8 @@
 /* Failure samples that say where and why (gc_sweep_samples.h). */
 #include "gc_sweep_samples.h"
 
+#include "gc_paths.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +13,10 @@ static char *dup_s(const char *s)
     return s ? strdup(s) : NULL;
 }
 
+/* invariants/x.yaml, the same from every checkout and install (gc_paths.h) */
 static const char *project_relative(const char *path)
 {
-    size_t sl = strlen(GC_SOURCE_DIR);
-    return strncmp(path, GC_SOURCE_DIR, sl) == 0 && path[sl] == '/' ? path + sl + 1 : path;
+    return gc_data_relative(path);
 }
 
 static const gc_column *find_col(const gc_table_desc *d, const char *name)

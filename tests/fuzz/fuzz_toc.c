@@ -40,9 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < GC_LEVEL_COUNT; i++) {
         check(!out[i].failed || out[i].checked);
         check(memchr(out[i].text, '\0', sizeof out[i].text) != NULL);
-        check(out[i].entry_file_ofs == 0 ||
-              (out[i].entry_file_ofs >= 1001u * 2048u &&
-               out[i].entry_file_ofs - 1001u * 2048u < size));
+        check(out[i].entry_file_ofs == 0 || (out[i].entry_file_ofs >= 1001u * 2048u &&
+                                             out[i].entry_file_ofs - 1001u * 2048u < size));
     }
     return 0;
 }
