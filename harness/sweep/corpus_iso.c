@@ -9,7 +9,8 @@
  * memory: nothing is extracted to disk. */
 #include "gc_corpus_iso.h"
 
-#include <cdio/bytesex.h>
+#include "gc_reader.h"
+
 #include <cdio/iso9660.h>
 #include <cdio/logging.h>
 #include <ctype.h>
@@ -252,8 +253,11 @@ int gc_corpus_open_iso(gc_corpus *c, const char *path, char *err, size_t errlen)
         snprintf(err, errlen, "%s: cannot read the primary volume descriptor (%s)", path, why);
         goto out;
     }
-    uint32_t root_lsn = from_733(pvd.root_directory_record.extent);
-    uint32_t root_bytes = from_733(pvd.root_directory_record.size);
+    /* ECMA-119 9.1: the root record's extent at +2 and size at +10, both-endian;
+     * the little-endian halves, read by hand (libcdio's inline from_733 shifts
+     * a byte into the sign bit on hostile values) */
+    const uint8_t *rr = (const uint8_t *)&pvd.root_directory_record;
+    uint32_t root_lsn = gc_load_u32le(rr + 2), root_bytes = gc_load_u32le(rr + 10);
     if (iso9660_get_pvd_block_size(&pvd) != ISO_SECTOR || root_bytes == 0 ||
         root_bytes > MAX_DIR_BYTES || !extent_inside(s, root_lsn, root_bytes)) {
         snprintf(err, errlen,
