@@ -8,10 +8,11 @@
 #include "sy_internal.h"
 #include "sy_tfrag.h"
 
-#define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
-#define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
-#define SY_RATCHET_SEQS      256u
-#define SY_TFRAG_REGION_L0   2117888ull /* [0, occlusion) on retail level 0 */
+#define SY_CORE_HEADER_BYTES   0xBCu /* the header proper */
+#define SY_CORE_TABLES_START   0xC0u /* first table: the header padded to 16 */
+#define SY_RATCHET_SEQS        256u
+#define SY_TFRAG_REGION_L0     2117888ull /* [0, occlusion) on retail level 0 */
+#define SY_MOBY_NO_SLOTS_LEVEL 0 /* the level whose moby texture slots were measured all 0xFF */
 
 typedef struct tex_slot {
     unsigned dim;
@@ -390,7 +391,11 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             put_u32(ent + 0x00, offsets[base_of[k] + i]);
             put_u32(ent + 0x04, onum[k][i]);
             uint32_t tcount = counts[k + 1];
-            if (tcount && (i % 2 == 0)) {
+            /* Moby slots on level 0 stay all 0xFF: the reference notes measured "textures ==
+             * ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) the slots
+             * are filled as Wrench's MobyClassEntry.textures reads them. */
+            int none = k == 0 && c->level == SY_MOBY_NO_SLOTS_LEVEL;
+            if (tcount && (i % 2 == 0) && !none) {
                 uint32_t used = 1 + (i % 3);
                 for (uint32_t s = 0; s < used && s < 15; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
