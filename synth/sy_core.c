@@ -186,6 +186,70 @@ static void write_bank(const sy_ctx *c, sy_buf *data, size_t bank, uint32_t n, i
     }
 }
 
+/* Particle slots on R&C2 (Wrench's pack_particle_textures writes 0x6F for R&C2). */
+#define SY_PART_SLOTS 0x6Fu
+
+/* The part defs block (see the call site): frames spread over the used slots, each frame an
+ * index into the particle texture table. */
+static int write_part_defs(const sy_ctx *c, sy_buf *ix)
+{
+    const sy_plan_ext *x = c->ext;
+    uint32_t frames = x->part_frames, ntex = x->part_textures;
+    if (frames == 0 || ntex == 0)
+        return -1;
+    size_t base = ix->len;
+    uint32_t indices_ofs = (16u + 4u * SY_PART_SLOTS + 15u) / 16u * 16u;
+    sy_buf_u32(ix, SY_PART_SLOTS);
+    sy_buf_u32(ix, 0);
+    sy_buf_u32(ix, indices_ofs);
+    sy_buf_u32(ix, frames);
+    /* Used slots: roughly two in three, never more than there are frames. */
+    uint32_t used = 0;
+    uint8_t on[SY_PART_SLOTS];
+    for (uint32_t k = 0; k < SY_PART_SLOTS; k++) {
+        on[k] = (uint8_t)((k * 7u + (uint32_t)c->level) % 3u != 0 && used < frames);
+        used += on[k];
+    }
+    uint32_t at = 0, seen = 0;
+    for (uint32_t k = 0; k < SY_PART_SLOTS; k++) {
+        if (!on[k]) {
+            sy_buf_u32(ix, 0);
+            continue;
+        }
+        sy_buf_u32(ix, indices_ofs + at);
+        seen++;
+        at = (uint32_t)((uint64_t)frames * seen / used); /* next slot's first frame */
+    }
+    sy_buf_zero(ix, base + indices_ofs - ix->len);
+    for (uint32_t i = 0; i < frames; i++)
+        sy_buf_u8(ix, (uint8_t)((i * 5u + (uint32_t)c->level) % ntex));
+    return ix->failed ? -1 : 0;
+}
+
+/* The sound remap block (see the call site). Our layout, which Wrench's two sizing rules read
+ * the same way: the elements' runs of 4-byte entries follow the element array back to back,
+ * so the last element ends the remap; they form the third part (third_part_ofs =
+ * second_part_ofs, third_part_count = the entries), the second part is empty. */
+static void write_sound_remap(const sy_ctx *c, sy_buf *ix)
+{
+    uint32_t n = c->ext->sound_remap_count, entries = 0;
+    for (uint32_t i = 0; i < n; i++)
+        entries += 1 + i % 3;
+    uint32_t second = 8 + 4 * n;
+    sy_buf_u16(ix, (uint16_t)second);  /* second_part_ofs */
+    sy_buf_u16(ix, 0);                 /* second_part_size */
+    sy_buf_u16(ix, (uint16_t)second);  /* third_part_ofs */
+    sy_buf_u16(ix, (uint16_t)entries); /* third_part_count */
+    uint32_t run = second;
+    for (uint32_t i = 0; i < n; i++) {
+        sy_buf_u16(ix, (uint16_t)run);         /* offset: bytes from the remap start */
+        sy_buf_u16(ix, (uint16_t)(1 + i % 3)); /* size: 4-byte entries */
+        run += 4 * (1 + i % 3);
+    }
+    for (uint32_t e = 0; e < entries; e++) /* entries: sound indices into the level's bank */
+        sy_buf_u32(ix, (e * 13u + (uint32_t)c->level) % 512u);
+}
+
 typedef struct class_job {
     uint32_t table_index;
     size_t span;
@@ -428,31 +492,19 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     sy_buf_put(ix, fx_ent.data, fx_ent.len);
     uint32_t t_gs = (uint32_t)ix->len;
     sy_buf_put(ix, gs_table.data, gs_table.len);
-    /* Particle defs {particle_count, unknown, indices_offset, indices_size}, s32 offsets[],
-     * then the u8 frame indices. */
+    /* Particle defs (Wrench's PartDefsHeader): {s32 particle_count = 0x6F slots on R&C2,
+     * s32 unknown_4 (0), s32 indices_offset, s32 indices_size}, then particle_count s32 slot
+     * offsets, then the u8 frame list. Every offset is relative to the part-defs header; a slot
+     * offset is indices_offset + the slot's first frame, 0 for an unused slot. */
     uint32_t t_partdefs = (uint32_t)ix->len;
-    uint32_t frames_at = t_partdefs + 16 + 4 * x->part_textures;
-    sy_buf_u32(ix, x->part_textures);
-    sy_buf_u32(ix, 0);
-    sy_buf_u32(ix, frames_at);
-    sy_buf_u32(ix, x->part_frames);
-    for (uint32_t i = 0; i < x->part_textures; i++)
-        sy_buf_u32(ix, x->part_textures ? i * x->part_frames / x->part_textures : 0);
-    for (uint32_t i = 0; i < x->part_frames; i++)
-        sy_buf_u8(ix, (uint8_t)(x->part_textures ? i % x->part_textures : 0));
+    if (write_part_defs(c, ix) != 0)
+        goto done;
     sy_buf_align(ix, 16);
-    /* Sound remap {s16 second_part_ofs, s16 second_part_size, s16 third_part_ofs,
-     * s16 third_part_count}, then {s16 offset, s16 size} elements. */
+    /* Sound remap (R&C2): {s16 second_part_ofs, s16 second_part_size, s16 third_part_ofs,
+     * s16 third_part_count}, then {s16 offset, s16 size} elements up to second_part_ofs. Wrench
+     * sizes the remap from the element just before second_part_ofs: offset + size x 4. */
     uint32_t t_sound = (uint32_t)ix->len;
-    uint32_t half = x->sound_remap_count / 2;
-    sy_buf_u16(ix, (uint16_t)half);
-    sy_buf_u16(ix, (uint16_t)(x->sound_remap_count - half));
-    sy_buf_u16(ix, (uint16_t)x->sound_remap_count);
-    sy_buf_u16(ix, 0);
-    for (uint32_t i = 0; i < x->sound_remap_count; i++) {
-        sy_buf_u16(ix, (uint16_t)(i * 4));
-        sy_buf_u16(ix, (uint16_t)(1 + i % 3));
-    }
+    write_sound_remap(c, ix);
     sy_buf_align(ix, 16);
     uint32_t t_stash = (uint32_t)ix->len; /* s16 o_class list, ends at the first negative */
     sy_buf_u16(ix, 0xFFFF);
