@@ -181,8 +181,8 @@ static gc_status particles_run(gc_level *lv, gc_diag *diag)
             if (s.frames_inside) {
                 s.frames = (uint32_t)(s.frame_end - s.frame_begin);
                 if (frames_readable && s.frames) {
-                    gc_reader f = gc_window(&defs, (size_t)hr.indices_offset + (size_t)s.frame_begin,
-                                            s.frames);
+                    gc_reader f = gc_window(
+                        &defs, (size_t)hr.indices_offset + (size_t)s.frame_begin, s.frames);
                     for (uint32_t i = 0; i < s.frames; i++) {
                         uint8_t v = gc_u8(&f);
                         if (s.max_texture_index == UINT16_MAX || v > s.max_texture_index)

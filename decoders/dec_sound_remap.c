@@ -57,8 +57,7 @@ static const gc_column header_cols[] = {
            "where the next core_index item starts (moby stash, ratchet seqs or the end)"),
     GC_COL(remap_header_row, elements_framed, GC_T_BOOL, 0, "",
            "second_part_ofs >= 12 and a whole number of 4-byte elements after the header"),
-    GC_COL(remap_header_row, inside, GC_T_BOOL, 0, "",
-           "remap_offset + size_bytes <= next_offset"),
+    GC_COL(remap_header_row, inside, GC_T_BOOL, 0, "", "remap_offset + size_bytes <= next_offset"),
 };
 
 static const gc_table_desc gc_table_remap_header = {
@@ -124,8 +123,7 @@ static gc_status sound_remap_run(gc_level *lv, gc_diag *diag)
                            "sound remap offset 0x%x leaves no 8-byte header inside core_index "
                            "(%zu bytes)",
                            (unsigned)at, ci->size);
-    gc_reader r = gc_reader_make(ci->data + at, ci->size - (size_t)at,
-                                 ci->file_ofs + (uint64_t)at);
+    gc_reader r = gc_reader_make(ci->data + at, ci->size - (size_t)at, ci->file_ofs + (uint64_t)at);
     remap_header_row hr;
     memset(&hr, 0, sizeof hr);
     hr.file_ofs = r.file_ofs;
@@ -135,9 +133,10 @@ static gc_status sound_remap_run(gc_level *lv, gc_diag *diag)
     hr.third_part_ofs = gc_s16le(&r);   /* +0x4 */
     hr.third_part_count = gc_s16le(&r); /* +0x6 */
     hr.next_offset = next_item(lv, at);
-    hr.elements_framed = hr.second_part_ofs >= (int16_t)(REMAP_HEADER_BYTES + REMAP_ELEMENT_BYTES) &&
-                         (hr.second_part_ofs - REMAP_HEADER_BYTES) % REMAP_ELEMENT_BYTES == 0 &&
-                         (uint64_t)hr.second_part_ofs <= r.size;
+    hr.elements_framed =
+        hr.second_part_ofs >= (int16_t)(REMAP_HEADER_BYTES + REMAP_ELEMENT_BYTES) &&
+        (hr.second_part_ofs - REMAP_HEADER_BYTES) % REMAP_ELEMENT_BYTES == 0 &&
+        (uint64_t)hr.second_part_ofs <= r.size;
     hr.size_by_third_part =
         (int64_t)hr.third_part_ofs + REMAP_ENTRY_BYTES * (int64_t)hr.third_part_count;
     if (hr.elements_framed) {
