@@ -132,9 +132,9 @@ typedef struct ov_header {
 static ov_header read_header(gc_reader *r, bool with_entry)
 {
     ov_header h;
-    h.dest = gc_s32le(r);   /* +0x0 dest_address */
-    h.size = gc_s32le(r);   /* +0x4 copy_size */
-    h.type = gc_u32le(r);   /* +0x8 section_type */
+    h.dest = gc_s32le(r);                   /* +0x0 dest_address */
+    h.size = gc_s32le(r);                   /* +0x4 copy_size */
+    h.type = gc_u32le(r);                   /* +0x8 section_type */
     h.entry = with_entry ? gc_s32le(r) : 0; /* +0xc entry_point */
     return h;
 }
@@ -159,10 +159,9 @@ static gc_status overlay_run(gc_level *lv, gc_diag *diag)
         gc_reader h0 = gc_window(&all, 0, OV_HEADER_BYTES);
         ov_header h = read_header(&h0, true);
         im.entry_point = h.entry;
-        im.head_is_section_header = in_ee_ram(h.dest) && h.dest % 4 == 0 && h.size >= 0 &&
-                                    h.size % 4 == 0 &&
-                                    (uint64_t)h.size <= ov->size - OV_HEADER_BYTES &&
-                                    in_ee_ram(h.entry) && h.entry != 0;
+        im.head_is_section_header =
+            in_ee_ram(h.dest) && h.dest % 4 == 0 && h.size >= 0 && h.size % 4 == 0 &&
+            (uint64_t)h.size <= ov->size - OV_HEADER_BYTES && in_ee_ram(h.entry) && h.entry != 0;
     }
     /* The chain walk. Historical misreading: 12-byte headers (no entry_point). */
     const bool wrong = GC_FAULT(lv, overlay_header_12);

@@ -46,6 +46,21 @@ static size_t region_bytes(const sy_ctx *c, size_t level0_bytes)
     return align_up(v, 0x40);
 }
 
+/* The seed of a level's tfrag block (its terrain, which the collision meshes follow). */
+static uint32_t tfrag_seed(const sy_ctx *c)
+{
+    return c->seed * 1000u + (uint32_t)c->level;
+}
+
+void sy_level_terrain(const sy_ctx *c, sy_terrain *t)
+{
+    sy_tfrag_params tp;
+    memset(&tp, 0, sizeof tp);
+    tp.patch_count = c->plan->tfrag_patches;
+    tp.seed = tfrag_seed(c);
+    sy_tfrag_terrain(&tp, t);
+}
+
 /* A permutation of 0..n-1 (Fisher-Yates on the level's stream). */
 static int shuffle(uint32_t *v, uint32_t n, sy_rng *r)
 {
@@ -277,16 +292,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
 
     /* 1. tfrag block at data offset 0, so core.tfrags == 0 and the region is [0, occlusion). */
-    sy_tfrag_params tp = {p->tfrag_patches,
-                          p->tfrag_positions,
-                          p->tfrag_triangles,
-                          p->vi_common,
-                          p->vi_lod01,
-                          p->vi_lod0,
-                          p->tfrag_adgifs,
-                          p->tfrag_textures,
-                          p->tfrag_textures_referenced,
-                          c->seed * 1000u + (uint32_t)c->level};
+    sy_tfrag_params tp = {p->tfrag_patches, p->tfrag_positions, p->tfrag_triangles,
+                          p->vi_common,     p->vi_lod01,        p->vi_lod0,
+                          p->tfrag_adgifs,  p->tfrag_textures,  p->tfrag_textures_referenced,
+                          tfrag_seed(c)};
     sy_tfrag_stats ts;
     memset(&ts, 0, sizeof ts);
     if (sy_tfrag_write(&tp, data, &ts) != 0)
@@ -313,7 +322,9 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
         goto done;
     sy_buf_align(data, 0x40);
     uint32_t ofs_collision = (uint32_t)data->len;
-    if (sy_collision_write(data, region_bytes(c, 900000), &r) != 0)
+    sy_terrain terrain;
+    sy_tfrag_terrain(&tp, &terrain);
+    if (sy_collision_write(data, region_bytes(c, 900000), &terrain, 0, &r) != 0)
         goto done;
 
     /* 2. Texture pixels at textures_base (0x100-aligned). */
