@@ -19,7 +19,7 @@
  * collision.mesh (one row per block) and collision.cell (one row per cell).
  * Faces and vertices are checked per cell in C and summed into the cell's
  * columns rather than published one row each: a retail corpus has about
- * 1.7 million faces and 3.5 million packed vertices, and rows for them would
+ * 1.7 million faces and 3.1 million packed vertices, and rows for them would
  * double the decode time (docs/performance.md). Hero groups (hero_groups !=
  * 0) bound the mesh but are not decoded: no corpus here has any. */
 #include <stdlib.h>
@@ -36,6 +36,8 @@
 /* The WAD-LZ output bound: one 4-byte packet can emit at most 288 bytes. */
 #define LZ_OUT_PER_IN 72u
 #define LZ_FIRST_CAP  0x40000u
+/* A chunk's collision is ~0.1-1 MB on retail; no mesh needs more than this. */
+#define COL_MAX_BYTES (64u << 20)
 
 typedef struct col_mesh_row {
     uint64_t file_ofs;
@@ -196,12 +198,11 @@ static gc_status read_cell(col_walk *w, int32_t x, int32_t y, int32_t z, uint32_
     const uint64_t n = w->mesh.size;
     if ((uint64_t)c.cell_offset + 4 <= n) {
         gc_reader h = gc_window(&w->mesh, c.cell_offset, 4);
-        c.face_count = gc_u16le(&h);  /* +0x0 */
-        c.vertex_count = gc_u8(&h);   /* +0x2 */
-        c.quad_count = gc_u8(&h);     /* +0x3 */
+        c.face_count = gc_u16le(&h); /* +0x0 */
+        c.vertex_count = gc_u8(&h);  /* +0x2 */
+        c.quad_count = gc_u8(&h);    /* +0x3 */
         c.bytes_needed = 4u + 4u * c.vertex_count + 4u * c.face_count + c.quad_count;
-        c.inside = c.cell_offset >= w->m->tree_end &&
-                   (uint64_t)c.cell_offset + c.bytes_needed <= n;
+        c.inside = c.cell_offset >= w->m->tree_end && (uint64_t)c.cell_offset + c.bytes_needed <= n;
     }
     w->m->cells++;
     if (c.inside && charge(w, c.bytes_needed))
@@ -246,9 +247,12 @@ static void read_faces(col_walk *w, col_cell_row *cp)
             m->min_x = b[0], m->max_x = b[1], m->min_y = b[2], m->max_y = b[3];
             m->min_z = b[4], m->max_z = b[5];
         } else {
-            m->min_x = b[0] < m->min_x ? b[0] : m->min_x, m->max_x = b[1] > m->max_x ? b[1] : m->max_x;
-            m->min_y = b[2] < m->min_y ? b[2] : m->min_y, m->max_y = b[3] > m->max_y ? b[3] : m->max_y;
-            m->min_z = b[4] < m->min_z ? b[4] : m->min_z, m->max_z = b[5] > m->max_z ? b[5] : m->max_z;
+            m->min_x = b[0] < m->min_x ? b[0] : m->min_x,
+            m->max_x = b[1] > m->max_x ? b[1] : m->max_x;
+            m->min_y = b[2] < m->min_y ? b[2] : m->min_y,
+            m->max_y = b[3] > m->max_y ? b[3] : m->max_y;
+            m->min_z = b[4] < m->min_z ? b[4] : m->min_z,
+            m->max_z = b[5] > m->max_z ? b[5] : m->max_z;
         }
         m->vertices += c.vertex_count;
     }
@@ -281,8 +285,8 @@ static void read_faces(col_walk *w, col_cell_row *cp)
             used++;
         }
         /* the cube: +-2 units = +-32 (x, y) and +-128 (z) */
-        outside += !(used > 0 && fhi[0] >= -32 && flo[0] <= 32 && fhi[1] >= -32 &&
-                     flo[1] <= 32 && fhi[2] >= -128 && flo[2] <= 128);
+        outside += !(used > 0 && fhi[0] >= -32 && flo[0] <= 32 && fhi[1] >= -32 && flo[1] <= 32 &&
+                     fhi[2] >= -128 && flo[2] <= 128);
     }
     m->faces += c.face_count;
     m->quads += c.quad_count < c.face_count ? c.quad_count : c.face_count;
@@ -368,9 +372,9 @@ static gc_status walk_tree(col_walk *w)
                 uint32_t e = gc_u32le(&xr);
                 if ((e >> 8) == 0)
                     continue;
-                gc_status s = read_cell(w, (int32_t)x_coord + (int32_t)x,
-                                        (int32_t)y_coord + (int32_t)y,
-                                        (int32_t)m->z_coord + (int32_t)z, e);
+                gc_status s =
+                    read_cell(w, (int32_t)x_coord + (int32_t)x, (int32_t)y_coord + (int32_t)y,
+                              (int32_t)m->z_coord + (int32_t)z, e);
                 if (s != GC_OK)
                     return s;
             }
@@ -419,8 +423,7 @@ static gc_status read_block(gc_level *lv, gc_diag *diag, gc_reader blk, uint64_t
 }
 
 /* Inflate the chunk's collision stream; *out is malloc'd. */
-static gc_status inflate(const gc_span *chunk, size_t at, uint8_t **out, size_t *len,
-                         gc_diag *diag)
+static gc_status inflate(const gc_span *chunk, size_t at, uint8_t **out, size_t *len, gc_diag *diag)
 {
     size_t stream = 0;
     const uint8_t *src = chunk->data + at;
@@ -430,6 +433,8 @@ static gc_status inflate(const gc_span *chunk, size_t at, uint8_t **out, size_t 
     if (s != GC_OK)
         return s;
     uint64_t max = (uint64_t)stream * LZ_OUT_PER_IN;
+    if (max > COL_MAX_BYTES)
+        max = COL_MAX_BYTES;
     uint64_t cap = max < LZ_FIRST_CAP ? max : LZ_FIRST_CAP;
     for (;;) {
         uint8_t *buf = malloc(cap ? (size_t)cap : 1);
@@ -476,7 +481,7 @@ static gc_status collision_run(gc_level *lv, gc_diag *diag)
             continue;
         gc_diag_push(diag, "chunk%d/collision", k);
         gc_reader h = gc_reader_make(ch->data, ch->size, ch->file_ofs);
-        gc_skip(&h, 4);             /* +0x0 tfrags */
+        gc_skip(&h, 4);            /* +0x0 tfrags */
         int32_t co = gc_s32le(&h); /* +0x4 collision */
         if (co > 0) {
             if ((size_t)co >= ch->size)

@@ -20,12 +20,12 @@
 #include "sy_internal.h"
 #include "sy_tfrag.h"
 
-#define COL_HEADER_BYTES 0x40u   /* {mesh, hero_groups}, padded as Wrench pads it */
-#define COL_CELL_UNITS   4       /* a cell is 4 x 4 x 4 world units */
-#define COL_STEP_1024    2048    /* terrain sampled every 2 units (1/1024 units) */
-#define COL_Z_PER_CELL   256     /* 4 units in the 1/64 z resolution */
-#define COL_MAX_VERTS    9       /* 3 x 3 sample nodes per column */
-#define COL_MAX_FACES    8       /* 4 quads, each possibly split in two */
+#define COL_HEADER_BYTES 0x40u /* {mesh, hero_groups}, padded as Wrench pads it */
+#define COL_CELL_UNITS   4     /* a cell is 4 x 4 x 4 world units */
+#define COL_STEP_1024    2048  /* terrain sampled every 2 units (1/1024 units) */
+#define COL_Z_PER_CELL   256   /* 4 units in the 1/64 z resolution */
+#define COL_MAX_VERTS    9     /* 3 x 3 sample nodes per column */
+#define COL_MAX_FACES    8     /* 4 quads, each possibly split in two */
 #define COL_CELL_MAX     (4 + 4 * COL_MAX_VERTS + 4 * COL_MAX_FACES + 4)
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -237,7 +237,8 @@ static int write_tree(sy_buf *out, const col_mesh *m)
     for (size_t k = 0; k < m->n; k++)
         if (k == 0 || m->cell[k].y != m->cell[k - 1].y || m->cell[k].z != m->cell[k - 1].z)
             rows++;
-    size_t *rowat = malloc(sizeof *rowat * (rows + 1)), *rowfirst = malloc(sizeof *rowfirst * (rows + 1));
+    size_t *rowat = malloc(sizeof *rowat * (rows + 1)),
+           *rowfirst = malloc(sizeof *rowfirst * (rows + 1));
     if (!rowat || !rowfirst) {
         free(zfirst), free(znode), free(rowat), free(rowfirst);
         return -1;
