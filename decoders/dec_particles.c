@@ -115,7 +115,11 @@ static gc_status particles_run(gc_level *lv, gc_diag *diag)
     gc_diag_push(diag, "data/core_index/part_defs");
     const gc_span *ci = &lv->core_index;
     const gc_core_header *h = &lv->core;
-    if (h->part_defs <= 0 || !gc_range_ok((size_t)h->part_defs, PART_DEFS_HEADER_BYTES, ci->size))
+    if (h->part_defs == 0) { /* no part defs: nothing to publish (every R&C2 level has them) */
+        gc_diag_pop(diag);
+        return GC_OK;
+    }
+    if (h->part_defs < 0 || !gc_range_ok((size_t)h->part_defs, PART_DEFS_HEADER_BYTES, ci->size))
         return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs,
                            "part defs offset 0x%x leaves no 16-byte header inside core_index "
                            "(%zu bytes)",

@@ -118,7 +118,11 @@ static gc_status sound_remap_run(gc_level *lv, gc_diag *diag)
     gc_diag_push(diag, "data/core_index/sound_remap");
     const gc_span *ci = &lv->core_index;
     int32_t at = lv->core.sound_remap;
-    if (at <= 0 || !gc_range_ok((size_t)at, REMAP_HEADER_BYTES, ci->size))
+    if (at == 0) { /* no sound remap: nothing to publish */
+        gc_diag_pop(diag);
+        return GC_OK;
+    }
+    if (at < 0 || !gc_range_ok((size_t)at, REMAP_HEADER_BYTES, ci->size))
         return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs,
                            "sound remap offset 0x%x leaves no 8-byte header inside core_index "
                            "(%zu bytes)",
