@@ -14,19 +14,19 @@ static fx_level fx;
 /* core_data grows to this so the last class (the shrub) has room for packets and normals */
 #define CD_SIZE 0xC00u
 /* core_index items appended after the fixture's tables */
-#define CI_PART_DEFS  0x140u
-#define PART_SLOTS    0x6Fu
-#define PART_INDICES  0x1D0u /* 0x10 + 4 x 0x6F, 16-aligned */
-#define CI_REMAP      (CI_PART_DEFS + PART_INDICES + 0x10u)
-#define CI_STASH      (CI_REMAP + 0x20u)
-#define CI_SIZE       (CI_STASH + 0x10u)
+#define CI_PART_DEFS 0x140u
+#define PART_SLOTS   0x6Fu
+#define PART_INDICES 0x1D0u /* 0x10 + 4 x 0x6F, 16-aligned */
+#define CI_REMAP     (CI_PART_DEFS + PART_INDICES + 0x10u)
+#define CI_STASH     (CI_REMAP + 0x20u)
+#define CI_SIZE      (CI_STASH + 0x10u)
 
 static void put_part_defs(void)
 {
     fx_buf *ci = &fx.core_index;
     fx_set_u32(ci, CI_PART_DEFS + 0x0, PART_SLOTS);
     fx_set_u32(ci, CI_PART_DEFS + 0x8, PART_INDICES);
-    fx_set_u32(ci, CI_PART_DEFS + 0xC, 5); /* five frames */
+    fx_set_u32(ci, CI_PART_DEFS + 0xC, 5);                          /* five frames */
     fx_set_u32(ci, CI_PART_DEFS + 0x10 + 4 * 3, PART_INDICES + 0);  /* slot 3: frames 0..2 */
     fx_set_u32(ci, CI_PART_DEFS + 0x10 + 4 * 10, PART_INDICES + 3); /* slot 10: frames 3..4 */
     static const uint8_t frames[5] = {0, 1, 0, 2, 1};
@@ -61,8 +61,8 @@ static size_t put_shrub_packet(fx_buf *cd, size_t at, uint32_t nv, uint32_t prim
     size_t h = at + 16;
     fx_set_u32(cd, h + 0, 1), fx_set_u32(cd, h + 4, 1), fx_set_u32(cd, h + 8, nv);
     fx_set_u32(cd, h + 12, 6);
-    uint64_t tag = (uint64_t)nv | 1ull << 15 | 1ull << 46 | (uint64_t)(prim_type | 0x78u) << 47 |
-                   3ull << 60;
+    uint64_t tag =
+        (uint64_t)nv | 1ull << 15 | 1ull << 46 | (uint64_t)(prim_type | 0x78u) << 47 | 3ull << 60;
     fx_set_u32(cd, h + 16, (uint32_t)tag), fx_set_u32(cd, h + 20, (uint32_t)(tag >> 32));
     fx_set_u32(cd, h + 24, 0x412), fx_set_u32(cd, h + 28, 5); /* regs, GS offset 5 */
     static const uint8_t regs[4] = {0x14, 0x08, 0x34, 0x06};
@@ -88,8 +88,8 @@ static void put_shrub(void)
     const size_t s = FX_CD_SHRUB;
     /* bounding sphere around the vertices (x 0..500 x 1.0 / 1024, y = z = 0) */
     fx_set_f32(cd, s + 0x0, 0.25f), fx_set_f32(cd, s + 0xC, 0.3f);
-    fx_set_u16(cd, s + 0x28, 2);     /* packet_count */
-    fx_set_u32(cd, s + 0x2C, 0x50);  /* normals: 0x50 .. 0x110 */
+    fx_set_u16(cd, s + 0x28, 2);    /* packet_count */
+    fx_set_u32(cd, s + 0x2C, 0x50); /* normals: 0x50 .. 0x110 */
     size_t a = put_shrub_packet(cd, s + 0x110, 6, 4);
     size_t b = put_shrub_packet(cd, s + 0x110 + a, 9, 3);
     fx_set_u32(cd, s + 0x40, 0x110), fx_set_u32(cd, s + 0x44, (uint32_t)a);
@@ -104,11 +104,11 @@ static void put_collision(void)
     const size_t c = FX_CD_COLLISION, m = c + 0x10;
     fx_set_u32(cd, c + 0, 0x10);
     fx_set_u32(cd, c + 4, 0);
-    fx_set_u16(cd, m + 0, 1), fx_set_u16(cd, m + 2, 1); /* z_coord 1, z_count 1 */
-    fx_set_u16(cd, m + 4, 8 / 4);                       /* z node at mesh + 8 */
+    fx_set_u16(cd, m + 0, 1), fx_set_u16(cd, m + 2, 1);             /* z_coord 1, z_count 1 */
+    fx_set_u16(cd, m + 4, 8 / 4);                                   /* z node at mesh + 8 */
     fx_set_u16(cd, m + 8, (uint16_t)-3), fx_set_u16(cd, m + 10, 1); /* y_coord -3 */
     fx_set_u32(cd, m + 12, 0x10);                                   /* y node at mesh + 0x10 */
-    fx_set_u16(cd, m + 0x10, 7), fx_set_u16(cd, m + 0x12, 3); /* x_coord 7, x_count 3 */
+    fx_set_u16(cd, m + 0x10, 7), fx_set_u16(cd, m + 0x12, 3);       /* x_coord 7, x_count 3 */
     /* cell 0 at mesh + 0x20: 4 vertices, 1 quad; 4 + 16 + 4 + 1 = 25 -> 2 qw */
     fx_set_u32(cd, m + 0x14, 0x20u << 8 | 2);
     fx_set_u32(cd, m + 0x18, 0); /* x 8: empty */
@@ -405,7 +405,8 @@ Test(dec_fidelity, collision_bad_inputs, .timeout = 20)
     gc_level_free(&lv);
 }
 
-/* ---- moby joint list, bind pose; shrub packets ------------------------------------------------ */
+/* ---- moby joint list, bind pose; shrub packets ------------------------------------------------
+ */
 
 Test(dec_fidelity, moby_joint_list)
 {
@@ -417,7 +418,7 @@ Test(dec_fidelity, moby_joint_list)
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "trans_parents_ok"), 1);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "texture_reading"), 0); /* all 0xFF */
     gc_level_free(&lv);
-    fx_set_u8(&fx.core_data, FX_CD_MOBY + 0x1FF, 0); /* terminator missing */
+    fx_set_u8(&fx.core_data, FX_CD_MOBY + 0x1FF, 0);               /* terminator missing */
     fx_set_u16(&fx.core_data, FX_CD_MOBY + 0x100 + 32 + 12, 0x80); /* joint 2 its own parent */
     decode(&lv);
     cr_assert_eq(fx_col(&lv, "moby.class", 0, "joint_lists_ok"), 0);
