@@ -136,8 +136,8 @@ static const gc_column cell_cols[] = {
            "largest vertex index of the cell's faces (v0..v2, and v3 of the quads); null "
            "without faces or when the cell is not inside"),
     GC_COL(col_cell_row, faces_outside, GC_T_U16, 0, "count",
-           "faces whose vertices' box misses the cell's 4x4x4 cube (indices past the vertex "
-           "list are left out of the box)"),
+           "faces whose vertices' box misses the +-2-unit cube around the cell centre their "
+           "vertices are packed against (indices past the vertex list are left out of the box)"),
 };
 
 static const gc_table_desc gc_table_collision_cell = {
@@ -196,11 +196,11 @@ static gc_status read_cell(col_walk *w, int32_t x, int32_t y, int32_t z, uint32_
     c.file_ofs = w->base_ofs + c.cell_offset;
     c.max_vertex_index = UINT16_MAX;
     const uint64_t n = w->mesh.size;
-    if ((uint64_t)c.cell_offset + 4 <= n) {
-        gc_reader h = gc_window(&w->mesh, c.cell_offset, 4);
-        c.face_count = gc_u16le(&h); /* +0x0 */
-        c.vertex_count = gc_u8(&h);  /* +0x2 */
-        c.quad_count = gc_u8(&h);    /* +0x3 */
+    if ((uint64_t)c.cell_offset + 4 <= n) { /* the 4-byte cell header is inside the mesh */
+        const uint8_t *h = w->mesh.data + c.cell_offset;
+        c.face_count = gc_load_u16le(h); /* +0x0 */
+        c.vertex_count = h[2];           /* +0x2 */
+        c.quad_count = h[3];             /* +0x3 */
         c.bytes_needed = 4u + 4u * c.vertex_count + 4u * c.face_count + c.quad_count;
         c.inside = c.cell_offset >= w->m->tree_end && (uint64_t)c.cell_offset + c.bytes_needed <= n;
     }
@@ -216,25 +216,29 @@ static gc_status read_cell(col_walk *w, int32_t x, int32_t y, int32_t z, uint32_
 
 /* The vertices and faces of a cell that lies inside the mesh: the mesh's bounds and totals,
  * and the cell's largest face index and faces that miss it. Integer math throughout: x and y
- * in 1/16 unit, z in 1/64 unit, relative to the cell centre (the cube is +-2 units). */
+ * in 1/16 unit, z in 1/64 unit, relative to the cell centre (the cube is +-2 units = +-32 in x,
+ * y and +-128 in z). A face's vertex box misses the cube exactly when all its vertices lie
+ * beyond the same face of the cube: the AND of their outcodes is non-zero. */
 static void read_faces(col_walk *w, col_cell_row *cp)
 {
     const col_cell_row c = *cp;
-    gc_reader win = gc_window(&w->mesh, c.cell_offset, c.bytes_needed); /* checked: inside */
-    const uint8_t *d = win.data;
-    if (win.overrun)
-        return;
-    int32_t vx[256], vy[256], vz[256];
+    const uint8_t *d = w->mesh.data + c.cell_offset; /* [cell, cell + bytes_needed): inside */
+    uint8_t code[256];
     int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     const uint8_t *v = d + 4;
     for (uint32_t i = 0; i < c.vertex_count; i++) {
         uint32_t p = gc_load_u32le(v + 4 * i);
-        vx[i] = (int32_t)(p << 22) >> 22; /* bits 0-9, 1/16 unit */
-        vy[i] = (int32_t)(p << 12) >> 22; /* bits 10-19, 1/16 unit */
-        vz[i] = (int32_t)p >> 20;         /* bits 20-31, 1/64 unit */
-        lo[0] = vx[i] < lo[0] ? vx[i] : lo[0], hi[0] = vx[i] > hi[0] ? vx[i] : hi[0];
-        lo[1] = vy[i] < lo[1] ? vy[i] : lo[1], hi[1] = vy[i] > hi[1] ? vy[i] : hi[1];
-        lo[2] = vz[i] < lo[2] ? vz[i] : lo[2], hi[2] = vz[i] > hi[2] ? vz[i] : hi[2];
+        int32_t x = (int32_t)(p << 22) >> 22; /* bits 0-9, 1/16 unit */
+        int32_t y = (int32_t)(p << 12) >> 22; /* bits 10-19, 1/16 unit */
+        int32_t z = (int32_t)p >> 20;         /* bits 20-31, 1/64 unit */
+        /* most vertices lie in the cube: one unsigned range test per axis */
+        code[i] = (uint32_t)(x + 32) <= 64 && (uint32_t)(y + 32) <= 64 && (uint32_t)(z + 128) <= 256
+                      ? 0
+                      : (uint8_t)((x < -32) | (x > 32) << 1 | (y < -32) << 2 | (y > 32) << 3 |
+                                  (z < -128) << 4 | (z > 128) << 5);
+        lo[0] = x < lo[0] ? x : lo[0], hi[0] = x > hi[0] ? x : hi[0];
+        lo[1] = y < lo[1] ? y : lo[1], hi[1] = y > hi[1] ? y : hi[1];
+        lo[2] = z < lo[2] ? z : lo[2], hi[2] = z > hi[2] ? z : hi[2];
     }
     col_mesh_row *m = w->m;
     if (c.vertex_count) {
@@ -247,11 +251,11 @@ static void read_faces(col_walk *w, col_cell_row *cp)
             m->min_x = b[0], m->max_x = b[1], m->min_y = b[2], m->max_y = b[3];
             m->min_z = b[4], m->max_z = b[5];
         } else {
-            m->min_x = b[0] < m->min_x ? b[0] : m->min_x,
+            m->min_x = b[0] < m->min_x ? b[0] : m->min_x;
             m->max_x = b[1] > m->max_x ? b[1] : m->max_x;
-            m->min_y = b[2] < m->min_y ? b[2] : m->min_y,
+            m->min_y = b[2] < m->min_y ? b[2] : m->min_y;
             m->max_y = b[3] > m->max_y ? b[3] : m->max_y;
-            m->min_z = b[4] < m->min_z ? b[4] : m->min_z,
+            m->min_z = b[4] < m->min_z ? b[4] : m->min_z;
             m->max_z = b[5] > m->max_z ? b[5] : m->max_z;
         }
         m->vertices += c.vertex_count;
@@ -259,38 +263,27 @@ static void read_faces(col_walk *w, col_cell_row *cp)
     /* Faces {v0, v1, v2, type}; the quads (the first quad_count) take their fourth index
      * from the bytes after the faces, one per quad in face order. */
     const uint8_t *f = v + 4u * c.vertex_count, *q = f + 4u * c.face_count;
-    uint16_t maxv = c.face_count ? 0 : UINT16_MAX, outside = 0;
+    const uint32_t nq = c.quad_count < c.face_count ? c.quad_count : c.face_count;
+    uint8_t maxv = 0;
+    uint16_t outside = 0;
     for (uint32_t i = 0; i < c.face_count; i++) {
         uint8_t k = f[4 * i] > f[4 * i + 1] ? f[4 * i] : f[4 * i + 1];
         k = f[4 * i + 2] > k ? f[4 * i + 2] : k;
         maxv = k > maxv ? k : maxv;
     }
-    for (uint32_t i = 0; i < c.quad_count && i < c.face_count; i++)
+    for (uint32_t i = 0; i < nq; i++)
         maxv = q[i] > maxv ? q[i] : maxv;
+    if (maxv >= c.vertex_count) /* an index past the list (its own invariant): out of the box */
+        memset(code + c.vertex_count, 0x3F, 256u - c.vertex_count);
     for (uint32_t i = 0; i < c.face_count; i++) {
-        uint8_t idx[4] = {f[4 * i], f[4 * i + 1], f[4 * i + 2], 0};
-        int n = 3;
-        if (i < c.quad_count)
-            idx[3] = q[i], n = 4;
-        int32_t flo[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
-        int32_t fhi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-        int used = 0;
-        for (int e = 0; e < n; e++) {
-            uint8_t k = idx[e];
-            if (maxv >= c.vertex_count && k >= c.vertex_count)
-                continue; /* an index past the list (its own invariant): left out of the box */
-            flo[0] = vx[k] < flo[0] ? vx[k] : flo[0], fhi[0] = vx[k] > fhi[0] ? vx[k] : fhi[0];
-            flo[1] = vy[k] < flo[1] ? vy[k] : flo[1], fhi[1] = vy[k] > fhi[1] ? vy[k] : fhi[1];
-            flo[2] = vz[k] < flo[2] ? vz[k] : flo[2], fhi[2] = vz[k] > fhi[2] ? vz[k] : fhi[2];
-            used++;
-        }
-        /* the cube: +-2 units = +-32 (x, y) and +-128 (z) */
-        outside += !(used > 0 && fhi[0] >= -32 && flo[0] <= 32 && fhi[1] >= -32 && flo[1] <= 32 &&
-                     fhi[2] >= -128 && flo[2] <= 128);
+        uint8_t out = code[f[4 * i]] & code[f[4 * i + 1]] & code[f[4 * i + 2]];
+        if (i < nq)
+            out &= code[q[i]];
+        outside += out != 0;
     }
     m->faces += c.face_count;
-    m->quads += c.quad_count < c.face_count ? c.quad_count : c.face_count;
-    cp->max_vertex_index = maxv;
+    m->quads += nq;
+    cp->max_vertex_index = c.face_count ? maxv : UINT16_MAX;
     cp->faces_outside = outside;
 }
 
