@@ -82,12 +82,13 @@ static const gc_column mesh_cols[] = {
     GC_COL(col_mesh_row, quads, GC_T_U32, 0, "count", "of those, quads"),
     GC_COL(col_mesh_row, vertices, GC_T_U32, 0, "count",
            "packed vertices of the cells inside the mesh (each cell keeps its own copies)"),
-    GC_COL(col_mesh_row, min_x, GC_T_F32, 0, "world units", "smallest vertex x (0 if none)"),
-    GC_COL(col_mesh_row, max_x, GC_T_F32, 0, "world units", "largest vertex x"),
-    GC_COL(col_mesh_row, min_y, GC_T_F32, 0, "world units", "smallest vertex y"),
-    GC_COL(col_mesh_row, max_y, GC_T_F32, 0, "world units", "largest vertex y"),
-    GC_COL(col_mesh_row, min_z, GC_T_F32, 0, "world units", "smallest vertex z (up)"),
-    GC_COL(col_mesh_row, max_z, GC_T_F32, 0, "world units", "largest vertex z"),
+    GC_COL(col_mesh_row, min_x, GC_T_F32, 0, "world units",
+           "west face of the westmost cell that holds vertices (0 if none): 4 x cell x"),
+    GC_COL(col_mesh_row, max_x, GC_T_F32, 0, "world units", "east face: 4 x (cell x + 1)"),
+    GC_COL(col_mesh_row, min_y, GC_T_F32, 0, "world units", "4 x the smallest cell y"),
+    GC_COL(col_mesh_row, max_y, GC_T_F32, 0, "world units", "4 x (the largest cell y + 1)"),
+    GC_COL(col_mesh_row, min_z, GC_T_F32, 0, "world units", "4 x the smallest cell z (z is up)"),
+    GC_COL(col_mesh_row, max_z, GC_T_F32, 0, "world units", "4 x (the largest cell z + 1)"),
 };
 
 static const gc_table_desc gc_table_collision_mesh = {
@@ -224,7 +225,6 @@ static void read_faces(col_walk *w, col_cell_row *cp)
     const col_cell_row c = *cp;
     const uint8_t *d = w->mesh.data + c.cell_offset; /* [cell, cell + bytes_needed): inside */
     uint8_t code[256];
-    int32_t lo[3] = {INT32_MAX, INT32_MAX, INT32_MAX}, hi[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
     const uint8_t *v = d + 4;
     for (uint32_t i = 0; i < c.vertex_count; i++) {
         uint32_t p = gc_load_u32le(v + 4 * i);
@@ -236,17 +236,13 @@ static void read_faces(col_walk *w, col_cell_row *cp)
                       ? 0
                       : (uint8_t)((x < -32) | (x > 32) << 1 | (y < -32) << 2 | (y > 32) << 3 |
                                   (z < -128) << 4 | (z > 128) << 5);
-        lo[0] = x < lo[0] ? x : lo[0], hi[0] = x > hi[0] ? x : hi[0];
-        lo[1] = y < lo[1] ? y : lo[1], hi[1] = y > hi[1] ? y : hi[1];
-        lo[2] = z < lo[2] ? z : lo[2], hi[2] = z > hi[2] ? z : hi[2];
     }
+    /* The block's bounds: the cubes of the cells that hold vertices. */
     col_mesh_row *m = w->m;
     if (c.vertex_count) {
-        float cx = (float)c.x * COL_CELL_UNITS + 2.0f, cy = (float)c.y * COL_CELL_UNITS + 2.0f,
-              cz = (float)c.z * COL_CELL_UNITS + 2.0f;
-        float b[6] = {cx + (float)lo[0] / 16.0f, cx + (float)hi[0] / 16.0f,
-                      cy + (float)lo[1] / 16.0f, cy + (float)hi[1] / 16.0f,
-                      cz + (float)lo[2] / 64.0f, cz + (float)hi[2] / 64.0f};
+        float b[6] = {(float)c.x * COL_CELL_UNITS, (float)(c.x + 1) * COL_CELL_UNITS,
+                      (float)c.y * COL_CELL_UNITS, (float)(c.y + 1) * COL_CELL_UNITS,
+                      (float)c.z * COL_CELL_UNITS, (float)(c.z + 1) * COL_CELL_UNITS};
         if (m->vertices == 0) {
             m->min_x = b[0], m->max_x = b[1], m->min_y = b[2], m->max_y = b[3];
             m->min_z = b[4], m->max_z = b[5];

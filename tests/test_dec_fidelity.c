@@ -346,11 +346,13 @@ Test(dec_fidelity, collision_cells)
     cr_assert_eq(fx_col(&lv, "collision.cell", 0, "max_vertex_index"), 3);
     cr_assert_eq(fx_col(&lv, "collision.cell", 0, "faces_outside"), 0);
     cr_assert_eq(fx_col(&lv, "collision.cell", 0, "inside"), 1);
-    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_x"), 29.0, 1e-6);
-    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "max_x"), 39.0, 1e-6);
-    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_y"), -11.0, 1e-6);
-    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "max_z"), 6.5, 1e-6);
-    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_z"), 5.5, 1e-6);
+    /* bounds: the cubes of cells (7..9, -3, 1) */
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_x"), 28.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "max_x"), 40.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_y"), -12.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "max_y"), -8.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "min_z"), 4.0, 1e-6);
+    cr_assert_float_eq(fx_col(&lv, "collision.mesh", 0, "max_z"), 8.0, 1e-6);
     gc_level_free(&lv);
     /* the quad's fourth index past the vertex list; a vertex moved out of its cube */
     const size_t q = FX_CD_COLLISION + 0x10 + 0x20;
