@@ -2,8 +2,10 @@
 /* The normals decoder: finds the 256-entry normal table, (cos(i*pi/128),
  * sin(i*pi/128)) as f32 pairs, inside the level code overlay by CONTENT
  * (level-assets.md "The normal table, and why it is found by searching").
- * The overlay is a raw code image with no ELF header, and the table's offset
- * differs per level, so every 4-byte-aligned (1.0, 0.0) pair is a candidate
+ * The overlay has no ELF header (read either as Wrench's chain of section
+ * headers or as the notes' raw image, dec_overlay.c), and the table's offset
+ * differs per level, so the search ignores any framing: the whole overlay is
+ * scanned, offsets are overlay offsets, every 4-byte-aligned (1.0, 0.0) pair is a candidate
  * and only a candidate whose whole curve matches is the table: a lone
  * (1.0, 0.0) occurs by accident in a 2.7 MB executable. Published as
  * normals.table.

@@ -2,6 +2,7 @@
 /* Moby, tie and shrub class data in core_data: each writer lays out one class span of an exact
  * byte size, with the headers and packet structures of docs/formats/classes.md, and fills what is
  * left of the span with animation-like bulk data. */
+#include <math.h> /* sqrtf only: IEEE-exact */
 #include <string.h>
 
 #include "sy_internal.h"
@@ -37,11 +38,20 @@ static void put_f32(uint8_t *p, float f)
 #define MOBY_HEADER_BYTES 0x48u
 #define MOBY_TABLE_OFS    0x50u
 
+/* Bind-pose data after the packets (Wrench's write_class order: skeleton, common_trans, joints):
+ * joint_count 64-byte matrices, joint_count 16-byte MobyTrans, then the joint list. */
+#define MOBY_MAX_JOINTS  31u
+#define MOBY_JOINT_LISTS 3u
+#define MOBY_JOINT_LIST_MAX                                                                        \
+    (4u + 4u * MOBY_JOINT_LISTS + MOBY_JOINT_LISTS * (4u + 2u * 8u + 1u + 3u) + 15u)
+#define MOBY_TRANS_SEVENTY 0x70u /* MobyTrans +0x0E, Wrench's "seventy": named, never checked */
+
 size_t sy_moby_class_min_bytes(uint32_t packets)
 {
     /* table + terminator, one 2-qw VIF list and 2-qw vertex table per packet, the largest
-     * skeleton (31 joints) */
-    return MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * packets + 64u * 32u;
+     * skeleton and common_trans (31 joints) and the largest joint list */
+    return MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * packets +
+           (64u + 16u) * (MOBY_MAX_JOINTS + 1u) + MOBY_JOINT_LIST_MAX;
 }
 
 /* Bytes one moby packet with m vertices takes: VIF list (ST unpack + index unpack, NOP-padded to
@@ -61,10 +71,11 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
         return -1;
     sy_buf_zero(out, span);
     uint8_t *c = out->data + base;
-    uint32_t joints = 4 + sy_rng_below(r, 28);
+    uint32_t joints = 4 + sy_rng_below(r, MOBY_MAX_JOINTS - 3);
     uint32_t real = packets - zero_zero;
     uint32_t high = (packets + 1) / 2, low = packets - high;
-    size_t fixed = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + 64u * joints;
+    size_t tail = (64u + 16u) * (size_t)joints + MOBY_JOINT_LIST_MAX; /* bind pose + joints */
+    size_t fixed = MOBY_TABLE_OFS + 16u * ((size_t)packets + 1) + tail;
     size_t budget = span > fixed ? (span - fixed) * 3 / 5 : 0; /* packets take ~60% */
     /* Header (offsets relative to the class start). */
     put_u32(c + 0x00, MOBY_TABLE_OFS);             /* packet_table_offset */
@@ -99,9 +110,9 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
         uint8_t *e = c + MOBY_TABLE_OFS + 16u * k;
         uint32_t m = 1 + sy_rng_below(r, m_cap);
         size_t lq = moby_vif_qw(m), vq = 1 + m;
-        if (at + 16 * (lq + vq) + 64u * joints > span) {
+        if (at + 16 * (lq + vq) + tail > span) {
             m = 1, lq = moby_vif_qw(1), vq = 2;
-            if (at + 16 * (lq + vq) + 64u * joints > span)
+            if (at + 16 * (lq + vq) + tail > span)
                 return -1;
         }
         put_u32(e + 0x0, (uint32_t)at);             /* vif_list_offset */
@@ -153,19 +164,52 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
             put_u32(t + 0x8, (uint32_t)at); /* "next": the skeleton that follows */
         }
     }
-    /* Skeleton: joint_count 4x4 f32 matrices (identity rotations, small translations). */
+    /* Skeleton (+0x14): joint_count 4x4 f32 matrices of the bind pose (identity rotations, the
+     * joint's offset in the translation row, in the 1/1024 units of the vertex positions). No
+     * shadow data precedes it (+0x0F = 0). */
+    uint8_t parent[MOBY_MAX_JOINTS];
+    float jt[MOBY_MAX_JOINTS][3];
     put_u32(c + 0x14, (uint32_t)at);
     for (uint32_t j = 0; j < joints; j++) {
         uint8_t *mtx = c + at + 64u * j;
+        parent[j] = (uint8_t)(j == 0 ? 0 : sy_rng_below(r, j)); /* parents come first */
+        for (int d = 0; d < 3; d++)
+            jt[j][d] = (float)((int)sy_rng_below(r, 64) - 32) * 64.0f;
         for (int d = 0; d < 4; d++)
             put_f32(mtx + 20 * d, 1.0f);
-        put_f32(mtx + 48, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
-        put_f32(mtx + 52, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
-        put_f32(mtx + 56, (float)((int)sy_rng_below(r, 64) - 32) / 16.0f);
+        put_f32(mtx + 48, jt[j][0]), put_f32(mtx + 52, jt[j][1]), put_f32(mtx + 56, jt[j][2]);
     }
     at += 64u * joints;
-    put_u32(c + 0x18, (uint32_t)at); /* common_trans: the animation data that fills the span */
-    sy_fill_bulk(c + at, span - at, r);
+    /* common_trans (+0x18): joint_count MobyTrans {Vec3f offset from the parent joint,
+     * u16 parent_offset = parent x 0x40 (0 for the root), u16 "seventy"}. */
+    put_u32(c + 0x18, (uint32_t)at);
+    for (uint32_t j = 0; j < joints; j++) {
+        uint8_t *t = c + at + 16u * j;
+        for (int d = 0; d < 3; d++)
+            put_f32(t + 4 * d, j == 0 ? jt[j][d] : jt[j][d] - jt[parent[j]][d]);
+        put_u16(t + 12, (uint16_t)(parent[j] * 0x40u));
+        put_u16(t + 14, MOBY_TRANS_SEVENTY);
+    }
+    at += 16u * joints;
+    /* Joint list (+0x1C, always present; Wrench reads it unconditionally): s32 list_count,
+     * list_count s32 class offsets, then per list {s16 n1, s16 n2, u8[n1], u8[n2], u8 0xFF},
+     * each 4-aligned. What the two byte lists mean is unknown; ours hold joint indices. */
+    uint32_t lists = 1 + sy_rng_below(r, MOBY_JOINT_LISTS);
+    put_u32(c + 0x1C, (uint32_t)at);
+    put_u32(c + at, lists);
+    size_t lat = at + 4 + 4u * lists;
+    for (uint32_t l = 0; l < lists; l++) {
+        uint32_t n1 = 1 + sy_rng_below(r, 8), n2 = sy_rng_below(r, 9);
+        lat = (lat + 3) / 4 * 4;
+        put_u32(c + at + 4 + 4 * l, (uint32_t)lat);
+        put_u16(c + lat, (uint16_t)n1), put_u16(c + lat + 2, (uint16_t)n2);
+        for (uint32_t k = 0; k < n1 + n2; k++)
+            c[lat + 4 + k] = (uint8_t)sy_rng_below(r, joints);
+        c[lat + 4 + n1 + n2] = 0xFF;
+        lat += 4 + n1 + n2 + 1;
+    }
+    at = (lat + 15) / 16 * 16;
+    sy_fill_bulk(c + at, span - at, r); /* animation-like data to the end of the span */
     (void)MOBY_HEADER_BYTES;
     return 0;
 }
@@ -276,6 +320,17 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
 
 #define SHRUB_HEADER_BYTES 0x40u
 
+/* GS register numbers of the shrub texture primitive's A+D records, in Wrench's order
+ * (ShrubTexturePrimitive, engine/shrub.h): TEX1_1, CLAMP_1, MIPTBP1_1, TEX0_1. */
+static const uint8_t shrub_ad_regs[4] = {0x14, 0x08, 0x34, 0x06};
+/* GS PRIM register: primitive type in bits 0-2 (3 = triangle list, 4 = triangle strip), then
+ * IIP (bit 3), TME (4), FGE (5), ABE (6), as Wrench's shrub builder sets them. */
+#define GS_PRIM_TRIANGLE       3u
+#define GS_PRIM_TRIANGLE_STRIP 4u
+#define GS_PRIM_SHADED         0x78u
+/* Register descriptors of a shrub vertex GIF tag (PACKED, NREG 3): ST, RGBAQ, XYZF2. */
+#define GIF_SHRUB_REGS 0x412u
+
 int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
 {
     size_t base = out->len;
@@ -284,11 +339,10 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
     sy_buf_zero(out, span);
     uint8_t *c = out->data + base;
     uint32_t packets = 1 + sy_rng_below(r, 3);
-    float radius = 2.0f + (float)(int)sy_rng_below(r, 6);
-    put_f32(c + 0x0C, radius);                           /* bounding_sphere w */
+    const float scale = 0.25f;
     put_f32(c + 0x10, sy_rng_below(r, 5) ? 5.0f : 7.5f); /* mip_distance */
     put_u16(c + 0x14, 0);                                /* mode_bits */
-    put_f32(c + 0x20, 0.25f);                            /* scale */
+    put_f32(c + 0x20, scale);                            /* scale */
     put_u16(c + 0x24, (uint16_t)o_class);                /* o_class */
     put_u16(c + 0x26, 0);                                /* s_class */
     put_u16(c + 0x28, (uint16_t)packets);                /* packet_count */
@@ -302,8 +356,14 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
     }
     size_t at = normals + 24 * 8;
     uint32_t drawn = 0;
+    int32_t lo[3] = {INT16_MAX, INT16_MAX, INT16_MAX}, hi[3] = {INT16_MIN, INT16_MIN, INT16_MIN};
     for (uint32_t k = 0; k < packets; k++) {
+        /* Every third packet is a triangle list (a whole number of triangles), the others one
+         * strip; Wrench's reader accepts only these two primitives. */
+        int list = k % 3 == 2;
         uint32_t nv = 6 + sy_rng_below(r, 26), tex = 1, tags = 1;
+        if (list)
+            nv = nv / 3 * 3;
         size_t hdr_qw = 1 + tags + 4 * tex; /* header, GIF tags, 0x40-byte A+D records */
         size_t bytes = 12 + 4 + 16 * hdr_qw + 4 + 8 * nv + 4 + 8 * nv;
         bytes = (bytes + 15) / 16 * 16;
@@ -315,21 +375,37 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
         put_u32(p + 8, VIF_STMOD_0);
         put_u32(p + 12, VIF_UNPACK(VIF_V4_32, hdr_qw, 0, 0));
         uint8_t *h = p + 16;
-        put_u32(h + 0, tex), put_u32(h + 4, tags), put_u32(h + 8, nv), put_u32(h + 12, 0);
-        put_u32(h + 16, 0x8000u | nv); /* GIF tag NLOOP / EOP */
+        /* ShrubPacketHeader {texture_count, gif_tag_count, vertex_count, vertex_offset (qw)} */
+        put_u32(h + 0, tex), put_u32(h + 4, tags), put_u32(h + 8, nv);
+        put_u32(h + 12, (uint32_t)hdr_qw);
+        /* GS packet order: the texture primitive (5 qw) at 0, the vertex GIF tag at 5, then
+         * 3 qw per vertex (ST, RGBAQ, XYZF2); each record names its own GS packet offset. */
+        uint32_t gs_tag = 5 * tex;
+        uint8_t *g = h + 16; /* GIF tag: NLOOP, EOP, PRE, PRIM, FLG PACKED, NREG 3 */
+        uint32_t prim = (list ? GS_PRIM_TRIANGLE : GS_PRIM_TRIANGLE_STRIP) | GS_PRIM_SHADED;
+        uint64_t tag = (uint64_t)nv | 1ull << 15 | 1ull << 46 | (uint64_t)prim << 47 | 3ull << 60;
+        put_u32(g + 0, (uint32_t)tag), put_u32(g + 4, (uint32_t)(tag >> 32));
+        put_u32(g + 8, GIF_SHRUB_REGS);
+        put_u32(g + 12, gs_tag);
         for (uint32_t t = 0; t < tex; t++) {
-            static const uint8_t regs[4] = {0x14, 0x06, 0x34, 0x08};
+            uint8_t *a = h + 16 * (1 + tags) + 64 * t;
             for (int q = 0; q < 4; q++)
-                h[32 + 64 * t + 16 * q + 8] = regs[q];
+                a[16 * q + 8] = shrub_ad_regs[q];
+            put_u32(a + 12, 5 * t); /* gs_packet_offset, in the slot after TEX1_1's register */
+            put_u32(a + 48, t);     /* TEX0_1 data_lo: texture slot of the class */
         }
         uint8_t *u1 = h + 16 * hdr_qw;
         put_u32(u1, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw));
         for (uint32_t v = 0; v < nv; v++) {
             uint8_t *q = u1 + 4 + 8 * v;
-            put_u16(q + 0, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
-            put_u16(q + 2, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048)));
-            put_u16(q + 4, (uint16_t)(int16_t)((int)sy_rng_below(r, 2048) - 1024));
-            put_u16(q + 6, (uint16_t)(v * 3)); /* gs_packet_offset */
+            int32_t xyz[3] = {(int)sy_rng_below(r, 2048) - 1024, (int)sy_rng_below(r, 2048),
+                              (int)sy_rng_below(r, 2048) - 1024};
+            for (int a = 0; a < 3; a++) {
+                put_u16(q + 2 * a, (uint16_t)(int16_t)xyz[a]);
+                lo[a] = xyz[a] < lo[a] ? xyz[a] : lo[a];
+                hi[a] = xyz[a] > hi[a] ? xyz[a] : hi[a];
+            }
+            put_u16(q + 6, (uint16_t)(gs_tag + 1 + 3 * v)); /* gs_packet_offset */
         }
         uint8_t *u2 = u1 + 4 + 8 * nv;
         put_u32(u2, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw + nv));
@@ -347,6 +423,18 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
     }
     put_u16(c + 0x28, (uint16_t)drawn);
     put_u16(c + 0x34, (uint16_t)drawn); /* drawn_count */
+    /* bounding_sphere (0x00): centre of the vertices' box and the distance to its farthest
+     * corner, in class units (s16 x scale / 1024), so it encloses every vertex. */
+    if (drawn) {
+        float half[3], ctr[3], rad2 = 0;
+        for (int a = 0; a < 3; a++) {
+            ctr[a] = (float)(lo[a] + hi[a]) * 0.5f * scale / 1024.0f;
+            half[a] = (float)(hi[a] - lo[a]) * 0.5f * scale / 1024.0f;
+            rad2 += half[a] * half[a];
+            put_f32(c + 4 * a, ctr[a]);
+        }
+        put_f32(c + 0x0C, sqrtf(rad2) * 1.001f + 0.001f);
+    }
     if (at < span)
         sy_fill_bulk(c + at, span - at, r);
     return 0;

@@ -8,10 +8,11 @@
 #include "sy_internal.h"
 #include "sy_tfrag.h"
 
-#define SY_CORE_HEADER_BYTES 0xBCu /* the header proper */
-#define SY_CORE_TABLES_START 0xC0u /* first table: the header padded to 16 */
-#define SY_RATCHET_SEQS      256u
-#define SY_TFRAG_REGION_L0   2117888ull /* [0, occlusion) on retail level 0 */
+#define SY_CORE_HEADER_BYTES   0xBCu /* the header proper */
+#define SY_CORE_TABLES_START   0xC0u /* first table: the header padded to 16 */
+#define SY_RATCHET_SEQS        256u
+#define SY_TFRAG_REGION_L0     2117888ull /* [0, occlusion) on retail level 0 */
+#define SY_MOBY_NO_SLOTS_LEVEL 0 /* the level whose moby texture slots were measured all 0xFF */
 
 typedef struct tex_slot {
     unsigned dim;
@@ -43,6 +44,21 @@ static size_t region_bytes(const sy_ctx *c, size_t level0_bytes)
     if (c->scale == SY_SCALE_SMALL)
         v /= 20;
     return align_up(v, 0x40);
+}
+
+/* The seed of a level's tfrag block (its terrain, which the collision meshes follow). */
+static uint32_t tfrag_seed(const sy_ctx *c)
+{
+    return c->seed * 1000u + (uint32_t)c->level;
+}
+
+void sy_level_terrain(const sy_ctx *c, sy_terrain *t)
+{
+    sy_tfrag_params tp;
+    memset(&tp, 0, sizeof tp);
+    tp.patch_count = c->plan->tfrag_patches;
+    tp.seed = tfrag_seed(c);
+    sy_tfrag_terrain(&tp, t);
 }
 
 /* A permutation of 0..n-1 (Fisher-Yates on the level's stream). */
@@ -185,6 +201,70 @@ static void write_bank(const sy_ctx *c, sy_buf *data, size_t bank, uint32_t n, i
     }
 }
 
+/* Particle slots on R&C2 (Wrench's pack_particle_textures writes 0x6F for R&C2). */
+#define SY_PART_SLOTS 0x6Fu
+
+/* The part defs block (see the call site): frames spread over the used slots, each frame an
+ * index into the particle texture table. */
+static int write_part_defs(const sy_ctx *c, sy_buf *ix)
+{
+    const sy_plan_ext *x = c->ext;
+    uint32_t frames = x->part_frames, ntex = x->part_textures;
+    if (frames == 0 || ntex == 0)
+        return -1;
+    size_t base = ix->len;
+    uint32_t indices_ofs = (16u + 4u * SY_PART_SLOTS + 15u) / 16u * 16u;
+    sy_buf_u32(ix, SY_PART_SLOTS);
+    sy_buf_u32(ix, 0);
+    sy_buf_u32(ix, indices_ofs);
+    sy_buf_u32(ix, frames);
+    /* Used slots: roughly two in three, never more than there are frames. */
+    uint32_t used = 0;
+    uint8_t on[SY_PART_SLOTS];
+    for (uint32_t k = 0; k < SY_PART_SLOTS; k++) {
+        on[k] = (uint8_t)((k * 7u + (uint32_t)c->level) % 3u != 0 && used < frames);
+        used += on[k];
+    }
+    uint32_t at = 0, seen = 0;
+    for (uint32_t k = 0; k < SY_PART_SLOTS; k++) {
+        if (!on[k]) {
+            sy_buf_u32(ix, 0);
+            continue;
+        }
+        sy_buf_u32(ix, indices_ofs + at);
+        seen++;
+        at = (uint32_t)((uint64_t)frames * seen / used); /* next slot's first frame */
+    }
+    sy_buf_zero(ix, base + indices_ofs - ix->len);
+    for (uint32_t i = 0; i < frames; i++)
+        sy_buf_u8(ix, (uint8_t)((i * 5u + (uint32_t)c->level) % ntex));
+    return ix->failed ? -1 : 0;
+}
+
+/* The sound remap block (see the call site). Our layout, which Wrench's two sizing rules read
+ * the same way: the elements' runs of 4-byte entries follow the element array back to back,
+ * so the last element ends the remap; they form the third part (third_part_ofs =
+ * second_part_ofs, third_part_count = the entries), the second part is empty. */
+static void write_sound_remap(const sy_ctx *c, sy_buf *ix)
+{
+    uint32_t n = c->ext->sound_remap_count, entries = 0;
+    for (uint32_t i = 0; i < n; i++)
+        entries += 1 + i % 3;
+    uint32_t second = 8 + 4 * n;
+    sy_buf_u16(ix, (uint16_t)second);  /* second_part_ofs */
+    sy_buf_u16(ix, 0);                 /* second_part_size */
+    sy_buf_u16(ix, (uint16_t)second);  /* third_part_ofs */
+    sy_buf_u16(ix, (uint16_t)entries); /* third_part_count */
+    uint32_t run = second;
+    for (uint32_t i = 0; i < n; i++) {
+        sy_buf_u16(ix, (uint16_t)run);         /* offset: bytes from the remap start */
+        sy_buf_u16(ix, (uint16_t)(1 + i % 3)); /* size: 4-byte entries */
+        run += 4 * (1 + i % 3);
+    }
+    for (uint32_t e = 0; e < entries; e++) /* entries: sound indices into the level's bank */
+        sy_buf_u32(ix, (e * 13u + (uint32_t)c->level) % 512u);
+}
+
 typedef struct class_job {
     uint32_t table_index;
     size_t span;
@@ -212,16 +292,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
 
     /* 1. tfrag block at data offset 0, so core.tfrags == 0 and the region is [0, occlusion). */
-    sy_tfrag_params tp = {p->tfrag_patches,
-                          p->tfrag_positions,
-                          p->tfrag_triangles,
-                          p->vi_common,
-                          p->vi_lod01,
-                          p->vi_lod0,
-                          p->tfrag_adgifs,
-                          p->tfrag_textures,
-                          p->tfrag_textures_referenced,
-                          c->seed * 1000u + (uint32_t)c->level};
+    sy_tfrag_params tp = {p->tfrag_patches, p->tfrag_positions, p->tfrag_triangles,
+                          p->vi_common,     p->vi_lod01,        p->vi_lod0,
+                          p->tfrag_adgifs,  p->tfrag_textures,  p->tfrag_textures_referenced,
+                          tfrag_seed(c)};
     sy_tfrag_stats ts;
     memset(&ts, 0, sizeof ts);
     if (sy_tfrag_write(&tp, data, &ts) != 0)
@@ -248,7 +322,9 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
         goto done;
     sy_buf_align(data, 0x40);
     uint32_t ofs_collision = (uint32_t)data->len;
-    if (sy_collision_write(data, region_bytes(c, 900000), &r) != 0)
+    sy_terrain terrain;
+    sy_tfrag_terrain(&tp, &terrain);
+    if (sy_collision_write(data, region_bytes(c, 900000), &terrain, 0, &r) != 0)
         goto done;
 
     /* 2. Texture pixels at textures_base (0x100-aligned). */
@@ -390,7 +466,11 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             put_u32(ent + 0x00, offsets[base_of[k] + i]);
             put_u32(ent + 0x04, onum[k][i]);
             uint32_t tcount = counts[k + 1];
-            if (tcount && (i % 2 == 0)) {
+            /* Moby slots on level 0 stay all 0xFF: the reference notes measured "textures ==
+             * ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) the slots
+             * are filled as Wrench's MobyClassEntry.textures reads them. */
+            int none = k == 0 && c->level == SY_MOBY_NO_SLOTS_LEVEL;
+            if (tcount && (i % 2 == 0) && !none) {
                 uint32_t used = 1 + (i % 3);
                 for (uint32_t s = 0; s < used && s < 15; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
@@ -423,31 +503,19 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     sy_buf_put(ix, fx_ent.data, fx_ent.len);
     uint32_t t_gs = (uint32_t)ix->len;
     sy_buf_put(ix, gs_table.data, gs_table.len);
-    /* Particle defs {particle_count, unknown, indices_offset, indices_size}, s32 offsets[],
-     * then the u8 frame indices. */
+    /* Particle defs (Wrench's PartDefsHeader): {s32 particle_count = 0x6F slots on R&C2,
+     * s32 unknown_4 (0), s32 indices_offset, s32 indices_size}, then particle_count s32 slot
+     * offsets, then the u8 frame list. Every offset is relative to the part-defs header; a slot
+     * offset is indices_offset + the slot's first frame, 0 for an unused slot. */
     uint32_t t_partdefs = (uint32_t)ix->len;
-    uint32_t frames_at = t_partdefs + 16 + 4 * x->part_textures;
-    sy_buf_u32(ix, x->part_textures);
-    sy_buf_u32(ix, 0);
-    sy_buf_u32(ix, frames_at);
-    sy_buf_u32(ix, x->part_frames);
-    for (uint32_t i = 0; i < x->part_textures; i++)
-        sy_buf_u32(ix, x->part_textures ? i * x->part_frames / x->part_textures : 0);
-    for (uint32_t i = 0; i < x->part_frames; i++)
-        sy_buf_u8(ix, (uint8_t)(x->part_textures ? i % x->part_textures : 0));
+    if (write_part_defs(c, ix) != 0)
+        goto done;
     sy_buf_align(ix, 16);
-    /* Sound remap {s16 second_part_ofs, s16 second_part_size, s16 third_part_ofs,
-     * s16 third_part_count}, then {s16 offset, s16 size} elements. */
+    /* Sound remap (R&C2): {s16 second_part_ofs, s16 second_part_size, s16 third_part_ofs,
+     * s16 third_part_count}, then {s16 offset, s16 size} elements up to second_part_ofs. Wrench
+     * sizes the remap from the element just before second_part_ofs: offset + size x 4. */
     uint32_t t_sound = (uint32_t)ix->len;
-    uint32_t half = x->sound_remap_count / 2;
-    sy_buf_u16(ix, (uint16_t)half);
-    sy_buf_u16(ix, (uint16_t)(x->sound_remap_count - half));
-    sy_buf_u16(ix, (uint16_t)x->sound_remap_count);
-    sy_buf_u16(ix, 0);
-    for (uint32_t i = 0; i < x->sound_remap_count; i++) {
-        sy_buf_u16(ix, (uint16_t)(i * 4));
-        sy_buf_u16(ix, (uint16_t)(1 + i % 3));
-    }
+    write_sound_remap(c, ix);
     sy_buf_align(ix, 16);
     uint32_t t_stash = (uint32_t)ix->len; /* s16 o_class list, ends at the first negative */
     sy_buf_u16(ix, 0xFFFF);

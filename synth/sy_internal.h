@@ -107,7 +107,13 @@ size_t sy_moby_class_min_bytes(uint32_t packets);
 /* Regions of core_data (sy_regions.c); each appends at out->len, 16-aligned start. */
 int sy_occlusion_grid_write(sy_buf *out, size_t target_bytes, sy_rng *r);
 int sy_sky_write(sy_buf *out, size_t target_bytes, sy_rng *r);
-int sy_collision_write(sy_buf *out, size_t target_bytes, sy_rng *r);
+/* Collision (sy_collision.c): a mesh over a rectangle of the level's terrain (area 0: the middle,
+ * for the core; 1 and 2: opposite corners, for the chunks), zero-padded to target_bytes. */
+struct sy_terrain;
+int sy_collision_write(sy_buf *out, size_t target_bytes, const struct sy_terrain *t, int area,
+                       sy_rng *r);
+/* The terrain of a level's tfrag block (the seed sy_core.c gives the tfrag writer). */
+void sy_level_terrain(const sy_ctx *c, struct sy_terrain *t);
 /* Filler with a tunable share of repeated structure, used by the bulk of class data. */
 void sy_fill_bulk(uint8_t *p, size_t n, sy_rng *r);
 

@@ -6,6 +6,7 @@
 
 #include "sy_internal.h"
 #include "sy_lz.h"
+#include "sy_tfrag.h"
 
 #define SY_SECTOR             0x800u
 #define SY_LEVEL_HEADER_BYTES 0x60u
@@ -122,7 +123,10 @@ static int build_chunk(const sy_ctx *c, int slot, sy_buf *out)
     sy_buf raw;
     sy_buf_init(&raw);
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC400u + (uint32_t)slot);
-    int rc = sy_collision_write(&raw, c->scale == SY_SCALE_SMALL ? 0x2000 : 0x20000, &r);
+    sy_terrain terrain;
+    sy_level_terrain(c, &terrain);
+    int rc =
+        sy_collision_write(&raw, c->scale == SY_SCALE_SMALL ? 0x2000 : 0x20000, &terrain, slot, &r);
     sy_buf_u32(out, 0);
     sy_buf_u32(out, 0x10);
     sy_buf_zero(out, 8);

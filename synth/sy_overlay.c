@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The level overlay: a raw code image (no ELF header) with the 256-entry normal table at the
- * plan's per-level offset and a decoy lone (1.0, 0.0) pair before it (docs/formats/overlay.md).
+/* The level overlay: a ratchet executable (section headers, no ELF header) with the 256-entry
+ * normal table at the plan's per-level offset and a decoy lone (1.0, 0.0) pair before it, both in
+ * its .data section (docs/formats/overlay.md).
  * The table is computed with integer fixed point only, so it is bit-identical everywhere. */
 #include <string.h>
 
@@ -90,12 +91,29 @@ static void put_u32le(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
-/* One R5900-looking instruction word: the mix of a compiled function body. */
-static uint32_t code_word(sy_rng *r, uint32_t *pc)
+/* The ratchet executable (Wrench's read_ratchet_executable, src/core/elf.cpp;
+ * docs/file_loading.md): a chain of {s32 dest_address, s32 copy_size, s32 section_type, s32
+ * entry_point} headers, each followed by copy_size bytes, to the end of the overlay. R&C2 level
+ * overlays have the seven sections of Wrench's DONOR_RAC_GC_UYA_LEVEL_ELF_HEADERS, in this order.
+ */
+#define OV_SECTIONS     7
+#define OV_HEADER_BYTES 16u
+#define OV_SHT_PROGBITS 1u
+#define OV_SHT_NOBITS   8u
+#define OV_LOAD_BASE    0x00300000u /* where the first section loads (EE RAM, ours) */
+enum { OV_LIT = 0, OV_BSS, OV_DATA, OV_VTBL, OV_CAMVTBL, OV_SNDVTBL, OV_TEXT };
+static const uint32_t ov_types[OV_SECTIONS] = {OV_SHT_PROGBITS, OV_SHT_NOBITS,   OV_SHT_PROGBITS,
+                                               OV_SHT_PROGBITS, OV_SHT_PROGBITS, OV_SHT_PROGBITS,
+                                               OV_SHT_PROGBITS};
+/* Memory alignment of each section (the donor's sh_addralign; vtables 4 for 32-bit pointers). */
+static const uint32_t ov_align[OV_SECTIONS] = {64, 64, 64, 4, 4, 4, 64};
+
+/* One R5900-looking instruction word: the mix of a compiled function body; jal targets land in
+ * the .text section [text_lo, text_lo + text_len). */
+static uint32_t code_word(sy_rng *r, uint32_t text_lo, uint32_t text_len)
 {
     uint32_t rs = sy_rng_below(r, 32), rt = sy_rng_below(r, 32), rd = sy_rng_below(r, 32);
     uint32_t imm = (uint32_t)sy_rng_below(r, 0x200) * 4;
-    *pc += 4;
     switch (sy_rng_below(r, 12)) {
     case 0:
         return 0x8C000000u | rs << 21 | rt << 16 | imm; /* lw */
@@ -105,8 +123,10 @@ static uint32_t code_word(sy_rng *r, uint32_t *pc)
         return 0x24000000u | rs << 21 | rt << 16 | (imm >> 2); /* addiu */
     case 3:
         return 0x00000021u | rs << 21 | rt << 16 | rd << 11; /* addu */
-    case 4:
-        return 0x0C000000u | ((0x100000u + sy_rng_below(r, 0xA0000)) & 0x3FFFFFF); /* jal */
+    case 4: {
+        uint32_t target = text_lo + sy_rng_below(r, text_len / 4) * 4;
+        return 0x0C000000u | ((target >> 2) & 0x3FFFFFFu); /* jal */
+    }
     case 5:
         return 0x00000000u; /* nop (delay slot) */
     case 6:
@@ -124,37 +144,77 @@ static uint32_t code_word(sy_rng *r, uint32_t *pc)
     }
 }
 
-int sy_overlay_write(const sy_ctx *c, sy_buf *out)
+/* Compiled functions (prologue, body, epilogue) over p[0, n). */
+static void write_code(uint8_t *p, size_t n, sy_rng *r, uint32_t text_lo, uint32_t text_len)
 {
-    size_t n = (size_t)c->plan->overlay_bytes, base = out->len;
-    size_t table = c->plan->normal_table_offset, decoy = c->plan->decoy_offset;
-    if (n % 4 || table % 4 || decoy % 4 || decoy + 16 > table || table + 2048 > n)
-        return -1;
-    if (sy_buf_reserve(out, n) != 0)
-        return -1;
-    uint8_t *p = out->data + base;
-    sy_rng r = sy_rng_make(c->seed, c->level, 0x0E71);
-    uint32_t pc = 0;
     size_t i = 0;
     while (i < n) {
-        /* A function: prologue, body, epilogue; every ~40th block is a small data table. */
-        if (sy_rng_below(&r, 40) == 0) {
-            size_t words = 8 + sy_rng_below(&r, 56);
-            for (size_t w = 0; w < words && i < n; w++, i += 4)
-                put_u32le(p + i, 0x3F000000u + sy_rng_below(&r, 0x1000000)); /* f32 constants */
-            continue;
-        }
-        uint32_t frame = 16 * (2 + sy_rng_below(&r, 14));
+        uint32_t frame = 16 * (2 + sy_rng_below(r, 14));
         uint32_t pro[2] = {0x27BD0000u | (uint16_t)(0u - frame), 0xAFBF0000u | (frame - 4)};
         for (int w = 0; w < 2 && i < n; w++, i += 4)
             put_u32le(p + i, pro[w]);
-        size_t body = 6 + sy_rng_below(&r, 90);
+        size_t body = 6 + sy_rng_below(r, 90);
         for (size_t w = 0; w < body && i < n; w++, i += 4)
-            put_u32le(p + i, code_word(&r, &pc));
+            put_u32le(p + i, code_word(r, text_lo, text_len));
         uint32_t epi[4] = {0x8FBF0000u | (frame - 4), 0x03E00008u, 0x27BD0000u | frame, 0};
         for (int w = 0; w < 4 && i < n; w++, i += 4)
             put_u32le(p + i, epi[w]);
     }
+}
+
+int sy_overlay_write(const sy_ctx *c, sy_buf *out)
+{
+    size_t n = (size_t)c->plan->overlay_bytes, base = out->len;
+    size_t table = c->plan->normal_table_offset, decoy = c->plan->decoy_offset;
+    if (n % 4 || table % 4 || decoy % 4 || decoy + 16 > table || table + 2048 > n || decoy < 0x400)
+        return -1;
+    if (sy_buf_reserve(out, n) != 0)
+        return -1;
+    uint8_t *p = out->data + base;
+    memset(p, 0, n);
+    sy_rng r = sy_rng_make(c->seed, c->level, 0x0E71);
+    /* File layout: each section's header, then its data. The normal table and its decoy sit in
+     * .data, at the plan's offsets (the offsets the disc has are overlay offsets). */
+    size_t hdr[OV_SECTIONS], len[OV_SECTIONS];
+    hdr[OV_LIT] = 0;
+    len[OV_LIT] = (decoy / 3) & ~(size_t)15;
+    hdr[OV_BSS] = OV_HEADER_BYTES + len[OV_LIT];
+    len[OV_BSS] = ((decoy - hdr[OV_BSS] - 64) / 2) & ~(size_t)15;
+    hdr[OV_DATA] = hdr[OV_BSS] + OV_HEADER_BYTES + len[OV_BSS];
+    len[OV_DATA] = (table + 2048 + 0x400 - hdr[OV_DATA] - OV_HEADER_BYTES) & ~(size_t)15;
+    uint32_t nfun[3] = {16 + sy_rng_below(&r, 48), 4 + sy_rng_below(&r, 12),
+                        4 + sy_rng_below(&r, 12)}; /* moby, camera, sound update functions */
+    for (int k = OV_VTBL; k <= OV_SNDVTBL; k++) {
+        hdr[k] = hdr[k - 1] + OV_HEADER_BYTES + len[k - 1];
+        len[k] = 4u * nfun[k - OV_VTBL];
+    }
+    hdr[OV_TEXT] = hdr[OV_SNDVTBL] + OV_HEADER_BYTES + len[OV_SNDVTBL];
+    if (hdr[OV_TEXT] + OV_HEADER_BYTES + 0x400 > n)
+        return -1;
+    len[OV_TEXT] = n - hdr[OV_TEXT] - OV_HEADER_BYTES; /* the chain ends at the overlay's end */
+    /* Load addresses: in section order, each aligned as the donor says. */
+    uint32_t addr[OV_SECTIONS], at = OV_LOAD_BASE;
+    for (int k = 0; k < OV_SECTIONS; k++) {
+        at = (at + ov_align[k] - 1) / ov_align[k] * ov_align[k];
+        addr[k] = at;
+        at += (uint32_t)len[k];
+    }
+    uint32_t text_lo = addr[OV_TEXT], text_len = (uint32_t)len[OV_TEXT];
+    uint32_t entry = text_lo; /* startlevel: the first function of .text */
+    for (int k = 0; k < OV_SECTIONS; k++) {
+        uint8_t *h = p + hdr[k];
+        put_u32le(h + 0x0, addr[k]);          /* dest_address */
+        put_u32le(h + 0x4, (uint32_t)len[k]); /* copy_size */
+        put_u32le(h + 0x8, ov_types[k]);      /* section_type (ELF sh_type) */
+        put_u32le(h + 0xC, entry);            /* entry_point: the same in every header */
+    }
+    /* .lit: f32 constants of the literal pool. */
+    uint8_t *lit = p + hdr[OV_LIT] + OV_HEADER_BYTES;
+    for (size_t i = 0; i < len[OV_LIT]; i += 4)
+        put_u32le(lit + i, 0x3F000000u + sy_rng_below(&r, 0x1000000));
+    /* .bss stays zero (the image carries it as zeros). .data: code-like words with runs of
+     * constants, the decoy and the normal table. */
+    write_code(p + hdr[OV_DATA] + OV_HEADER_BYTES, len[OV_DATA], &r, text_lo, text_len);
     /* Decoy: angle zero on its own, followed by a pair that is not the next angle. */
     put_u32le(p + decoy, 0x3F800000u);
     put_u32le(p + decoy + 4, 0);
@@ -164,6 +224,12 @@ int sy_overlay_write(const sy_ctx *c, sy_buf *out)
     sy_normal_table(bits);
     for (unsigned k = 0; k < 512; k++)
         put_u32le(p + table + 4 * k, bits[k]);
+    /* Vtables: update-function pointers into .text. */
+    for (int k = OV_VTBL; k <= OV_SNDVTBL; k++)
+        for (size_t i = 0; i < len[k]; i += 4)
+            put_u32le(p + hdr[k] + OV_HEADER_BYTES + i,
+                      text_lo + sy_rng_below(&r, text_len / 64) * 64);
+    write_code(p + hdr[OV_TEXT] + OV_HEADER_BYTES, len[OV_TEXT], &r, text_lo, text_len);
     out->len = base + n;
     return 0;
 }

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The smaller regions of core_data: the occlusion grid, the sky (header, textures, shells and
- * clusters), the collision block, and the bulk filler that gives class data its retail-like
- * compressibility (docs/formats/core-data.md). */
+ * clusters), and the bulk filler that gives class data its retail-like compressibility
+ * (docs/formats/core-data.md). The collision block is sy_collision.c. */
 #include <math.h>
 #include <string.h>
 
 #include "sy_internal.h"
 
 /* Share (in 1/256) of bulk words that are fresh noise rather than a repeat of recent data:
- * tuned so level 0's core_data compresses to about the measured 9.7 MB of 16.97 MB. */
-#define SY_BULK_NOISE_256 226u
+ * tuned so level 0's core_data compresses to about the measured 9.7 MB of 16.97 MB (9.82 MB
+ * with the Wrench-layout collision mesh; data extent 6,388 sectors against the disc's 6,484). */
+#define SY_BULK_NOISE_256 218u
 
 static void put_u32(uint8_t *p, uint32_t v)
 {
@@ -255,76 +256,5 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
     put_u32(h + 0x1C, 0);                /* sprites */
     for (unsigned s = 0; s < shells; s++)
         put_u32(h + 0x20 + 4 * s, (uint32_t)shell_ofs[s]);
-    return 0;
-}
-
-/* Collision (formats.md §8.8): header {s32 mesh, s32 hero_groups} (offsets from the block), the
- * mesh as a z/y/x tree shaped like the occlusion grid (node offsets in 4-byte units) whose
- * x entries point (in 64-byte units from the block) at
- * triangle lists {u16 vert_count, u16 tri_count, then s16 x, y, z, pad vertices and u8 i0, i1,
- * i2, type faces}, then 16-byte hero groups {u16 x, y, z, radius, tri_count, vert_count,
- * u32 data}. */
-int sy_collision_write(sy_buf *out, size_t target, sy_rng *r)
-{
-    size_t base = out->len;
-    if (target < 0x400)
-        target = 0x400;
-    unsigned zc = 4, yc = 4, xc = 4, leaves = zc * yc * xc;
-    size_t tree = 8 + (4 + 2 * zc) + zc * (4 + 2 * yc) + zc * yc * (4 + 2 * xc);
-    tree = (tree + 15) / 16 * 16;
-    size_t groups = 16u * 8;
-    size_t leaf0 = (16 + tree + 63) / 64 * 64;
-    size_t per_leaf = target > leaf0 + groups ? (target - leaf0 - groups) / leaves : 64;
-    per_leaf = per_leaf / 64 * 64; /* leaves are addressed in 64-byte units */
-    if (per_leaf < 64)
-        per_leaf = 64;
-    size_t total = leaf0 + (size_t)leaves * per_leaf + groups;
-    if (sy_buf_reserve(out, total) != 0)
-        return -1;
-    sy_buf_zero(out, total);
-    uint8_t *g = out->data + base;
-    uint8_t *m = g + 16;
-    put_u32(g + 0, 16);                                    /* mesh */
-    put_u32(g + 4, (uint32_t)(leaf0 + leaves * per_leaf)); /* hero_groups */
-    put_u16(m + 0, 0), put_u16(m + 2, (uint16_t)zc);       /* root {z_coord, z_count} */
-    size_t at = (4 + 2 * zc + 3) / 4 * 4;
-    for (unsigned z = 0; z < zc; z++) {
-        put_u16(m + 4 + 2 * z, (uint16_t)((16 + at) / 4));
-        size_t zat = at;
-        put_u16(m + zat, (uint16_t)z), put_u16(m + zat + 2, (uint16_t)yc);
-        at += (4 + 2 * yc + 3) / 4 * 4;
-        for (unsigned y = 0; y < yc; y++) {
-            put_u16(m + zat + 4 + 2 * y, (uint16_t)((16 + at) / 4));
-            size_t yat = at;
-            put_u16(m + yat, (uint16_t)y), put_u16(m + yat + 2, (uint16_t)xc);
-            at += (4 + 2 * xc + 3) / 4 * 4;
-            for (unsigned x = 0; x < xc; x++) {
-                size_t leaf = leaf0 + (size_t)((z * yc + y) * xc + x) * per_leaf;
-                put_u16(m + yat + 4 + 2 * x, (uint16_t)(leaf / 64)); /* leaf, in 64-byte units */
-                unsigned nv = (unsigned)((per_leaf - 4) / 12), nt = nv > 2 ? nv - 2 : 0;
-                if (nv > 255)
-                    nv = 255, nt = 253;
-                uint8_t *l = g + leaf;
-                put_u16(l, (uint16_t)nv), put_u16(l + 2, (uint16_t)nt);
-                int32_t px = (int32_t)x * 256, py = (int32_t)y * 256, pz = (int32_t)z * 256;
-                for (unsigned v = 0; v < nv; v++) {
-                    put_u16(l + 4 + 8 * v, (uint16_t)(int16_t)(px + (int32_t)(v % 16) * 16));
-                    put_u16(l + 6 + 8 * v, (uint16_t)(int16_t)(py + (int32_t)(v / 16) * 16));
-                    put_u16(l + 8 + 8 * v, (uint16_t)(int16_t)(pz + (int32_t)sy_rng_below(r, 32)));
-                }
-                uint8_t *f = l + 4 + 8 * nv;
-                for (unsigned t = 0; t < nt && f + 4 <= g + leaf + per_leaf; t++, f += 4)
-                    f[0] = (uint8_t)t, f[1] = (uint8_t)(t + 1), f[2] = (uint8_t)(t + 2),
-                    f[3] = (uint8_t)sy_rng_below(r, 4);
-            }
-        }
-    }
-    uint8_t *hg = g + leaf0 + leaves * per_leaf;
-    for (unsigned k = 0; k < 8; k++) {
-        put_u16(hg + 16 * k + 0, (uint16_t)(k * 128)), put_u16(hg + 16 * k + 2, 512);
-        put_u16(hg + 16 * k + 4, 512), put_u16(hg + 16 * k + 6, 300);
-        put_u16(hg + 16 * k + 8, 8), put_u16(hg + 16 * k + 10, 10);
-        put_u32(hg + 16 * k + 12, (uint32_t)leaf0);
-    }
     return 0;
 }

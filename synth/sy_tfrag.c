@@ -1475,6 +1475,21 @@ out:
     return rc;
 }
 
+/* Where a level's terrain sits and how many patch cells wide it is (shared with
+ * sy_tfrag_terrain, so the collision mesh lies on the same ground). */
+static void place_level(tf_level *L, const sy_tfrag_params *p)
+{
+    uint32_t hs = mix32(p->seed ^ 0x7F4A7C15u);
+    /* terrain hundreds of units away from the world origin, different per level */
+    L->ox = (int32_t)(250 + hs % 400u) * 1024;
+    L->oy = -(int32_t)(700 + (hs >> 9) % 400u) * 1024;
+    L->oz = (int32_t)(40 + (hs >> 18) % 120u) * 1024;
+    uint32_t gx = 1;
+    while (gx * gx < p->patch_count)
+        gx++;
+    L->gx = gx;
+}
+
 int sy_tfrag_write(const sy_tfrag_params *p, sy_buf *out, sy_tfrag_stats *st)
 {
     if (!p || !out || out->failed || out->len % 16 || p->patch_count == 0 ||
@@ -1491,15 +1506,7 @@ int sy_tfrag_write(const sy_tfrag_params *p, sy_buf *out, sy_tfrag_stats *st)
         goto done;
     memset(L, 0, sizeof *L);
     L->seed = p->seed;
-    uint32_t hs = mix32(p->seed ^ 0x7F4A7C15u);
-    /* terrain hundreds of units away from the world origin, different per level */
-    L->ox = (int32_t)(250 + hs % 400u) * 1024;
-    L->oy = -(int32_t)(700 + (hs >> 9) % 400u) * 1024;
-    L->oz = (int32_t)(40 + (hs >> 18) % 120u) * 1024;
-    uint32_t gx = 1;
-    while (gx * gx < p->patch_count)
-        gx++;
-    L->gx = gx;
+    place_level(L, p);
     angle_table(L);
     /* Plan with as few unreferenced positions as the totals allow (keeping 0.5% spare entries
      * so some vertex-info entries always share a position); if the tiers cannot be filled
@@ -1549,4 +1556,27 @@ done:
     free(pl);
     free(g);
     return rc;
+}
+
+void sy_tfrag_terrain(const sy_tfrag_params *p, sy_terrain *t)
+{
+    tf_level L;
+    L.seed = p->seed;
+    place_level(&L, p);
+    uint32_t rows = (p->patch_count + L.gx - 1) / (L.gx ? L.gx : 1);
+    t->seed = p->seed;
+    t->oz = L.oz;
+    t->x0 = L.ox, t->y0 = L.oy;
+    t->x1 = L.ox + (int32_t)L.gx * TF_CELL;
+    t->y1 = L.oy + (int32_t)rows * TF_CELL;
+    /* the last row of cells is only partly filled: x1 holds for the full rows below it */
+    t->y1_full = L.oy + (int32_t)(p->patch_count / (L.gx ? L.gx : 1)) * TF_CELL;
+}
+
+int32_t sy_terrain_height(const sy_terrain *t, int64_t x, int64_t y)
+{
+    tf_level L; /* height_at reads only the seed and the base height */
+    L.seed = t->seed;
+    L.oz = t->oz;
+    return height_at(&L, x, y);
 }

@@ -27,4 +27,18 @@ typedef struct sy_tfrag_stats {
  * not fit the u8 vert_count/tri_count per patch). */
 int sy_tfrag_write(const sy_tfrag_params *p, sy_buf *out, sy_tfrag_stats *st);
 
+/* The ground the tfrag block covers, for writers that must agree with it (the collision mesh).
+ * 1/1024 world units: patches fill [x0, x1) x [y0, y1_full) completely and [x0, ...) x
+ * [y1_full, y1) partly; z is up. */
+typedef struct sy_terrain {
+    int32_t x0, y0, x1, y1, y1_full;
+    int32_t oz;
+    uint32_t seed;
+} sy_terrain;
+
+/* The terrain of the block sy_tfrag_write writes for the same params. */
+void sy_tfrag_terrain(const sy_tfrag_params *p, sy_terrain *t);
+/* Height (z) of that terrain's surface at (x, y), 1/1024 units; integer-only. */
+int32_t sy_terrain_height(const sy_terrain *t, int64_t x, int64_t y);
+
 #endif
