@@ -6,7 +6,11 @@
  * with the project's encoder. Figures only, never assertions; results go to
  * docs/performance.md by hand. Usage: bench_lz [MB] [decode_runs], or
  * bench_lz --corpus DIR [decode_runs] to time the decoder on the core_data
- * streams of the LEVEL*.WAD files in DIR (the synthetic corpus, or a disc). */
+ * streams of the LEVEL*.WAD files in DIR (the synthetic corpus, or a disc).
+ * With liblz4 (GC_BENCH_LZ4), each measurement also times LZ4_decompress_safe
+ * on the same decompressed bytes compressed by LZ4_compress_default (what
+ * `lz4 -1` does), interleaved run by run with ours so machine load hits both
+ * alike, and prints the ratio: issue 18's target is >= 0.7 x lz4. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +24,10 @@
 #include "gc_lz.h"
 #include "sy_buf.h"
 #include "sy_lz.h"
+
+#ifdef GC_BENCH_LZ4
+#include <lz4.h>
+#endif
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void)
@@ -180,6 +188,50 @@ static void gen_level_like(uint8_t *buf, size_t size)
     }
 }
 
+#ifdef GC_BENCH_LZ4
+typedef struct lz4_ref {
+    char *z;
+    int zlen;
+    char *out;
+    double best;
+} lz4_ref;
+
+/* Compresses raw once; returns 0 on failure (the comparison is then skipped). */
+static int lz4_prepare(lz4_ref *r, const uint8_t *raw, size_t n)
+{
+    memset(r, 0, sizeof *r);
+    r->best = 1e30;
+    if (n > (size_t)LZ4_MAX_INPUT_SIZE)
+        return 0;
+    int bound = LZ4_compressBound((int)n);
+    r->z = malloc((size_t)bound);
+    r->out = malloc(n ? n : 1);
+    if (!r->z || !r->out)
+        return 0;
+    r->zlen = LZ4_compress_default((const char *)raw, r->z, (int)n, bound);
+    return r->zlen > 0;
+}
+
+/* One timed LZ4 decode of the prepared block; checks the bytes like ours. */
+static int lz4_run(lz4_ref *r, const uint8_t *raw, size_t n)
+{
+    double t0 = now_s();
+    int got = LZ4_decompress_safe(r->z, r->out, r->zlen, (int)n);
+    double t = now_s() - t0;
+    if (got != (int)n || memcmp(r->out, raw, n) != 0)
+        return -1;
+    if (t < r->best)
+        r->best = t;
+    return 0;
+}
+
+static void lz4_release(lz4_ref *r)
+{
+    free(r->z);
+    free(r->out);
+}
+#endif
+
 /* Decode every level's core_data stream (located by the data decoder) and
  * report the best-of-runs throughput over all of them. */
 static int bench_corpus(const char *dir, int runs)
@@ -187,6 +239,11 @@ static int bench_corpus(const char *dir, int runs)
     double best_total = 0;
     size_t out_total = 0, in_total = 0;
     int levels = 0;
+#ifdef GC_BENCH_LZ4
+    double lz4_best_total = 0;
+    size_t lz4_in_total = 0;
+    int lz4_missing = 0;
+#endif
     for (int i = 0; i < 27; i++) {
         char path[4096], err[256];
         snprintf(path, sizeof path, "%s/LEVEL%d.WAD", dir, i);
@@ -205,7 +262,17 @@ static int bench_corpus(const char *dir, int runs)
             uint8_t *dst = malloc(cap);
             double best = 1e30;
             size_t got = 0;
+#ifdef GC_BENCH_LZ4
+            lz4_ref l4;
+            int have_l4 = lz4_prepare(&l4, lv.core_data, lv.core_data_size);
+#endif
             for (int r = 0; r < runs && dst; r++) {
+#ifdef GC_BENCH_LZ4
+                if (have_l4 && lz4_run(&l4, lv.core_data, lv.core_data_size) != 0) {
+                    fprintf(stderr, "bench_lz: %s: lz4 does not round-trip core_data\n", path);
+                    return 1;
+                }
+#endif
                 gc_diag d;
                 gc_diag_init(&d);
                 double t0 = now_s();
@@ -220,6 +287,15 @@ static int bench_corpus(const char *dir, int runs)
                     best = t;
             }
             free(dst);
+#ifdef GC_BENCH_LZ4
+            if (have_l4) {
+                lz4_best_total += l4.best;
+                lz4_in_total += (size_t)l4.zlen;
+            } else {
+                lz4_missing++;
+            }
+            lz4_release(&l4);
+#endif
             best_total += best;
             out_total += got;
             in_total += lv.core_data_z.size;
@@ -236,6 +312,16 @@ static int bench_corpus(const char *dir, int runs)
            out_total, (double)out_total / (double)in_total);
     printf("bench_lz: decode %.0f MB/s of output (sum of per-level bests of %d, %.1f ms)\n",
            (double)out_total / best_total / 1e6, runs, best_total * 1e3);
+#ifdef GC_BENCH_LZ4
+    if (lz4_missing == 0) {
+        printf("bench_lz: lz4 -1 on the same bytes: %zu -> %zu (%.3f:1), decode %.0f MB/s; "
+               "WAD LZ / lz4 = %.2f\n",
+               out_total, lz4_in_total, (double)out_total / (double)lz4_in_total,
+               (double)out_total / lz4_best_total / 1e6, lz4_best_total / best_total);
+    }
+#else
+    printf("bench_lz: lz4 comparison not built (no liblz4-dev at configure time)\n");
+#endif
     return 0;
 }
 
@@ -278,7 +364,17 @@ int main(int argc, char **argv)
 
     double dec_best = 1e30;
     size_t got = 0;
+#ifdef GC_BENCH_LZ4
+    lz4_ref l4;
+    int have_l4 = lz4_prepare(&l4, src, size);
+#endif
     for (int r = 0; r < runs; r++) {
+#ifdef GC_BENCH_LZ4
+        if (have_l4 && lz4_run(&l4, src, size) != 0) {
+            fprintf(stderr, "bench_lz: lz4 round trip failed\n");
+            return 1;
+        }
+#endif
         gc_diag d;
         gc_diag_init(&d);
         double t0 = now_s();
@@ -312,6 +408,13 @@ int main(int argc, char **argv)
            (double)size / (double)z.len);
     printf("bench_lz: decode %.0f MB/s of output (best of %d, %.2f ms)\n",
            (double)size / dec_best / 1e6, runs, dec_best * 1e3);
+#ifdef GC_BENCH_LZ4
+    if (have_l4)
+        printf("bench_lz: lz4 -1 on the same bytes: ratio %.3f:1, decode %.0f MB/s; "
+               "WAD LZ / lz4 = %.2f\n",
+               (double)size / (double)l4.zlen, (double)size / l4.best / 1e6, l4.best / dec_best);
+    lz4_release(&l4);
+#endif
     printf("bench_lz: encode %.1f MB/s of input (best of %d, %.0f ms)\n",
            (double)size / enc_best / 1e6, enc_runs, enc_best * 1e3);
     printf("bench_lz: machine: %ld cores online, %s\n", sysconf(_SC_NPROCESSORS_ONLN), cpu);

@@ -5,10 +5,11 @@ set -euo pipefail
 # libxml2-utils: xmllint validates JUnit against ci/schemas/junit-10.xsd;
 # python3-jsonschema validates the JSON reports against docs/schemas/.
 # libiso9660-dev: disc images (--corpus F.iso, synth --iso); xorriso checks our
-# images independently (tests/test_iso.c); strace: ci/install.sh.
+# images independently (tests/test_iso.c); strace: ci/install.sh. liblz4-dev:
+# bench_lz times lz4's decoder beside ours (bench only; the harness never links it).
 pkgs=(build-essential make cmake pkg-config git libyaml-dev libssl-dev libcriterion-dev
       libpng-dev libiso9660-dev clang clang-format libclang-rt-14-dev libxml2-utils
-      python3-jsonschema xorriso strace)
+      python3-jsonschema xorriso strace liblz4-dev)
 # node and npm run the offline CI-config validators (ci/validate_ci.sh); a
 # machine that has node from elsewhere keeps it
 if ! command -v npm >/dev/null 2>&1; then pkgs+=(nodejs npm); fi
