@@ -37,6 +37,15 @@ expect_rc 0 "sweep --levels 5,9" $gcv sweep --scale small --levels 5,9 --quiet
 schema_report "$out/levels.json"
 junit_ok "$out/levels.junit.xml"
 
+echo "== help CMD and mistyped commands"
+expect_rc 0 "help sweep" $gcv help sweep
+$gcv sweep --help >"$out/sweep.help"
+cmp -s "$out/last.out" "$out/sweep.help" || { echo "FAIL: 'help sweep' differs from 'sweep --help'"; exit 1; }
+expect_rc 2 "mistyped command" $gcv sweeep
+grep -q "unknown command 'sweeep' (did you mean 'sweep'?)" "$out/last.err" || { echo "FAIL: no suggestion for 'sweeep'"; cat "$out/last.err"; exit 1; }
+expect_rc 2 "help of a mistyped command" $gcv help dump-textur
+grep -q "did you mean 'dump-texture'" "$out/last.err" || { echo "FAIL: no suggestion for 'dump-textur'"; exit 1; }
+
 echo "== mistyped paths and empty selections"
 expect_rc 2 "--baseline that does not exist" $gcv sweep --scale small --levels 0 --quiet --baseline "$out/no-such-metrics.yaml"
 grep -q "no-such-metrics.yaml does not exist" "$out/last.err"

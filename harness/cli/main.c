@@ -5,6 +5,7 @@
 
 #include "gc_exit.h"
 #include "gc_fsutil.h"
+#include "gc_inv.h"
 
 #define GC_COMMAND(n, summary) int gc_cmd_##n(int argc, char **argv);
 #include "commands.def"
@@ -26,7 +27,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "gcverify %s - regression verification for Ratchet & Clank: Going Commando levels\n\n"
-            "usage: gcverify <command> [options]   (gcverify <command> --help for details)\n\n"
+            "usage: gcverify <command> [options]   (gcverify help <command>, or\n"
+            "       gcverify <command> --help, for details)\n\n"
             "commands:\n",
             GC_VERSION);
     for (const command *c = commands; c->name; c++) {
@@ -62,8 +64,52 @@ static int finish(int rc)
     return rc;
 }
 
+/* The command called NAME (dashes or underscores), or NULL. */
+static const command *find_command(const char *name)
+{
+    char want[64];
+    snprintf(want, sizeof want, "%s", name);
+    for (char *p = want; *p; p++)
+        if (*p == '-')
+            *p = '_';
+    for (const command *c = commands; c->name; c++)
+        if (strcmp(c->name, want) == 0)
+            return c;
+    return NULL;
+}
+
+/* "unknown command" with the nearest command name, exit 2. */
+static int unknown_command(const char *name)
+{
+    const char *names[sizeof commands / sizeof commands[0]];
+    char spelled[sizeof commands / sizeof commands[0]][32];
+    size_t n = 0;
+    for (const command *c = commands; c->name; c++, n++) {
+        snprintf(spelled[n], sizeof spelled[n], "%s", c->name);
+        for (char *p = spelled[n]; *p; p++)
+            if (*p == '_')
+                *p = '-';
+        names[n] = spelled[n];
+    }
+    const char *s = gc_inv_suggest(name, names, n);
+    if (s)
+        fprintf(stderr, "gcverify: unknown command '%s' (did you mean '%s'?)\n", name, s);
+    else
+        fprintf(stderr, "gcverify: unknown command '%s' (see gcverify --help)\n", name);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
+    /* `gcverify help CMD` is `gcverify CMD --help` */
+    if (argc >= 3 && strcmp(argv[1], "help") == 0) {
+        const command *c = find_command(argv[2]);
+        if (!c)
+            return unknown_command(argv[2]);
+        char help_flag[] = "--help";
+        char *hargv[] = {argv[2], help_flag, NULL};
+        return finish(c->run(2, hargv));
+    }
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         usage(argc < 2 ? stderr : stdout);
@@ -73,14 +119,8 @@ int main(int argc, char **argv)
         printf("gcverify %s\n", GC_VERSION);
         return finish(0);
     }
-    char want[64];
-    snprintf(want, sizeof want, "%s", argv[1]);
-    for (char *p = want; *p; p++)
-        if (*p == '-')
-            *p = '_';
-    for (const command *c = commands; c->name; c++)
-        if (strcmp(c->name, want) == 0)
-            return finish(c->run(argc - 1, argv + 1));
-    fprintf(stderr, "gcverify: unknown command '%s' (see gcverify --help)\n", argv[1]);
-    return 2;
+    const command *c = find_command(argv[1]);
+    if (!c)
+        return unknown_command(argv[1]);
+    return finish(c->run(argc - 1, argv + 1));
 }

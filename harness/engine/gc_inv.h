@@ -86,4 +86,8 @@ void gc_inv_result_free(gc_inv_result *r);
  * tables, or a table slot whose descriptor is not the one the set was loaded with.
  * *out is zeroed first. A once-per-corpus check reports its sample with level -1.) */
 
+/* The closest candidate at edit distance <= 2 (first on ties), or NULL: the
+ * "did you mean" of the invariant loader, also used by the command line. */
+const char *gc_inv_suggest(const char *name, const char *const *cands, size_t n);
+
 #endif

@@ -51,8 +51,6 @@ void gc_inv_err_add(gc_inv_errors *e, int file_no, const char *file, int line, i
 
 /* Levenshtein distance, capped (returns cap+1 when larger). */
 size_t gc_inv_edit_distance(const char *a, const char *b, size_t cap);
-/* The closest candidate at distance <= 2 (first on ties), or NULL. */
-const char *gc_inv_suggest(const char *name, const char *const *cands, size_t n);
 
 /* ---- expression AST ---- */
 
