@@ -10,7 +10,9 @@
 #  4. examples/level_tables/level_tables.c built through
 #     `pkg-config --cflags --libs gcformats` (shared and static) and through
 #     CMake's find_package(gcformats); each decodes one level;
-#  5. only gc_* symbols leave libgcformats.so.
+#  5. only gc_* symbols leave libgcformats.so;
+#  6. gcverify(1) and the bash/zsh completions are installed and say what the
+#     installed binary's --help says (tests/cli_docs.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$(pwd -P)
@@ -27,9 +29,17 @@ rm -rf "$tmp/prefix"
 P=$tmp/moved
 for f in bin/gcverify share/gcverify/invariants/tfrag.yaml share/gcverify/golden/metrics-small.yaml \
          share/gcverify/golden/LEDGER.md include/gcformats/gcformats.h lib/libgcformats.a \
-         lib/pkgconfig/gcformats.pc lib/cmake/gcformats/gcformatsConfig.cmake; do
+         lib/pkgconfig/gcformats.pc lib/cmake/gcformats/gcformatsConfig.cmake \
+         share/man/man1/gcverify.1 share/bash-completion/completions/gcverify \
+         share/zsh/site-functions/_gcverify; do
   [ -e "$P/$f" ] || fail "the install lacks $f"
 done
+# the installed page and completions say what the installed binary says
+mkdir -p "$tmp/docs-check"
+cp "$P/share/man/man1/gcverify.1" "$P/share/zsh/site-functions/_gcverify" "$tmp/docs-check/"
+cp "$P/share/bash-completion/completions/gcverify" "$tmp/docs-check/gcverify.bash"
+bash tests/cli_docs.sh "$P/bin/gcverify" "$tmp/docs-check" >/dev/null ||
+  fail "the installed man page or completions differ from the installed gcverify's --help"
 ls "$P"/lib/libgcformats.so.* >/dev/null 2>&1 || fail "the install lacks libgcformats.so.*"
 ( cd "$P" && find . -type f -exec sha256sum {} + | sort ) >"$tmp/prefix.before"
 

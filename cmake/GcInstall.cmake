@@ -6,6 +6,8 @@
 #   P/include/gcformats/*.h                     the public decoder headers
 #   P/lib/pkgconfig/gcformats.pc                pkg-config
 #   P/lib/cmake/gcformats/                      find_package(gcformats)
+#   P/share/man/man1/gcverify.1                 the man page, made from --help
+#   P/share/bash-completion/completions/gcverify, P/share/zsh/site-functions/_gcverify
 # The installed gcverify finds its data as <exe>/../share/gcverify
 # (harness/util/gc_paths.h); GCVERIFY_DATA_DIR overrides it.
 include(CMakePackageConfigHelpers)
@@ -14,6 +16,25 @@ include(CMakePackageConfigHelpers)
 file(WRITE ${CMAKE_BINARY_DIR}/gcverify-source-dir "${CMAKE_SOURCE_DIR}\n")
 
 install(TARGETS gcverify RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# gcverify(1) and the completions are generated from the built binary's own
+# --help texts (cmake/gen_cli_docs.py), so they cannot drift from it;
+# tests/cli_docs.sh compares them.
+find_package(Python3 COMPONENTS Interpreter REQUIRED)
+set(GC_CLI_DOCS ${CMAKE_BINARY_DIR}/cli-docs)
+add_custom_command(
+  OUTPUT ${GC_CLI_DOCS}/gcverify.1 ${GC_CLI_DOCS}/gcverify.bash ${GC_CLI_DOCS}/_gcverify
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${GC_CLI_DOCS}
+  COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/cmake/gen_cli_docs.py $<TARGET_FILE:gcverify>
+          ${GC_CLI_DOCS} ${PROJECT_VERSION}
+  DEPENDS gcverify ${CMAKE_SOURCE_DIR}/cmake/gen_cli_docs.py
+  COMMENT "gcverify(1) and shell completions from --help"
+  VERBATIM)
+add_custom_target(gcverify_cli_docs ALL DEPENDS ${GC_CLI_DOCS}/gcverify.1)
+install(FILES ${GC_CLI_DOCS}/gcverify.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${GC_CLI_DOCS}/gcverify.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
+        RENAME gcverify)
+install(FILES ${GC_CLI_DOCS}/_gcverify DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/invariants/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/gcverify/invariants
         FILES_MATCHING PATTERN "*.yaml")
