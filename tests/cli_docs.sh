@@ -38,8 +38,8 @@ echo "cli_docs: man page holds --help of gcverify and its ${#cmds[@]} commands v
 if command -v nroff >/dev/null 2>&1; then
   # as rendered: every non-blank help line, leading blanks dropped, is a line
   # of the rendered page (MANWIDTH wide enough that nothing wraps)
-  nroff -man -rLL=250n "$page" 2>/dev/null | col -bx 2>/dev/null | sed 's/^ *//' >"$tmp/rendered" ||
-    nroff -man -rLL=250n "$page" | sed -e 's/.\x08//g' -e 's/^ *//' >"$tmp/rendered"
+  nroff -Tascii -man -rLL=250n "$page" 2>/dev/null | col -bx 2>/dev/null | sed 's/^ *//' >"$tmp/rendered" ||
+    nroff -Tascii -man -rLL=250n "$page" | sed -e 's/.\x08//g' -e 's/^ *//' >"$tmp/rendered"
   for c in "${cmds[@]}"; do
     "$exe" "$c" --help | sed 's/^ *//' | grep -v '^$' | while IFS= read -r line; do
       grep -qxF -- "$line" "$tmp/rendered" || fail "rendered page lacks '$line' of '$c --help'"
