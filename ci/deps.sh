@@ -8,11 +8,11 @@ set -euo pipefail
 # images independently (tests/test_iso.c); strace: ci/install.sh. liblz4-dev:
 # bench_lz times lz4's decoder beside ours (bench only; the harness never links it).
 # groff-base and zsh: tests/cli_docs.sh renders gcverify(1) with nroff and parses
-# the zsh completion.
+# the zsh completion. libjansson-dev: JSON reading (diff, merge).
 pkgs=(build-essential make cmake pkg-config git libyaml-dev libssl-dev libcriterion-dev
       libpng-dev libiso9660-dev clang clang-format libclang-rt-14-dev libxml2-utils
       python3-jsonschema xorriso strace liblz4-dev
-      groff-base zsh)
+      groff-base zsh libjansson-dev)
 # node and npm run the offline CI-config validators (ci/validate_ci.sh); a
 # machine that has node from elsewhere keeps it
 if ! command -v npm >/dev/null 2>&1; then pkgs+=(nodejs npm); fi

@@ -24,6 +24,12 @@ pkg_check_modules(ISO9660 IMPORTED_TARGET libiso9660)
 if(NOT ISO9660_FOUND)
   message(FATAL_ERROR "libiso9660 not found: apt-get install libiso9660-dev (or run: bash ci/deps.sh)")
 endif()
+# JSON reading (diff, merge, report tests): jansson, a maintained library,
+# instead of a parser of our own; the report writers stay ours (report_write.c).
+pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
+if(NOT JANSSON_FOUND)
+  message(FATAL_ERROR "jansson not found: apt-get install libjansson-dev (or run: bash ci/deps.sh)")
+endif()
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 if(GC_BUILD_TESTS)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A small JSON reader for gcverify's own reports (diff, merge). Parses into
- * a tree; objects keep their member order. Not a general-purpose library:
- * numbers are doubles, strings are UTF-8 as written (\uXXXX escapes above
- * 0x7f are encoded as UTF-8). */
+/* JSON reading for gcverify's own reports (diff, merge): jansson parses, and
+ * the result is handed over as this small tree; objects keep their member
+ * order. Numbers are doubles, strings UTF-8 (\uXXXX escapes decoded by
+ * jansson), duplicate keys are an error, nesting is limited to 64 levels. */
 #ifndef GC_JSON_H
 #define GC_JSON_H
 
@@ -25,7 +25,9 @@ typedef struct gc_json {
     char **keys;            /* GC_JSON_OBJ: member names */
     struct gc_json **items; /* ARR elements / OBJ values */
     size_t count;
-    size_t src_start, src_end; /* byte range of this value in the source text */
+    /* byte range of this value in the source text (merge copies corpus_tables
+     * entries verbatim) */
+    size_t src_start, src_end;
 } gc_json;
 
 /* Parse text; NULL on error with "line L col C: message" in err. */

@@ -1,43 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* Recursive-descent JSON parser (depth-limited). */
+/* JSON reading through jansson (Debian's libjansson), converted into the
+ * small gc_json tree the report readers walk (issue 14: a maintained library
+ * instead of our own parser). The writers stay ours (report_write.c): they fix
+ * key order and number formatting so reports are byte-identical, which
+ * jansson's dumper does not promise for reals.
+ *
+ * jansson keeps no source positions, but `merge` echoes a shard's
+ * corpus_tables entries byte for byte. So src_start/src_end of every value are
+ * found afterwards by a structural scan of the text jansson has accepted as
+ * valid JSON (no value is decoded twice). */
 #include "gc_json.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct parser {
-    const char *s;
-    size_t pos;
-    char *err;
-    size_t errlen;
-    int failed;
-    int depth;
-} parser;
-
-static void fail(parser *p, const char *msg)
-{
-    if (p->failed)
-        return;
-    p->failed = 1;
-    size_t line = 1, col = 1;
-    for (size_t i = 0; i < p->pos && p->s[i]; i++) {
-        if (p->s[i] == '\n') {
-            line++;
-            col = 1;
-        } else {
-            col++;
-        }
-    }
-    snprintf(p->err, p->errlen, "line %zu col %zu: %s", line, col, msg);
-}
-
-static void ws(parser *p)
-{
-    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\n' || p->s[p->pos] == '\t' ||
-           p->s[p->pos] == '\r')
-        p->pos++;
-}
+/* Nesting accepted (jansson's own limit is 2048): reports nest about 8 deep;
+ * the conversion below recurses once per level. */
+#define GC_JSON_MAX_DEPTH 64
 
 static gc_json *node(gc_json_type t)
 {
@@ -47,246 +28,153 @@ static gc_json *node(gc_json_type t)
     return j;
 }
 
-static int push(gc_json *j, gc_json *item, char *key)
+static gc_json *convert(json_t *v, int depth, int *too_deep)
 {
-    if ((j->count & (j->count - 1)) == 0) { /* grow at powers of two */
-        size_t cap = j->count ? j->count * 2 : 4;
-        gc_json **ni = realloc(j->items, cap * sizeof *ni);
-        if (!ni)
-            return -1;
-        j->items = ni;
-        if (j->type == GC_JSON_OBJ) {
-            char **nk = realloc(j->keys, cap * sizeof *nk);
-            if (!nk)
-                return -1;
-            j->keys = nk;
-        }
-    }
-    j->items[j->count] = item;
-    if (j->type == GC_JSON_OBJ)
-        j->keys[j->count] = key;
-    j->count++;
-    return 0;
-}
-
-static void put_utf8(char *out, size_t *n, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[(*n)++] = (char)cp;
-    } else if (cp < 0x800) {
-        out[(*n)++] = (char)(0xc0 | cp >> 6);
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    } else {
-        out[(*n)++] = (char)(0xe0 | cp >> 12);
-        out[(*n)++] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3f));
-    }
-}
-
-static char *parse_string(parser *p)
-{
-    if (p->s[p->pos] != '"') {
-        fail(p, "expected a string");
+    if (depth > GC_JSON_MAX_DEPTH) {
+        *too_deep = 1;
         return NULL;
     }
-    p->pos++;
-    size_t start = p->pos, n = 0;
-    while (p->s[p->pos] && p->s[p->pos] != '"') {
-        if (p->s[p->pos] == '\\' && p->s[p->pos + 1])
-            p->pos++;
-        p->pos++;
-    }
-    if (p->s[p->pos] != '"') {
-        fail(p, "unterminated string");
-        return NULL;
-    }
-    char *out = malloc(p->pos - start + 1);
-    if (!out) {
-        fail(p, "out of memory");
-        return NULL;
-    }
-    for (size_t i = start; i < p->pos; i++) {
-        char c = p->s[i];
-        if (c != '\\') {
-            out[n++] = c;
-            continue;
+    gc_json *j = NULL;
+    switch (json_typeof(v)) {
+    case JSON_NULL:
+        return node(GC_JSON_NULL);
+    case JSON_TRUE:
+    case JSON_FALSE:
+        j = node(GC_JSON_BOOL);
+        if (j)
+            j->boolean = json_is_true(v);
+        return j;
+    case JSON_INTEGER:
+        j = node(GC_JSON_NUM);
+        if (j)
+            j->num = (double)json_integer_value(v);
+        return j;
+    case JSON_REAL:
+        j = node(GC_JSON_NUM);
+        if (j)
+            j->num = json_real_value(v);
+        return j;
+    case JSON_STRING:
+        j = node(GC_JSON_STR);
+        if (j && !(j->str = strdup(json_string_value(v)))) {
+            free(j);
+            return NULL;
         }
-        c = p->s[++i];
-        switch (c) {
-        case 'n':
-            out[n++] = '\n';
-            break;
-        case 't':
-            out[n++] = '\t';
-            break;
-        case 'r':
-            out[n++] = '\r';
-            break;
-        case 'b':
-            out[n++] = '\b';
-            break;
-        case 'f':
-            out[n++] = '\f';
-            break;
-        case 'u': {
-            unsigned cp = 0;
-            int k;
-            for (k = 1; k <= 4; k++) {
-                char h = p->s[i + (size_t)k];
-                cp <<= 4;
-                if (h >= '0' && h <= '9')
-                    cp |= (unsigned)(h - '0');
-                else if (h >= 'a' && h <= 'f')
-                    cp |= (unsigned)(h - 'a' + 10);
-                else if (h >= 'A' && h <= 'F')
-                    cp |= (unsigned)(h - 'A' + 10);
-                else
-                    break;
-            }
-            if (k <= 4) {
-                free(out);
-                fail(p, "bad \\u escape");
-                return NULL;
-            }
-            i += 4;
-            put_utf8(out, &n, cp);
-            break;
-        }
-        default:
-            out[n++] = c;
-        }
-    }
-    out[n] = '\0';
-    p->pos++;
-    return out;
-}
-
-static gc_json *parse_value(parser *p);
-
-static gc_json *parse_container(parser *p, int obj)
-{
-    gc_json *j = node(obj ? GC_JSON_OBJ : GC_JSON_ARR);
-    if (!j) {
-        fail(p, "out of memory");
-        return NULL;
-    }
-    p->pos++;
-    ws(p);
-    char close = obj ? '}' : ']';
-    if (p->s[p->pos] == close) {
-        p->pos++;
+        return j;
+    case JSON_ARRAY: {
+        j = node(GC_JSON_ARR);
+        size_t n = json_array_size(v);
+        if (!j || (n && !(j->items = calloc(n, sizeof *j->items))))
+            goto fail;
+        for (size_t i = 0; i < n; i++, j->count++)
+            if (!(j->items[i] = convert(json_array_get(v, i), depth + 1, too_deep)))
+                goto fail;
         return j;
     }
-    for (;;) {
-        char *key = NULL;
-        if (obj) {
-            ws(p);
-            key = parse_string(p);
-            if (!key)
-                break;
-            ws(p);
-            if (p->s[p->pos] != ':') {
-                free(key);
-                fail(p, "expected ':'");
-                break;
+    case JSON_OBJECT: {
+        j = node(GC_JSON_OBJ);
+        size_t n = json_object_size(v);
+        if (!j || (n && (!(j->items = calloc(n, sizeof *j->items)) ||
+                         !(j->keys = calloc(n, sizeof *j->keys)))))
+            goto fail;
+        /* jansson iterates an object in the order its members were read */
+        const char *key;
+        json_t *val;
+        json_object_foreach(v, key, val)
+        {
+            if (!(j->keys[j->count] = strdup(key)))
+                goto fail;
+            gc_json *c = convert(val, depth + 1, too_deep);
+            if (!c) {
+                free(j->keys[j->count]);
+                goto fail;
             }
-            p->pos++;
+            j->items[j->count++] = c;
         }
-        gc_json *v = parse_value(p);
-        if (!v) {
-            free(key);
-            break;
-        }
-        if (push(j, v, key) != 0) {
-            free(key);
-            gc_json_free(v);
-            fail(p, "out of memory");
-            break;
-        }
-        ws(p);
-        if (p->s[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->s[p->pos] == close) {
-            p->pos++;
-            return j;
-        }
-        fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-        break;
+        return j;
     }
+    }
+fail:
     gc_json_free(j);
     return NULL;
 }
 
-static gc_json *parse_value(parser *p)
+/* End of the JSON string whose opening quote is at s[i] (index after it). */
+static size_t skip_string(const char *s, size_t i)
 {
-    ws(p);
-    if (++p->depth > 64) {
-        fail(p, "nesting too deep");
-        return NULL;
-    }
-    size_t start = p->pos;
-    gc_json *j = NULL;
-    char c = p->s[p->pos];
-    if (c == '{' || c == '[') {
-        j = parse_container(p, c == '{');
-    } else if (c == '"') {
-        char *s = parse_string(p);
-        if (s) {
-            j = node(GC_JSON_STR);
-            if (j)
-                j->str = s;
-            else
-                free(s);
+    for (i++; s[i] && s[i] != '"'; i++)
+        if (s[i] == '\\' && s[i + 1])
+            i++;
+    return s[i] ? i + 1 : i;
+}
+
+static size_t skip_ws(const char *s, size_t i)
+{
+    while (s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r')
+        i++;
+    return i;
+}
+
+/* End of the (valid) scalar JSON value starting at s[i]. */
+static size_t skip_value(const char *s, size_t i)
+{
+    if (s[i] == '"')
+        return skip_string(s, i);
+    while (s[i] && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\n' &&
+           s[i] != '\t' && s[i] != '\r')
+        i++;
+    return i;
+}
+
+/* Sets the byte range of j, the (valid) value starting at s[i], and of every
+ * value inside it, in the order jansson read them (the order of j->items);
+ * returns the index after it. A structural scan only: the text has already
+ * been parsed and validated by jansson, values are not decoded again. */
+static size_t locate(const char *s, gc_json *j, size_t i)
+{
+    i = skip_ws(s, i);
+    j->src_start = i;
+    if (j->type == GC_JSON_OBJ || j->type == GC_JSON_ARR) {
+        i++; /* past '{' or '[' */
+        for (size_t m = 0; m < j->count; m++) {
+            i = skip_ws(s, i);
+            if (s[i] == ',')
+                i = skip_ws(s, i + 1);
+            if (j->type == GC_JSON_OBJ) {
+                i = skip_ws(s, skip_string(s, i)); /* the key */
+                i++;                               /* past ':' */
+            }
+            i = locate(s, j->items[m], i);
         }
-    } else if (strncmp(p->s + p->pos, "null", 4) == 0) {
-        p->pos += 4;
-        j = node(GC_JSON_NULL);
-    } else if (strncmp(p->s + p->pos, "true", 4) == 0) {
-        p->pos += 4;
-        j = node(GC_JSON_BOOL);
-        if (j)
-            j->boolean = 1;
-    } else if (strncmp(p->s + p->pos, "false", 5) == 0) {
-        p->pos += 5;
-        j = node(GC_JSON_BOOL);
-    } else if (c == '-' || (c >= '0' && c <= '9')) {
-        char *end;
-        double v = strtod(p->s + p->pos, &end);
-        if (end == p->s + p->pos) {
-            fail(p, "bad number");
-        } else {
-            p->pos = (size_t)(end - p->s);
-            j = node(GC_JSON_NUM);
-            if (j)
-                j->num = v;
-        }
+        i = skip_ws(s, i);
+        j->src_end = s[i] ? i + 1 : i; /* past '}' or ']' */
     } else {
-        fail(p, "unexpected character");
+        j->src_end = skip_value(s, i);
     }
-    p->depth--;
-    if (j) {
-        j->src_start = start;
-        j->src_end = p->pos;
-    } else if (!p->failed) {
-        fail(p, "out of memory");
-    }
-    return j;
+    return j->src_end;
 }
 
 gc_json *gc_json_parse(const char *text, char *err, size_t errlen)
 {
-    parser p = {.s = text, .err = err, .errlen = errlen};
-    gc_json *j = parse_value(&p);
-    if (j) {
-        ws(&p);
-        if (p.s[p.pos] != '\0') {
-            fail(&p, "trailing characters after the value");
-            gc_json_free(j);
-            j = NULL;
-        }
+    json_error_t e;
+    /* Duplicate keys would make "the member called k" ambiguous: refused.
+     * Every number is read as a double (JSON_DECODE_INT_AS_REAL), as the tree
+     * promises, so a 64-bit count past 2^63 is not an error. */
+    json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
+                           &e);
+    if (!v) {
+        snprintf(err, errlen, "line %d col %d: %s", e.line, e.column, e.text);
+        return NULL;
     }
+    int too_deep = 0;
+    gc_json *j = convert(v, 0, &too_deep);
+    json_decref(v);
+    if (!j) {
+        snprintf(err, errlen, "%s",
+                 too_deep ? "nesting deeper than 64 levels" : "out of memory reading JSON");
+        return NULL;
+    }
+    locate(text, j, 0);
     return j;
 }
 
@@ -320,6 +208,7 @@ const char *gc_json_str(const gc_json *j, const char *dflt)
     return j && j->type == GC_JSON_STR ? j->str : dflt;
 }
 
+/* A number, or a boolean as 0/1 (the readers take flags this way). */
 double gc_json_num(const gc_json *j, double dflt)
 {
     if (!j)
