@@ -189,7 +189,8 @@ static const gc_column packet_cols[] = {
            "vertices the GS replay appends to primitives (before the padding)"),
     GC_COL(shrub_packet_row, padding_vertices, GC_T_U32, 0, "count",
            "trailing copies at the previous vertex's GS offset (a packet under 6 vertices)"),
-    GC_COL(shrub_packet_row, nloop_sum, GC_T_U32, 0, "count", "sum of the GIF tags' NLOOP (bits 0-14)"),
+    GC_COL(shrub_packet_row, nloop_sum, GC_T_U32, 0, "count",
+           "sum of the GIF tags' NLOOP (bits 0-14)"),
     GC_COL(shrub_packet_row, stop_index, GC_T_S32, 0, "",
            "first vertex with bit 15 of n_and_stop_cond set (-1 if none)"),
     GC_COL(shrub_packet_row, stop_bits, GC_T_U32, 0, "count", "vertices with bit 15 set"),
@@ -232,7 +233,8 @@ typedef struct shrub_vertex_row {
 static const gc_column vertex_cols[] = {
     GC_COL(shrub_vertex_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
            "offset of the 8-byte position element (UNPACK 2)"),
-    GC_COL(shrub_vertex_row, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "parent shrub.packet row"),
+    GC_COL(shrub_vertex_row, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "parent shrub.packet row"),
     GC_COL(shrub_vertex_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "shrub.class row"),
     GC_COL(shrub_vertex_row, index, GC_T_U32, 0, "", "vertex index in the packet"),
     GC_COL(shrub_vertex_row, primitive, GC_T_U32, 0, "", "GIF tag (strip or list) it belongs to"),
@@ -247,8 +249,7 @@ static const gc_column vertex_cols[] = {
            "class-local texture index in force (TEX0_1 data_lo); -1 before any"),
     GC_COL(shrub_vertex_row, sphere_known, GC_T_BOOL, 0, "",
            "the class header reads as a float bounding sphere (header_reading 1)"),
-    GC_COL(shrub_vertex_row, radius, GC_T_F32, 0, "class units",
-           "distance from the sphere centre"),
+    GC_COL(shrub_vertex_row, radius, GC_T_F32, 0, "class units", "distance from the sphere centre"),
     GC_COL(shrub_vertex_row, bsphere_radius, GC_T_F32, 0, "class units", "header +0x0c"),
 };
 
@@ -297,7 +298,8 @@ static const gc_column triangle_cols[] = {
 
 static const gc_table_desc gc_table_shrub_triangle = {
     .name = "shrub.triangle",
-    .doc = "One row per triangle of a shrub packet's strips and lists, as Wrench's recovery forms them.",
+    .doc = "One row per triangle of a shrub packet's strips and lists, as Wrench's recovery forms "
+           "them.",
     .row_size = sizeof(shrub_triangle_row),
     .columns = triangle_cols,
     .column_count = GC_COUNTOF(triangle_cols),
@@ -407,7 +409,13 @@ static gc_status replay(const shrub_emit *e, shrub_packet_row *p, const uint8_t 
     tri.packet_vertices = nv;
     p->vertex_row = nv ? (uint32_t)e->vb->count : UINT32_MAX;
     gc_status st = GC_OK;
-#define SHRUB_CLOSE()                                                                                  do {                                                                                                   if (open && (st = close_primitive(e, p, &tri, first, v - first, v1, v2, k, diag)) != GC_OK)             return st;                                                                                     open = 0;                                                                                      } while (0)
+#define SHRUB_CLOSE()                                                                              \
+    do {                                                                                           \
+        if (open &&                                                                                \
+            (st = close_primitive(e, p, &tri, first, v - first, v1, v2, k, diag)) != GC_OK)        \
+            return st;                                                                             \
+        open = 0;                                                                                  \
+    } while (0)
     while (v < nv && (t < nt || a < na || v < nv)) {
         if (t < nt && (int32_t)gc_load_u32le(tags + SHRUB_GIF_TAG_BYTES * t + 12) == at) {
             SHRUB_CLOSE();
@@ -639,8 +647,8 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
                             cls.size);
             gc_seek(&h, 0x1C);
             c.billboard_offset = gc_s32le(&h); /* +0x1c */
-            c.billboard_fits = c.billboard_offset > 0 &&
-                               gc_range_ok((size_t)c.billboard_offset, 0x40u, cls.size);
+            c.billboard_fits =
+                c.billboard_offset > 0 && gc_range_ok((size_t)c.billboard_offset, 0x40u, cls.size);
             if (c.billboard_fits) {
                 gc_reader b = gc_window(&cls, (size_t)c.billboard_offset, 0x40u);
                 c.billboard_fade = gc_f32le(&b); /* billboard +0x00 */
@@ -668,14 +676,15 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
                 p.file_ofs = cls.file_ofs + (p.offset > 0 ? (uint64_t)p.offset : 0);
                 em.packet_row = (uint32_t)pb->count;
                 if (p.inside_span) {
-                    gc_status ps = read_packet(
-                        &em, gc_window(&cls, (size_t)p.offset, (size_t)p.size_bytes), &p, &max_r2,
-                        diag);
+                    gc_status ps =
+                        read_packet(&em, gc_window(&cls, (size_t)p.offset, (size_t)p.size_bytes),
+                                    &p, &max_r2, diag);
                     if (ps != GC_OK)
                         return ps;
                 }
                 for (uint32_t q = 0; q < p.triangles; q++)
-                    c.triangles += !((const shrub_triangle_row *)tb->data)[tb->count - 1 - q].zero_area;
+                    c.triangles +=
+                        !((const shrub_triangle_row *)tb->data)[tb->count - 1 - q].zero_area;
                 shrub_packet_row *prow = gc_rows_push(pb);
                 if (!prow)
                     return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for shrub.packet");

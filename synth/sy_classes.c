@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Moby and tie class data in core_data (shrubs: sy_shrub.c): each writer lays out one class span of an exact
- * byte size, with the headers and packet structures of docs/formats/classes.md, and fills what is
- * left of the span with animation-like bulk data. */
+/* Moby and tie class data in core_data (shrubs: sy_shrub.c): each writer lays out one class span of
+ * an exact byte size, with the headers and packet structures of docs/formats/classes.md, and fills
+ * what is left of the span with animation-like bulk data. */
 #include <math.h> /* sqrtf only: IEEE-exact */
 #include <string.h>
 
@@ -317,4 +317,3 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
         sy_fill_bulk(c + at, span - at, r);
     return 0;
 }
-

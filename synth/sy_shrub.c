@@ -69,10 +69,10 @@ typedef struct sh_run {
 /* A starting direction set: the 6 axes, 8 cube corners and 10 of the 12 edge midpoints. Each
  * class jitters and renormalises them, so every class carries its own 24 vectors as retail does. */
 static const int8_t base_dirs[SH_NORMALS][3] = {
-    {1, 0, 0},  {-1, 0, 0},  {0, 1, 0},  {0, -1, 0},  {0, 0, 1},   {0, 0, -1},
-    {1, 1, 1},  {1, 1, -1},  {1, -1, 1}, {1, -1, -1}, {-1, 1, 1},  {-1, 1, -1},
-    {-1, -1, 1}, {-1, -1, -1}, {1, 1, 0},  {1, -1, 0},  {-1, 1, 0},  {-1, -1, 0},
-    {1, 0, 1},  {1, 0, -1},  {-1, 0, 1}, {-1, 0, -1}, {0, 1, 1},   {0, 1, -1},
+    {1, 0, 0},   {-1, 0, 0},   {0, 1, 0},  {0, -1, 0},  {0, 0, 1},  {0, 0, -1},
+    {1, 1, 1},   {1, 1, -1},   {1, -1, 1}, {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1},
+    {-1, -1, 1}, {-1, -1, -1}, {1, 1, 0},  {1, -1, 0},  {-1, 1, 0}, {-1, -1, 0},
+    {1, 0, 1},   {1, 0, -1},   {-1, 0, 1}, {-1, 0, -1}, {0, 1, 1},  {0, 1, -1},
 };
 
 /* Bytes of one packet's VIF list: 3 words, UNPACK + header qwords, STMOD + UNPACK + positions,
@@ -193,8 +193,8 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, uint32_t sl
         for (uint32_t q = 0, t = 0; q < nruns; q++) {
             uint8_t *g = h + 16 + 16 * q;
             uint32_t prim = (runs[q].list ? SH_PRIM_LIST : SH_PRIM_STRIP) | SH_PRIM_SHADED;
-            uint64_t tag = (uint64_t)runs[q].count | (uint64_t)(q + 1 == nruns) << 15 |
-                           1ull << 46 | (uint64_t)prim << 47 | 3ull << 60;
+            uint64_t tag = (uint64_t)runs[q].count | (uint64_t)(q + 1 == nruns) << 15 | 1ull << 46 |
+                           (uint64_t)prim << 47 | 3ull << 60;
             put_u32(g + 0, (uint32_t)tag), put_u32(g + 4, (uint32_t)(tag >> 32));
             put_u32(g + 8, SH_GIF_REGS);
             put_u32(g + 12, gs_tag[q]);
@@ -203,12 +203,12 @@ int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, uint32_t sl
             uint8_t *a = tex + 64 * t++;
             for (int i = 0; i < 4; i++)
                 a[16 * i + 8] = tex_regs[i];
-            put_u32(a + 12, gs_tex[q]); /* gs_packet_offset after TEX1_1's 12 bytes */
+            put_u32(a + 12, gs_tex[q]);      /* gs_packet_offset after TEX1_1's 12 bytes */
             put_u32(a + 0, (uint16_t)lod_k); /* TEX1_1 data_lo: LOD K of mip_distance */
-            put_u32(a + 4, 4);          /* TEX1_1 data_hi: MMIN */
+            put_u32(a + 4, 4);               /* TEX1_1 data_hi: MMIN */
             put_u32(a + 16, (uint32_t)(runs[q].count & 1)); /* CLAMP_1: clamp S or not */
-            put_u32(a + 32, (uint32_t)runs[q].texture);      /* MIPTBP1_1: the texture index */
-            put_u32(a + 48, (uint32_t)runs[q].texture);      /* TEX0_1 data_lo: the material */
+            put_u32(a + 32, (uint32_t)runs[q].texture);     /* MIPTBP1_1: the texture index */
+            put_u32(a + 48, (uint32_t)runs[q].texture);     /* TEX0_1 data_lo: the material */
         }
         uint8_t *u1 = h + 16 * hdr_qw;
         put_u32(u1, SH_STMOD_0);
