@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Moby, tie and shrub class data in core_data: each writer lays out one class span of an exact
- * byte size, with the headers and packet structures of docs/formats/classes.md, and fills what is
- * left of the span with animation-like bulk data. */
+/* Moby and tie class data in core_data (shrubs: sy_shrub.c): each writer lays out one class span of
+ * an exact byte size, with the headers and packet structures of docs/formats/classes.md, and fills
+ * what is left of the span with animation-like bulk data. */
 #include <math.h> /* sqrtf only: IEEE-exact */
 #include <string.h>
 
@@ -312,128 +312,6 @@ int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_o
         at = body;
         if (at > span)
             return -1;
-    }
-    if (at < span)
-        sy_fill_bulk(c + at, span - at, r);
-    return 0;
-}
-
-#define SHRUB_HEADER_BYTES 0x40u
-
-/* GS register numbers of the shrub texture primitive's A+D records, in Wrench's order
- * (ShrubTexturePrimitive, engine/shrub.h): TEX1_1, CLAMP_1, MIPTBP1_1, TEX0_1. */
-static const uint8_t shrub_ad_regs[4] = {0x14, 0x08, 0x34, 0x06};
-/* GS PRIM register: primitive type in bits 0-2 (3 = triangle list, 4 = triangle strip), then
- * IIP (bit 3), TME (4), FGE (5), ABE (6), as Wrench's shrub builder sets them. */
-#define GS_PRIM_TRIANGLE       3u
-#define GS_PRIM_TRIANGLE_STRIP 4u
-#define GS_PRIM_SHADED         0x78u
-/* Register descriptors of a shrub vertex GIF tag (PACKED, NREG 3): ST, RGBAQ, XYZF2. */
-#define GIF_SHRUB_REGS 0x412u
-
-int sy_shrub_class_write(sy_buf *out, size_t span, uint32_t o_class, sy_rng *r)
-{
-    size_t base = out->len;
-    if (span < SY_SHRUB_CLASS_MIN_BYTES || sy_buf_reserve(out, span) != 0)
-        return -1;
-    sy_buf_zero(out, span);
-    uint8_t *c = out->data + base;
-    uint32_t packets = 1 + sy_rng_below(r, 3);
-    const float scale = 0.25f;
-    put_f32(c + 0x10, sy_rng_below(r, 5) ? 5.0f : 7.5f); /* mip_distance */
-    put_u16(c + 0x14, 0);                                /* mode_bits */
-    put_f32(c + 0x20, scale);                            /* scale */
-    put_u16(c + 0x24, (uint16_t)o_class);                /* o_class */
-    put_u16(c + 0x26, 0);                                /* s_class */
-    put_u16(c + 0x28, (uint16_t)packets);                /* packet_count */
-    size_t normals = SHRUB_HEADER_BYTES + 8u * packets;
-    normals = (normals + 15) / 16 * 16;
-    put_u32(c + 0x2C, (uint32_t)normals); /* normals_offset: inside the span */
-    for (int n = 0; n < 24; n++) {        /* 24 x {s16 x, y, z, pad} */
-        put_u16(c + normals + 8 * n + 0, (uint16_t)(int16_t)((n % 3 - 1) * 0x3000));
-        put_u16(c + normals + 8 * n + 2, (uint16_t)(int16_t)((n / 3 % 3 - 1) * 0x3000));
-        put_u16(c + normals + 8 * n + 4, (uint16_t)(int16_t)0x3000);
-    }
-    size_t at = normals + 24 * 8;
-    uint32_t drawn = 0;
-    int32_t lo[3] = {INT16_MAX, INT16_MAX, INT16_MAX}, hi[3] = {INT16_MIN, INT16_MIN, INT16_MIN};
-    for (uint32_t k = 0; k < packets; k++) {
-        /* Every third packet is a triangle list (a whole number of triangles), the others one
-         * strip; Wrench's reader accepts only these two primitives. */
-        int list = k % 3 == 2;
-        uint32_t nv = 6 + sy_rng_below(r, 26), tex = 1, tags = 1;
-        if (list)
-            nv = nv / 3 * 3;
-        size_t hdr_qw = 1 + tags + 4 * tex; /* header, GIF tags, 0x40-byte A+D records */
-        size_t bytes = 12 + 4 + 16 * hdr_qw + 4 + 8 * nv + 4 + 8 * nv;
-        bytes = (bytes + 15) / 16 * 16;
-        if (at + bytes > span)
-            break;
-        uint8_t *p = c + at;
-        put_u32(p + 0, VIF_STCYCL_4_4);
-        put_u32(p + 4, 0); /* NOP */
-        put_u32(p + 8, VIF_STMOD_0);
-        put_u32(p + 12, VIF_UNPACK(VIF_V4_32, hdr_qw, 0, 0));
-        uint8_t *h = p + 16;
-        /* ShrubPacketHeader {texture_count, gif_tag_count, vertex_count, vertex_offset (qw)} */
-        put_u32(h + 0, tex), put_u32(h + 4, tags), put_u32(h + 8, nv);
-        put_u32(h + 12, (uint32_t)hdr_qw);
-        /* GS packet order: the texture primitive (5 qw) at 0, the vertex GIF tag at 5, then
-         * 3 qw per vertex (ST, RGBAQ, XYZF2); each record names its own GS packet offset. */
-        uint32_t gs_tag = 5 * tex;
-        uint8_t *g = h + 16; /* GIF tag: NLOOP, EOP, PRE, PRIM, FLG PACKED, NREG 3 */
-        uint32_t prim = (list ? GS_PRIM_TRIANGLE : GS_PRIM_TRIANGLE_STRIP) | GS_PRIM_SHADED;
-        uint64_t tag = (uint64_t)nv | 1ull << 15 | 1ull << 46 | (uint64_t)prim << 47 | 3ull << 60;
-        put_u32(g + 0, (uint32_t)tag), put_u32(g + 4, (uint32_t)(tag >> 32));
-        put_u32(g + 8, GIF_SHRUB_REGS);
-        put_u32(g + 12, gs_tag);
-        for (uint32_t t = 0; t < tex; t++) {
-            uint8_t *a = h + 16 * (1 + tags) + 64 * t;
-            for (int q = 0; q < 4; q++)
-                a[16 * q + 8] = shrub_ad_regs[q];
-            put_u32(a + 12, 5 * t); /* gs_packet_offset, in the slot after TEX1_1's register */
-            put_u32(a + 48, t);     /* TEX0_1 data_lo: texture slot of the class */
-        }
-        uint8_t *u1 = h + 16 * hdr_qw;
-        put_u32(u1, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw));
-        for (uint32_t v = 0; v < nv; v++) {
-            uint8_t *q = u1 + 4 + 8 * v;
-            int32_t xyz[3] = {(int)sy_rng_below(r, 2048) - 1024, (int)sy_rng_below(r, 2048),
-                              (int)sy_rng_below(r, 2048) - 1024};
-            for (int a = 0; a < 3; a++) {
-                put_u16(q + 2 * a, (uint16_t)(int16_t)xyz[a]);
-                lo[a] = xyz[a] < lo[a] ? xyz[a] : lo[a];
-                hi[a] = xyz[a] > hi[a] ? xyz[a] : hi[a];
-            }
-            put_u16(q + 6, (uint16_t)(gs_tag + 1 + 3 * v)); /* gs_packet_offset */
-        }
-        uint8_t *u2 = u1 + 4 + 8 * nv;
-        put_u32(u2, VIF_UNPACK(VIF_V4_16, nv, 0, hdr_qw + nv));
-        for (uint32_t v = 0; v < nv; v++) {
-            uint8_t *q = u2 + 4 + 8 * v;
-            put_u16(q + 0, (uint16_t)(v * 256));
-            put_u16(q + 2, (uint16_t)((v & 1) * 4096));
-            put_u16(q + 4, 0);
-            put_u16(q + 6, (uint16_t)((v % 24) | (v + 4 == nv ? 0x8000u : 0))); /* stop bit */
-        }
-        put_u32(c + SHRUB_HEADER_BYTES + 8 * k, (uint32_t)at);        /* packet offset */
-        put_u32(c + SHRUB_HEADER_BYTES + 8 * k + 4, (uint32_t)bytes); /* packet size */
-        at += bytes;
-        drawn++;
-    }
-    put_u16(c + 0x28, (uint16_t)drawn);
-    put_u16(c + 0x34, (uint16_t)drawn); /* drawn_count */
-    /* bounding_sphere (0x00): centre of the vertices' box and the distance to its farthest
-     * corner, in class units (s16 x scale / 1024), so it encloses every vertex. */
-    if (drawn) {
-        float half[3], ctr[3], rad2 = 0;
-        for (int a = 0; a < 3; a++) {
-            ctr[a] = (float)(lo[a] + hi[a]) * 0.5f * scale / 1024.0f;
-            half[a] = (float)(hi[a] - lo[a]) * 0.5f * scale / 1024.0f;
-            rad2 += half[a] * half[a];
-            put_f32(c + 4 * a, ctr[a]);
-        }
-        put_f32(c + 0x0C, sqrtf(rad2) * 1.001f + 0.001f);
     }
     if (at < span)
         sy_fill_bulk(c + at, span - at, r);

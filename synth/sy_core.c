@@ -97,6 +97,18 @@ static void pick_no_geometry(uint8_t *flag, uint32_t n, uint32_t none, sy_rng *r
     }
 }
 
+/* Used texture slots of entry i of class table k (0 moby, 1 tie, 2 shrub) over a texture table
+ * of tcount entries. Moby slots on level 0 stay all 0xFF: the reference notes measured "textures
+ * == ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) every other entry uses
+ * 1-3 slots, as Wrench's class entries' textures read them; the shrub writer keeps its texture
+ * indices below this count. */
+static uint32_t class_slots(const sy_ctx *c, int k, uint32_t i, uint32_t tcount)
+{
+    if (!tcount || i % 2 != 0 || (k == 0 && c->level == SY_MOBY_NO_SLOTS_LEVEL))
+        return 0;
+    return 1 + (i % 3);
+}
+
 static int write_textures(const sy_ctx *c, tex_slot *slots, const uint32_t counts[SY_TEX_TABLES],
                           sy_buf *data, size_t textures_base, sy_buf *gs, sy_buf *gs_table)
 {
@@ -442,7 +454,8 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
                 w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
                                        &r);
             else
-                w = sy_shrub_class_write(data, span, onum[2][i - base_of[2]], &r);
+                w = sy_shrub_class_write(data, span, onum[2][i - base_of[2]],
+                                         class_slots(c, 2, i - base_of[2], counts[3]), &r);
             if (w != 0)
                 rc = -2;
         }
@@ -466,13 +479,9 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             put_u32(ent + 0x00, offsets[base_of[k] + i]);
             put_u32(ent + 0x04, onum[k][i]);
             uint32_t tcount = counts[k + 1];
-            /* Moby slots on level 0 stay all 0xFF: the reference notes measured "textures ==
-             * ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) the slots
-             * are filled as Wrench's MobyClassEntry.textures reads them. */
-            int none = k == 0 && c->level == SY_MOBY_NO_SLOTS_LEVEL;
-            if (tcount && (i % 2 == 0) && !none) {
-                uint32_t used = 1 + (i % 3);
-                for (uint32_t s = 0; s < used && s < 15; s++)
+            uint32_t used = class_slots(c, k, i, tcount);
+            if (used) {
+                for (uint32_t s = 0; s < used; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
             }
             /* Shrub entries carry 16 bytes of billboard info at 0x20: all zero = none. */

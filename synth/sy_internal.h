@@ -98,7 +98,10 @@ int sy_moby_class_write(sy_buf *out, size_t span_bytes, uint32_t packets, uint32
                         uint32_t o_class, sy_rng *r);
 int sy_tie_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, int lod_out_of_order,
                        sy_rng *r);
-int sy_shrub_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, sy_rng *r);
+/* Shrub class data (sy_shrub.c); texture_slots: the used slots of the class table entry, which
+ * the packets' texture indices stay below. */
+int sy_shrub_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, uint32_t texture_slots,
+                         sy_rng *r);
 /* Smallest span each writer accepts. */
 size_t sy_moby_class_min_bytes(uint32_t packets);
 #define SY_TIE_CLASS_MIN_BYTES   0x400u

@@ -127,6 +127,13 @@ static const mutation mutations[] = {
     MUT("shrub.ad_registers", 0, "shrub.packet", AT(0), "ad_regs_ok", INT(0)),
     MUT("shrub.normal_index", 0, "shrub.packet", AT(0), "max_normal_index", INT(24)),
     MUT("shrub.bsphere", 0, "shrub.class", FIRST("header_reading", INT(1)), "bsphere_w", FLT(0.0)),
+    MUT("shrub.vertex_count", 0, "shrub.packet", AT(0), "nloop_sum", ADD(1)),
+    MUT("shrub.stop_bit", 0, "shrub.packet", AT(0), "stop_index", ADD(1)),
+    MUT("shrub.strip_range", 0, "shrub.triangle", AT(0), "c", COL("packet_vertices", 0)),
+    MUT("shrub.vertex_in_bsphere", 0, "shrub.vertex", FIRST("sphere_known", INT(1)), "radius", FLT(1.0e4)),
+    MUT("shrub.texture_slot", 0, "shrub.packet", AT(0), "max_texture_index", COL("class_texture_slots", 0)),
+    MUT("shrub.slots_resolve", 0, "shrub.class", AT(0), "slots_resolve", INT(0)),
+    MUT("shrub.billboard_fits", 2, "shrub.class", FIRST("billboard_fits", INT(1)), "billboard_fade", FLT(0.0)),
     /* collision.yaml */
     MUT("collision.tree", 0, "collision.mesh", AT(0), "tree_ok", INT(0)),
     MUT("collision.cell_inside", 0, "collision.cell", AT(0), "inside", INT(0)),
