@@ -286,8 +286,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     uint32_t *onum[3] = {NULL, NULL, NULL};
     uint8_t *nogeo = calloc(nclass ? nclass : 1, 1);
     uint32_t *offsets = calloc(nclass ? nclass : 1, sizeof *offsets);
+    uint8_t *tie_tc = calloc(nclass ? nclass : 1, 1); /* textures each tie class chose */
     int rc = -1;
-    if (!slots || !nogeo || !offsets || sy_buf_reserve(data, (size_t)p->core_data_bytes) != 0)
+    if (!slots || !nogeo || !offsets || !tie_tc ||
+        sy_buf_reserve(data, (size_t)p->core_data_bytes) != 0)
         goto done;
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
 
@@ -438,10 +440,12 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             int w;
             if (i < base_of[1])
                 w = sy_moby_class_write(data, span, packets[i], zz[i], onum[0][i], &r);
-            else if (i < base_of[2])
+            else if (i < base_of[2]) {
+                uint32_t tc = 0;
                 w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
-                                       &r);
-            else
+                                       counts[2], &tc, &r);
+                tie_tc[i] = (uint8_t)tc;
+            } else
                 w = sy_shrub_class_write(data, span, onum[2][i - base_of[2]], &r);
             if (w != 0)
                 rc = -2;
@@ -470,7 +474,12 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
              * ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) the slots
              * are filled as Wrench's MobyClassEntry.textures reads them. */
             int none = k == 0 && c->level == SY_MOBY_NO_SLOTS_LEVEL;
-            if (tcount && (i % 2 == 0) && !none) {
+            if (k == 1 && tcount) {
+                /* A tie's ad-gif record t is class-local texture t, so slots 0 .. count-1 are
+                 * all filled (docs/formats/tie.md §2). */
+                for (uint32_t s = 0; s < tie_tc[base_of[1] + i] && s < 15; s++)
+                    ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
+            } else if (tcount && (i % 2 == 0) && !none) {
                 uint32_t used = 1 + (i % 3);
                 for (uint32_t s = 0; s < used && s < 15; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
@@ -562,7 +571,7 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     (void)SY_CORE_HEADER_BYTES;
     rc = 0;
 done:
-    free(slots), free(nogeo), free(offsets);
+    free(slots), free(nogeo), free(offsets), free(tie_tc);
     for (int k = 0; k < 3; k++)
         free(onum[k]);
     sy_buf_free(&gs_table), sy_buf_free(&part_ent), sy_buf_free(&fx_ent);
