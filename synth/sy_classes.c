@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Moby and tie class data in core_data (shrubs: sy_shrub.c): each writer lays out one class span of
+/* Moby class data in core_data (ties: sy_tie.c, shrubs: sy_shrub.c): the writer lays out one class span of
  * an exact byte size, with the headers and packet structures of docs/formats/classes.md, and fills
  * what is left of the span with animation-like bulk data. */
 #include <math.h> /* sqrtf only: IEEE-exact */
@@ -211,109 +211,5 @@ int sy_moby_class_write(sy_buf *out, size_t span, uint32_t packets, uint32_t zer
     at = (lat + 15) / 16 * 16;
     sy_fill_bulk(c + at, span - at, r); /* animation-like data to the end of the span */
     (void)MOBY_HEADER_BYTES;
-    return 0;
-}
-
-#define TIE_HEADER_BYTES 0x80u
-
-int sy_tie_class_write(sy_buf *out, size_t span, uint32_t o_class, int lod_out_of_order, sy_rng *r)
-{
-    size_t base = out->len;
-    if (span < SY_TIE_CLASS_MIN_BYTES || sy_buf_reserve(out, span) != 0)
-        return -1;
-    sy_buf_zero(out, span);
-    uint8_t *c = out->data + base;
-    uint32_t texture_count = 1 + sy_rng_below(r, 3);
-    float near_d = (float)(8 + (int)sy_rng_below(r, 8)),
-          mid_d = near_d + (float)(8 + (int)sy_rng_below(r, 16));
-    float far_d = mid_d + (float)(10 + (int)sy_rng_below(r, 30));
-    if (lod_out_of_order) { /* the real disc has a few of these: mid before near */
-        float t = near_d;
-        near_d = mid_d;
-        mid_d = t;
-    }
-    put_f32(c + 0x10, near_d);
-    put_f32(c + 0x14, mid_d);
-    put_f32(c + 0x18, far_d);
-    put_u32(c + 0x1C, TIE_HEADER_BYTES); /* ad_gif_ofs */
-    c[0x0F] = (uint8_t)texture_count;
-    put_f32(c + 0x40, 0.25f);             /* scale */
-    put_u16(c + 0x44, (uint16_t)o_class); /* o_class == the table's class number */
-    put_u16(c + 0x46, 0);                 /* t_class */
-    put_f32(c + 0x48, far_d * 2.0f);      /* mip_dist */
-    put_u32(c + 0x4C, 0x80808080u);       /* glow_rgba */
-    put_f32(c + 0x5C, 4.0f + (float)(int)sy_rng_below(r, 12)); /* bsphere radius */
-    for (uint32_t t = 0; t < texture_count; t++) { /* ad-gifs: TEX0 TEX1 MIPTBP1 CLAMP MIPTBP2 */
-        uint8_t *a = c + TIE_HEADER_BYTES + 0x50 * t;
-        static const uint8_t regs[5] = {0x06, 0x14, 0x34, 0x08, 0x36};
-        for (int k = 0; k < 5; k++)
-            a[16 * k + 8] = regs[k];
-        put_u32(a, t);
-    }
-    size_t lod_area = span - 0x100;
-    size_t at = 0x100;
-    for (int l = 0; l < 3; l++) {
-        uint32_t pc = 1 + sy_rng_below(r, 3);
-        size_t share = (l == 2 ? span - at : lod_area / 3) / 16 * 16;
-        size_t per = share > 16u * pc ? (share - 16u * pc) / pc / 16 * 16 : 0;
-        if (per < 0x50)
-            pc = 1, per = share > 0x60 ? (share - 16) / 16 * 16 : 0;
-        if (per < 0x40)
-            return -1;
-        put_u32(c + 4 * l, (uint32_t)at); /* packets[l] */
-        c[0x0C + l] = (uint8_t)pc;        /* packet_count[l] */
-        size_t body = at + 16u * pc;
-        uint32_t verts_total = 0, strips_total = 0;
-        for (uint32_t k = 0; k < pc; k++) {
-            uint8_t *h = c + at + 16u * k, *b = c + body;
-            uint32_t strips = 1 + sy_rng_below(r, 4);
-            size_t vert_ofs = (0x2C + 4u * strips + 15) / 16;
-            size_t vert_qw = per / 16 > vert_ofs ? per / 16 - vert_ofs : 1;
-            if (vert_qw > 255)
-                vert_qw = 255;
-            put_u32(h + 0, (uint32_t)(body - at)); /* data, relative to packets[l] */
-            h[4] = (uint8_t)texture_count;         /* shader_count */
-            h[8] = (uint8_t)vert_ofs;              /* vert_ofs (qw) */
-            h[9] = (uint8_t)vert_qw;               /* vert_size (qw) */
-            h[10] = (uint8_t)(vert_qw > 255 ? 255 : vert_qw);
-            for (uint32_t s = 0; s < texture_count && s < 4; s++) {
-                put_u32(b + 4 * s, 0x20 + 0x10 * s); /* ad-gif destinations */
-                put_u32(b + 0x10 + 4 * s, 0x50 * s); /* sources (/0x50 = texture) */
-            }
-            b[0x23] = (uint8_t)strips;                  /* unpack header: strip_count */
-            b[0x28] = (uint8_t)(vert_qw * 16 / 16 + 4); /* dinky_vertices_size + 4 */
-            for (uint32_t s = 0; s < strips; s++) {
-                uint8_t *st = b + 0x2C + 4 * s;
-                st[0] = (uint8_t)(3 + sy_rng_below(r, 10));
-                st[2] = (uint8_t)(s * 4);
-                st[3] = (uint8_t)(s & 1);
-            }
-            /* Dinky vertices: s16 x, y, z, pad, then packed uv/colour words. */
-            int32_t x = 0, y = 0, z = 0;
-            for (size_t q = 0; q < vert_qw; q++) {
-                uint8_t *v = b + 16 * (vert_ofs + q);
-                x += (int32_t)sy_rng_below(r, 129) - 64;
-                y += (int32_t)sy_rng_below(r, 129) - 64;
-                z += (int32_t)sy_rng_below(r, 129) - 64;
-                put_u16(v + 0, (uint16_t)(int16_t)x);
-                put_u16(v + 2, (uint16_t)(int16_t)y);
-                put_u16(v + 4, (uint16_t)(int16_t)z);
-                put_u16(v + 8, (uint16_t)(q * 97));
-                put_u16(v + 10, (uint16_t)(q * 61));
-                put_u32(v + 12, 0x80000000u | (uint32_t)q);
-            }
-            verts_total += (uint32_t)vert_qw;
-            strips_total += strips;
-            body += per;
-        }
-        put_u16(c + 0x60 + 8 * l, (uint16_t)verts_total); /* lods[l] {vert, tri, strip, pad} */
-        put_u16(c + 0x62 + 8 * l, (uint16_t)(verts_total > 2 ? verts_total - 2 : 0));
-        put_u16(c + 0x64 + 8 * l, (uint16_t)strips_total);
-        at = body;
-        if (at > span)
-            return -1;
-    }
-    if (at < span)
-        sy_fill_bulk(c + at, span - at, r);
     return 0;
 }

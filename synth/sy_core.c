@@ -298,8 +298,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     uint32_t *onum[3] = {NULL, NULL, NULL};
     uint8_t *nogeo = calloc(nclass ? nclass : 1, 1);
     uint32_t *offsets = calloc(nclass ? nclass : 1, sizeof *offsets);
+    uint8_t *tie_tc = calloc(nclass ? nclass : 1, 1); /* textures each tie class chose */
     int rc = -1;
-    if (!slots || !nogeo || !offsets || sy_buf_reserve(data, (size_t)p->core_data_bytes) != 0)
+    if (!slots || !nogeo || !offsets || !tie_tc ||
+        sy_buf_reserve(data, (size_t)p->core_data_bytes) != 0)
         goto done;
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC0DE);
 
@@ -450,10 +452,12 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             int w;
             if (i < base_of[1])
                 w = sy_moby_class_write(data, span, packets[i], zz[i], onum[0][i], &r);
-            else if (i < base_of[2])
+            else if (i < base_of[2]) {
+                uint32_t tc = 0;
                 w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
-                                       &r);
-            else
+                                       counts[2], &tc, &r);
+                tie_tc[i] = (uint8_t)tc;
+            } else
                 w = sy_shrub_class_write(data, span, onum[2][i - base_of[2]],
                                          class_slots(c, 2, i - base_of[2], counts[3]), &r);
             if (w != 0)
@@ -479,9 +483,16 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             put_u32(ent + 0x00, offsets[base_of[k] + i]);
             put_u32(ent + 0x04, onum[k][i]);
             uint32_t tcount = counts[k + 1];
+            /* Moby slots on level 0 stay all 0xFF (class_slots): the reference notes measured
+             * "textures == ffff..ff on all 238 level-0 moby classes". */
             uint32_t used = class_slots(c, k, i, tcount);
-            if (used) {
-                for (uint32_t s = 0; s < used; s++)
+            if (k == 1 && tcount) {
+                /* A tie's ad-gif record t is class-local texture t, so slots 0 .. count-1 are
+                 * all filled (docs/formats/tie.md §2). */
+                for (uint32_t s = 0; s < tie_tc[base_of[1] + i] && s < 15; s++)
+                    ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
+            } else if (used) {
+                for (uint32_t s = 0; s < used && s < 15; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));
             }
             /* Shrub entries carry 16 bytes of billboard info at 0x20: all zero = none. */
@@ -571,7 +582,7 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     (void)SY_CORE_HEADER_BYTES;
     rc = 0;
 done:
-    free(slots), free(nogeo), free(offsets);
+    free(slots), free(nogeo), free(offsets), free(tie_tc);
     for (int k = 0; k < 3; k++)
         free(onum[k]);
     sy_buf_free(&gs_table), sy_buf_free(&part_ent), sy_buf_free(&fx_ent);

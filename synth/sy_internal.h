@@ -96,8 +96,10 @@ void sy_core_free(sy_core_out *out);
  * packets: moby packet records (zero_zero of them of the zero/zero kind). */
 int sy_moby_class_write(sy_buf *out, size_t span_bytes, uint32_t packets, uint32_t zero_zero,
                         uint32_t o_class, sy_rng *r);
+/* Tie (sy_tie.c): at most max_textures (the tie texture table's size) class textures; the
+ * count chosen is returned, for the entry's texture slots. */
 int sy_tie_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, int lod_out_of_order,
-                       sy_rng *r);
+                       uint32_t max_textures, uint32_t *texture_count, sy_rng *r);
 /* Shrub class data (sy_shrub.c); texture_slots: the used slots of the class table entry, which
  * the packets' texture indices stay below. */
 int sy_shrub_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, uint32_t texture_slots,

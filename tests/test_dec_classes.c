@@ -381,3 +381,96 @@ Test(dec_classes, retail_disc_figures)
     cr_expect_eq(chunks, 3u);
     gc_corpus_close(&c);
 }
+
+/* A hand-built tie class (docs/formats/tie.md §4-§5), independent of synth/: one LOD-0 packet
+ * with two texture runs, two strips of opposite winding, a record feeding two GS places
+ * (gs_packet_write_ofs_2), a padding copy, records out of GS order, three dinky and four fat. */
+#define TIE_T FX_CD_SIZE /* the class goes after the fixture's data */
+static void tie_put_rec(size_t at, int fat, int16_t x, uint16_t gs, uint16_t gs2)
+{
+    fx_buf *cd = &fx.core_data;
+    size_t p = fat ? 8 : 0, g = 6, s = fat ? 0x10 : 8, g2 = fat ? 0x16 : 0xE;
+    fx_set_u16(cd, at + p + 0, (uint16_t)x);
+    fx_set_u16(cd, at + p + 2, (uint16_t)(int16_t)(-x / 10));
+    fx_set_u16(cd, at + p + 4, 7);
+    fx_set_u16(cd, at + g, gs);
+    fx_set_u16(cd, at + s, 2048); /* s = 0.5 */
+    fx_set_u16(cd, at + g2, gs2);
+}
+
+Test(dec_classes, tie_packet_replay)
+{
+    fx_buf *cd = &fx.core_data, *ci = &fx.core_index;
+    fx_pad_to(cd, TIE_T + 0x200);
+    fx_set_u32(ci, 0x8c, TIE_T + 0x200); /* assets_decompressed_size */
+    fx_set_u32(ci, FX_CI_TIE + 0x00, TIE_T);
+    fx_set_u8(ci, FX_CI_TIE + 0x10, 1), fx_set_u8(ci, FX_CI_TIE + 0x11, 0); /* two slots */
+    fx_set_u32(cd, TIE_T + 0x00, 0x80), fx_set_u32(cd, TIE_T + 0x04, 0x80);
+    fx_set_u32(cd, TIE_T + 0x08, 0x80);
+    fx_set_u8(cd, TIE_T + 0x0c, 1); /* one LOD-0 packet, none in LODs 1 and 2 */
+    fx_set_u8(cd, TIE_T + 0x0f, 2);
+    fx_set_u32(cd, TIE_T + 0x1c, 0x160); /* two ad-gifs up to the span end */
+    fx_set_f32(cd, TIE_T + 0x40, 2.0f);
+    fx_set_u16(cd, TIE_T + 0x44, FX_TIE_OCLASS);
+    fx_set_f32(cd, TIE_T + 0x5c, 2.0f); /* bsphere r around 0 */
+    fx_set_u16(cd, TIE_T + 0x60, 7), fx_set_u16(cd, TIE_T + 0x62, 3);
+    fx_set_u16(cd, TIE_T + 0x64, 2);
+    /* packet table at 0x80: data 0x10 after it, vertex buffer at 4 qw, 9 qw long */
+    fx_set_u32(cd, TIE_T + 0x80, 0x10);
+    fx_set_u8(cd, TIE_T + 0x88, 4), fx_set_u8(cd, TIE_T + 0x89, 9);
+    size_t d = TIE_T + 0x90;
+    fx_set_u32(cd, d + 0x00, 19);   /* ad-gif 1 at GS place 19 */
+    fx_set_u32(cd, d + 0x10, 0x50); /* ad-gif 0: texture 1 */
+    fx_set_u32(cd, d + 0x14, 0x00); /* ad-gif 1: texture 0 */
+    fx_set_u8(cd, d + 0x23, 2);     /* strips */
+    fx_set_u8(cd, d + 0x28, 3 * 2 + 4);
+    fx_set_u8(cd, d + 0x2c, 4), fx_set_u8(cd, d + 0x2e, 6);  /* strip 0: tag at 6 */
+    fx_set_u8(cd, d + 0x30, 3), fx_set_u8(cd, d + 0x32, 25); /* strip 1: tag at 25 */
+    fx_set_u8(cd, d + 0x33, 1);                              /* winding flipped */
+    /* GS order R0..R5 at 7, 10, 13, 16 (and 26), 29, 32; file order R4 R0 R3 | R5 R1 R5 R2 */
+    size_t v = d + 0x40;
+    tie_put_rec(v + 0x00, 0, 400, 29, 0);
+    tie_put_rec(v + 0x10, 0, 0, 7, 7); /* second place equal to the first: none */
+    tie_put_rec(v + 0x20, 0, 300, 16, 26);
+    tie_put_rec(v + 0x30, 1, 500, 32, 0);
+    tie_put_rec(v + 0x48, 1, 100, 10, 0);
+    tie_put_rec(v + 0x60, 1, 500, 32, 0); /* padding copy */
+    tie_put_rec(v + 0x78, 1, 200, 13, 0);
+    gc_level lv;
+    decode(&lv);
+    cr_assert(fx_status(&lv, "tie")->ok, "%s", fx_status(&lv, "tie")->message);
+    cr_assert_eq(fx_rows(&lv, "tie.packet")->count, 1);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "walk_ok"), 1);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "data_ofs"), TIE_T + 0x90);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "dinky_count"), 3);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "fat_count"), 4);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "gs_vertices"), 7);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "strip_vertices"), 7);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "adgifs"), 2);
+    cr_assert_eq(fx_col(&lv, "tie.class", 0, "dec0_tris"), 3);
+    cr_assert_eq(fx_col(&lv, "tie.class", 0, "lod0_tris"), 3);
+    cr_assert_eq(fx_col(&lv, "tie.class", 0, "dec0_verts"), 7);
+    cr_assert_eq(fx_col(&lv, "tie.class", 0, "texture_slots"), 2);
+    /* records: R4=0 R0=1 R3=2 R5=3 R1=4 R2=6; strip 0 (R0 R1 R2 R3, texture 1) gives
+     * (R0 R1 R2) and (R3 R2 R1); strip 1 (R3 R4 R5, texture 0, flipped) gives (R5 R4 R3). */
+    static const int want[3][4] = {{1, 4, 6, 1}, {2, 6, 4, 1}, {3, 0, 2, 0}};
+    cr_assert_eq(fx_rows(&lv, "tie.triangle")->count, 3);
+    for (size_t i = 0; i < 3; i++) {
+        cr_assert_eq(fx_col(&lv, "tie.triangle", i, "a"), want[i][0], "triangle %zu", i);
+        cr_assert_eq(fx_col(&lv, "tie.triangle", i, "b"), want[i][1], "triangle %zu", i);
+        cr_assert_eq(fx_col(&lv, "tie.triangle", i, "c"), want[i][2], "triangle %zu", i);
+        cr_assert_eq(fx_col(&lv, "tie.triangle", i, "texture"), want[i][3], "triangle %zu", i);
+    }
+    cr_assert_eq(fx_rows(&lv, "tie.vertex")->count, 7);
+    cr_assert_eq(fx_col(&lv, "tie.vertex", 3, "fat"), 1);
+    cr_assert_eq(fx_col(&lv, "tie.vertex", 3, "x"), 500 * 2.0 / 1024);
+    cr_assert_eq(fx_col(&lv, "tie.vertex", 3, "s"), 0.5);
+    gc_level_free(&lv);
+    /* one strip tag moved off its place: the replay loses step and says where */
+    fx_set_u8(cd, d + 0x32, 24);
+    decode(&lv);
+    cr_assert(fx_status(&lv, "tie")->ok);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "walk_ok"), 0);
+    cr_assert_eq(fx_col(&lv, "tie.packet", 0, "walk_error"), 7);
+    gc_level_free(&lv);
+}
