@@ -394,12 +394,11 @@ static gc_status walk_packets(gc_level *lv, gc_diag *diag, gc_reader cls, moby_c
     }
 }
 
-
 /* ---- Packet geometry (docs/formats/moby.md "VIF list", "Vertex table", "Index stream") ---- */
 
-#define MOBY_ID_SLOTS   512u  /* the intermediate buffer the vertex IDs index */
-#define MOBY_ID_SHIFT   7u    /* duplicate entries hold ID << 7 */
-#define MOBY_ID_LAG     7u    /* the ID of vertex j is stored in vertex j + 7 */
+#define MOBY_ID_SLOTS   512u /* the intermediate buffer the vertex IDs index */
+#define MOBY_ID_SHIFT   7u   /* duplicate entries hold ID << 7 */
+#define MOBY_ID_LAG     7u   /* the ID of vertex j is stored in vertex j + 7 */
 #define MOBY_VERTEX     16u
 #define MOBY_TEX_PRIM   0x40u /* texture primitive: TEX1, CLAMP, TEX0, MIPTBP1 A+D slots */
 #define MOBY_TEX0_LO    0x20u /* TEX0_1 data_lo inside the primitive */
@@ -533,9 +532,7 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
         row->packet_row = packet_row;
         row->class_row = class_row;
         row->slot = (uint16_t)i;
-        row->kind = i < p->two_way_count                      ? 0
-                    : i < p->two_way_count + p->three_way_count ? 1
-                                                                : 2;
+        row->kind = i < p->two_way_count ? 0 : i < p->two_way_count + p->three_way_count ? 1 : 2;
         row->vertex_id = ids[i];
         row->source_row = UINT32_MAX;
         gc_skip(&v, 8);                    /* +0x0 skinning bytes */
@@ -691,9 +688,9 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
     for (size_t k = 0; k < count && st == GC_OK; k++) {
         moby_packet_row *p = (moby_packet_row *)pb->data + first + k;
         const moby_packet_row *prev = k ? p - 1 : NULL;
-        p->follows_previous =
-            !prev || (uint64_t)prev->vertex_offset + 16u * (uint64_t)prev->vertex_data_size_qwords ==
-                         p->vif_list_offset;
+        p->follows_previous = !prev || (uint64_t)prev->vertex_offset +
+                                               16u * (uint64_t)prev->vertex_data_size_qwords ==
+                                           p->vif_list_offset;
         p->lod = p->index < cr->high_lod_count ? 0 : p->index < cr->lod_packet_count ? 1 : 2;
         if (p->lod == 2)
             continue;

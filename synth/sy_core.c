@@ -461,8 +461,7 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
                 w = sy_moby_class_write(data, span, &ms, &r, &got);
                 vif_left -= got < vif_left ? got : vif_left;
                 packets_left -= packets[i];
-            }
-            else if (i < base_of[2])
+            } else if (i < base_of[2])
                 w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
                                        &r);
             else
@@ -495,8 +494,9 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             /* Moby slots on level 0 stay all 0xFF: the reference notes measured "textures ==
              * ffff..ff on all 238 level-0 moby classes". Elsewhere (no measurement) the slots
              * are filled as Wrench's MobyClassEntry.textures reads them. */
-            uint32_t used = k == 0 ? moby_slots_used(c, i, tcount)
-                            : tcount && (i % 2 == 0) ? 1 + (i % 3) : 0;
+            uint32_t used = k == 0                   ? moby_slots_used(c, i, tcount)
+                            : tcount && (i % 2 == 0) ? 1 + (i % 3)
+                                                     : 0;
             if (used) {
                 for (uint32_t s = 0; s < used && s < 15; s++)
                     ent[0x10 + s] = (uint8_t)((i * 5 + s * 3) % (tcount < 255 ? tcount : 255));

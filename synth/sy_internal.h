@@ -95,8 +95,8 @@ void sy_core_free(sy_core_out *out);
 /* Class data (sy_classes.c, sy_moby.c): appends one class span of exactly span_bytes at
  * out->len. */
 typedef struct sy_moby_spec {
-    uint32_t packets;       /* high + low packet records */
-    uint32_t zero_zero;     /* the qw after the table is a zero/zero "record" (0 or 1) */
+    uint32_t packets;   /* high + low packet records */
+    uint32_t zero_zero; /* the qw after the table is a zero/zero "record" (0 or 1) */
     uint32_t o_class;
     uint32_t texture_slots; /* slots of the class entry (0: the packets switch no texture) */
     uint32_t vif_qw_quota;  /* vif_list_size to spend over the class's packets */

@@ -36,17 +36,17 @@ static uint32_t vif_unpack(uint32_t cmd, uint32_t num, uint32_t addr)
 #define VU_ST_ADDR       0xC2u
 #define VU_INDEX_ADDR    0x12Du
 
-#define TABLE_OFS        0x50u /* header 0x48, no sequences, table 16-aligned */
-#define MAX_JOINTS       31u
-#define JOINT_LISTS      3u
-#define JOINT_LIST_MAX   (4u + 4u * JOINT_LISTS + JOINT_LISTS * (4u + 16u + 1u + 3u) + 15u)
-#define TRANS_SEVENTY    0x70u
-#define VU0_SINK         0xF4u /* "don't store" address of the skinning stores */
-#define VU0_BLEND_BASE   0x40u /* our blended matrices: 0x40.., apart from the joint slots */
-#define MAX_TVC          96u   /* VU buffer 0xC2 qw at 2 qw per vertex */
-#define MAX_INDEX_BYTES  216u  /* index data between VU 0x12D and 0x164 */
-#define MAX_TEX_PER_PKT  3u
-#define MIN_COLS         3u
+#define TABLE_OFS       0x50u /* header 0x48, no sequences, table 16-aligned */
+#define MAX_JOINTS      31u
+#define JOINT_LISTS     3u
+#define JOINT_LIST_MAX  (4u + 4u * JOINT_LISTS + JOINT_LISTS * (4u + 16u + 1u + 3u) + 15u)
+#define TRANS_SEVENTY   0x70u
+#define VU0_SINK        0xF4u /* "don't store" address of the skinning stores */
+#define VU0_BLEND_BASE  0x40u /* our blended matrices: 0x40.., apart from the joint slots */
+#define MAX_TVC         96u   /* VU buffer 0xC2 qw at 2 qw per vertex */
+#define MAX_INDEX_BYTES 216u  /* index data between VU 0x12D and 0x164 */
+#define MAX_TEX_PER_PKT 3u
+#define MIN_COLS        3u
 
 /* Integer sine in 1/16384 units of a whole-degree angle (Bhaskara I; exact integers, so every
  * compiler writes the same bytes). */
@@ -157,18 +157,18 @@ static uint32_t vt_qw(const pkt_plan *k)
 }
 
 typedef struct cls_shape {
-    int32_t cx, cy, cz;     /* centre, s16 units */
-    int32_t rx, ry, rz;     /* ellipsoid radii, s16 units */
-    uint32_t joints;        /* joint_count */
-    uint32_t slots;         /* texture slots of the class entry (0 = none) */
-    uint32_t next_id;       /* vertex ID allocator of the LOD list */
+    int32_t cx, cy, cz; /* centre, s16 units */
+    int32_t rx, ry, rz; /* ellipsoid radii, s16 units */
+    uint32_t joints;    /* joint_count */
+    uint32_t slots;     /* texture slots of the class entry (0 = none) */
+    uint32_t next_id;   /* vertex ID allocator of the LOD list */
 } cls_shape;
 
 /* Writes one packet at c + at (VIF list, then its vertex table); fills the table entry e.
  * band/bands: which latitude band of the shell. Returns the bytes written. */
 static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k, cls_shape *s,
-                           uint32_t band, uint32_t bands, int first_of_lod, sy_rng *r,
-                           uint8_t *gif, uint32_t *gif_count)
+                           uint32_t band, uint32_t bands, int first_of_lod, sy_rng *r, uint8_t *gif,
+                           uint32_t *gif_count)
 {
     uint32_t n = pkt_n(k), tvc = n + k->d;
     uint32_t vq = vif_qw(k), tq = vt_qw(k);
@@ -185,7 +185,8 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
     e[0xF] = (uint8_t)tvc;
     /* Band geometry: latitudes lat0 (even VU slots) and lat1 (odd), longitudes over the ring or
      * an arc; the two duplicates (ring) repeat slots 0 and 1 to close it. */
-    int32_t lat0 = -80 + (int32_t)(160 * band / bands), lat1 = -80 + (int32_t)(160 * (band + 1) / bands);
+    int32_t lat0 = -80 + (int32_t)(160 * band / bands),
+            lat1 = -80 + (int32_t)(160 * (band + 1) / bands);
     if (lat1 == 90 || lat1 == lat0)
         lat1 = lat0 + 1;
     int32_t lon0 = (int32_t)sy_rng_below(r, 360);
@@ -197,7 +198,8 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
         uint32_t slot = i < n ? i : i - n; /* duplicate i-n repeats slot i-n */
         uint32_t col = slot / 2 + (i < n ? 0 : k->cols);
         put_u16(v + 4 + 4 * i, (uint16_t)(col * 4096 / (k->cols + 1)));
-        put_u16(v + 6 + 4 * i, (uint16_t)((slot & 1) ? 4096 * (band + 1) / bands : 4096 * band / bands));
+        put_u16(v + 6 + 4 * i,
+                (uint16_t)((slot & 1) ? 4096 * (band + 1) / bands : 4096 * band / bands));
     }
     /* Index UNPACK: {u8 0, u8 texture_unpack_offset_qw, s8 secret[0], u8 0}, index bytes. */
     uint8_t *ix = v + 4 + 4 * tvc;
@@ -207,7 +209,8 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
     hd[0] = 0, hd[1] = (uint8_t)(k->tex ? inum : 0), hd[3] = 0;
     uint8_t secret[1 + MAX_TEX_PER_PKT];
     memset(secret, 0, sizeof secret);
-    uint32_t pos = 2 * k->cols + 2 * k->ring; /* strip positions: slot sequence 0,1,2,..,n-1,(n,n+1) */
+    uint32_t pos =
+        2 * k->cols + 2 * k->ring; /* strip positions: slot sequence 0,1,2,..,n-1,(n,n+1) */
     uint32_t nb = 0, sw = 0;
     for (uint32_t st = 0; st < k->strips; st++) {
         uint32_t a = st * (pos - 2) / k->strips, b = (st + 1) * (pos - 2) / k->strips + 2;
@@ -226,7 +229,7 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
         }
     }
     ib[nb++] = 1, ib[nb++] = 1, ib[nb++] = 1, ib[nb++] = 0; /* microprogram end */
-    secret[sw] = 0;                                          /* the end's secret index */
+    secret[sw] = 0;                                         /* the end's secret index */
     hd[2] = secret[0];
     uint32_t b = 4 + 4 * tvc + 4 + 4 * inum;
     /* Quota NOPs sit before the texture UNPACK so its data still ends the list. */
@@ -289,7 +292,8 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
         uint8_t *q = vt + vto + 16 * i;
         uint16_t low = i >= 7 ? ids[i - 7] : 0;
         if (i < k->n2) {
-            uint32_t a = sy_rng_below(r, k->pre), bb = (a + 1 + sy_rng_below(r, k->pre - 1)) % k->pre;
+            uint32_t a = sy_rng_below(r, k->pre),
+                     bb = (a + 1 + sy_rng_below(r, k->pre - 1)) % k->pre;
             uint32_t w = 1 + sy_rng_below(r, 254);
             q[2] = (uint8_t)(4 * a), q[3] = (uint8_t)(4 * bb);
             q[4] = (uint8_t)w, q[5] = (uint8_t)(255 - w);
@@ -304,9 +308,11 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
             q[7] = (uint8_t)(VU0_BLEND_BASE + 4 * (blends++ % 16));
         } else {
             /* a joint slot, or a matrix blended earlier in this packet */
-            uint32_t from = blends && sy_rng_below(r, 2) ? VU0_BLEND_BASE + 4 * sy_rng_below(r, blends < 16 ? blends : 16)
-                                                           : 4 * sy_rng_below(r, k->pre);
-            low |= (uint16_t)(sy_rng_below(r, s->joints) << 9); /* transferred joint (to the sink) */
+            uint32_t from = blends && sy_rng_below(r, 2)
+                                ? VU0_BLEND_BASE + 4 * sy_rng_below(r, blends < 16 ? blends : 16)
+                                : 4 * sy_rng_below(r, k->pre);
+            low |=
+                (uint16_t)(sy_rng_below(r, s->joints) << 9); /* transferred joint (to the sink) */
             q[2] = (uint8_t)from;
             q[3] = VU0_SINK;
         }
@@ -317,7 +323,7 @@ static size_t write_packet(uint8_t *c, size_t at, uint8_t *e, const pkt_plan *k,
         int32_t x = s->cx + (int32_t)((int64_t)s->rx * cl / 16384 * isin(lon) / 16384);
         int32_t y = s->cy + (int32_t)((int64_t)s->ry * cl / 16384 * icos(lon) / 16384);
         int32_t z = s->cz + (int32_t)((int64_t)s->rz * isin(slot_lat) / 16384);
-        q[8] = (uint8_t)(((lon % 360 + 360) % 360) * 256 / 360);  /* normal azimuth */
+        q[8] = (uint8_t)(((lon % 360 + 360) % 360) * 256 / 360); /* normal azimuth */
         q[9] = (uint8_t)((slot_lat * 256 / 360) & 0xFF);         /* normal elevation */
         put_u16(q + 10, (uint16_t)(int16_t)x);
         put_u16(q + 12, (uint16_t)(int16_t)y);
@@ -359,8 +365,7 @@ static void plan_packet(pkt_plan *k, uint32_t target_qw, const cls_shape *s, int
     for (uint32_t cols = MIN_COLS + 1; cols <= 47; cols++) {
         pkt_plan t = *k;
         t.cols = cols;
-        if (2 * cols + t.d > MAX_TVC || index_bytes(&t) > MAX_INDEX_BYTES ||
-            vif_qw(&t) > target_qw)
+        if (2 * cols + t.d > MAX_TVC || index_bytes(&t) > MAX_INDEX_BYTES || vif_qw(&t) > target_qw)
             break;
         k->cols = cols;
     }
@@ -378,8 +383,8 @@ int sy_moby_class_write(sy_buf *out, size_t span, const sy_moby_spec *sp, sy_rng
     size_t base = out->len;
     uint32_t packets = sp->packets;
     *vif_qw_written = 0;
-    if (span < sy_moby_class_min_bytes(packets) || sy_buf_reserve(out, span) != 0 ||
-        packets == 0 || packets > 255 || sp->zero_zero > 1)
+    if (span < sy_moby_class_min_bytes(packets) || sy_buf_reserve(out, span) != 0 || packets == 0 ||
+        packets > 255 || sp->zero_zero > 1)
         return -1;
     sy_buf_zero(out, span);
     uint8_t *c = out->data + base;
@@ -511,8 +516,8 @@ int sy_moby_class_write(sy_buf *out, size_t span, const sy_moby_spec *sp, sy_rng
         if (i == high)
             s.next_id = 0; /* each LOD list starts its own ID buffer */
         uint32_t lod_n = i < high ? high : low, band = i < high ? i : i - high;
-        at += write_packet(c, at, c + TABLE_OFS + 16u * i, &pk[i], &s, band, lod_n, i == 0 || i == high, r,
-                           gif, &gif_count);
+        at += write_packet(c, at, c + TABLE_OFS + 16u * i, &pk[i], &s, band, lod_n,
+                           i == 0 || i == high, r, gif, &gif_count);
     }
     /* The ordinary shadow qw: a non-zero third word (the skeleton offset that follows it). */
     if (!sp->zero_zero)
@@ -522,7 +527,8 @@ int sy_moby_class_write(sy_buf *out, size_t span, const sy_moby_spec *sp, sy_rng
         put_u32(c + 0x20, (uint32_t)at);
         uint8_t *last = gif + 16u * (gif_count - 1) + 12;
         put_u32(last, (last[0] | (uint32_t)last[1] << 8 | (uint32_t)last[2] << 16 |
-                       (uint32_t)last[3] << 24) | 0x80000000u);
+                       (uint32_t)last[3] << 24) |
+                          0x80000000u);
         memcpy(c + at, gif, 16u * gif_count);
         at += 16u * gif_count;
     }
