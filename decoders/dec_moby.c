@@ -490,10 +490,11 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
         vt = gc_window(&cls, p->vif_list_offset, 16u * (size_t)p->vif_list_size_qwords);
         if (vt.overrun)
             return GC_OK;
-        n = p->vif_list_size_qwords, vbase = 0, epi = 1;
+        n = p->vif_list_size_qwords, vbase = 0, epi = 0;
         p->duplicate_count = 0;
     }
-    p->table_fits = p->vertex_table_offset % 16u == 0 && epi >= 1 &&
+    int64_t min_epi = GC_FAULT(lv, moby_part_records) ? 0 : 1; /* records have no epilogue */
+    p->table_fits = p->vertex_table_offset % 16u == 0 && epi >= min_epi &&
                     vbase + (uint64_t)MOBY_VERTEX * ((uint64_t)n + (uint64_t)epi) <= vt.size;
     if (!p->table_fits)
         return GC_OK;
