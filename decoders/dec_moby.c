@@ -23,10 +23,13 @@
  * readings: Wrench's list of moby texture indices ended by 0xFF, and the
  * reference notes' "all 0xFF on every level-0 class"; texture_reading says
  * which one an entry shows. */
+#include <math.h> /* sqrt: correctly rounded */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gc_level.h"
 #include "gc_reader.h"
+#include "gc_vif.h"
 
 #define MOBY_CLASS_STRIDE 0x20u
 #define MOBY_HEADER_BYTES 0x48u
@@ -75,6 +78,9 @@ typedef struct moby_class_row {
     uint8_t trans_parents_ok;
     int32_t joint_lists;
     uint8_t joint_lists_ok;
+    float bsphere_x, bsphere_y, bsphere_z, bsphere_w;
+    uint32_t vertices;
+    uint32_t triangles;
 } moby_class_row;
 
 static const gc_column class_cols[] = {
@@ -125,6 +131,13 @@ static const gc_column class_cols[] = {
            "joint list +0x0: list count (as read, even when the list does not frame)"),
     GC_COL(moby_class_row, joint_lists_ok, GC_T_BOOL, 0, "",
            "every list {s16 n1, s16 n2, u8[n1], u8[n2], u8 0xFF} lies in the span"),
+    GC_COL(moby_class_row, bsphere_x, GC_T_F32, 0, "class units", "header +0x30: bounding sphere"),
+    GC_COL(moby_class_row, bsphere_y, GC_T_F32, 0, "class units", "header +0x34"),
+    GC_COL(moby_class_row, bsphere_z, GC_T_F32, 0, "class units", "header +0x38"),
+    GC_COL(moby_class_row, bsphere_w, GC_T_F32, 0, "class units", "header +0x3c: radius"),
+    GC_COL(moby_class_row, vertices, GC_T_U32, 0, "count",
+           "moby.vertex rows of the class (VU-buffer vertices: table vertices and duplicates)"),
+    GC_COL(moby_class_row, triangles, GC_T_U32, 0, "count", "moby.triangle rows of the class"),
 };
 
 static const gc_table_desc gc_table_moby_class = {
@@ -150,6 +163,27 @@ typedef struct moby_packet_row {
     uint8_t identity_ok;
     uint8_t zero_zero;
     uint8_t inside_span;
+    uint8_t lod;
+    uint8_t geometry_read;
+    uint8_t vif_ok;
+    uint8_t follows_previous;
+    uint16_t st_count;
+    uint16_t index_bytes;
+    uint8_t texture_count;
+    uint8_t index_header_pad;
+    uint16_t matrix_transfer_count;
+    uint16_t two_way_count;
+    uint16_t three_way_count;
+    uint16_t main_count;
+    uint16_t duplicate_count;
+    uint16_t table_transfer_count;
+    uint16_t vertex_table_offset;
+    uint8_t epilogue_vertices;
+    uint8_t table_fits;
+    uint8_t ids_distinct;
+    uint16_t duplicates_unresolved;
+    uint16_t vu_vertices;
+    uint32_t triangles;
 } moby_packet_row;
 
 static const gc_column packet_cols[] = {
@@ -171,6 +205,42 @@ static const gc_column packet_cols[] = {
            "vif_list_offset and vertex_offset both zero"),
     GC_COL(moby_packet_row, inside_span, GC_T_BOOL, 0, "",
            "vertex_offset lies inside the class span"),
+    GC_COL(moby_packet_row, lod, GC_T_U8, 0, "",
+           "0 = high LOD (index < high_lod_count), 1 = low LOD, 2 = beyond the header's counts"),
+    GC_COL(moby_packet_row, geometry_read, GC_T_BOOL, 0, "",
+           "the VIF list and vertex table were decoded (high- and low-LOD packets)"),
+    GC_COL(moby_packet_row, vif_ok, GC_T_BOOL, 0, "",
+           "the VIF list frames and holds the ST UNPACK (V2_16), the index UNPACK (V4_8) and at "
+           "most one texture UNPACK (V4_32, a multiple of 0x40 bytes), with NOPs only between"),
+    GC_COL(moby_packet_row, follows_previous, GC_T_BOOL, 0, "",
+           "vif_list_offset == previous packet's vertex_offset + 16 * vertex_data_size (1 on the "
+           "first)"),
+    GC_COL(moby_packet_row, st_count, GC_T_U16, 0, "count", "ST UNPACK elements"),
+    GC_COL(moby_packet_row, index_bytes, GC_T_U16, 0, "bytes",
+           "index UNPACK payload after its 4-byte header"),
+    GC_COL(moby_packet_row, texture_count, GC_T_U8, 0, "count",
+           "0x40-byte texture primitives in the texture UNPACK"),
+    GC_COL(moby_packet_row, index_header_pad, GC_T_U8, 0, "", "index header byte 3 (must be 0)"),
+    GC_COL(moby_packet_row, matrix_transfer_count, GC_T_U16, 0, "count", "vertex table +0x0"),
+    GC_COL(moby_packet_row, two_way_count, GC_T_U16, 0, "count", "vertex table +0x2"),
+    GC_COL(moby_packet_row, three_way_count, GC_T_U16, 0, "count", "vertex table +0x4"),
+    GC_COL(moby_packet_row, main_count, GC_T_U16, 0, "count", "vertex table +0x6"),
+    GC_COL(moby_packet_row, duplicate_count, GC_T_U16, 0, "count", "vertex table +0x8"),
+    GC_COL(moby_packet_row, table_transfer_count, GC_T_U16, 0, "count",
+           "vertex table +0xa: transfer_vertex_count"),
+    GC_COL(moby_packet_row, vertex_table_offset, GC_T_U16, GC_CF_HEX, "bytes in table",
+           "vertex table +0xc: first vertex, from the table header"),
+    GC_COL(moby_packet_row, epilogue_vertices, GC_T_U8, 0, "count",
+           "vertex_data_size - vertex_table_offset/16 - table vertices (1..6 when well formed)"),
+    GC_COL(moby_packet_row, table_fits, GC_T_BOOL, 0, "",
+           "the vertex table (vertex_data_size qwords) and its vertices lie in the span"),
+    GC_COL(moby_packet_row, ids_distinct, GC_T_BOOL, 0, "",
+           "the packet's vertex IDs (each stored 7 vertices later) are distinct"),
+    GC_COL(moby_packet_row, duplicates_unresolved, GC_T_U16, 0, "count",
+           "duplicates whose ID names no vertex yet seen in this LOD list"),
+    GC_COL(moby_packet_row, vu_vertices, GC_T_U16, 0, "count",
+           "VU-buffer vertices: table vertices plus resolved duplicates"),
+    GC_COL(moby_packet_row, triangles, GC_T_U32, 0, "count", "moby.triangle rows of the packet"),
 };
 
 static const gc_table_desc gc_table_moby_packet = {
@@ -182,6 +252,95 @@ static const gc_table_desc gc_table_moby_packet = {
     .parent_table = "moby.class",
     .parent_link = "class",
     .parent_column = "class_row",
+};
+
+typedef struct moby_vertex_row {
+    uint64_t file_ofs;
+    uint32_t packet_row;
+    uint32_t class_row;
+    uint16_t slot;
+    uint8_t kind;
+    uint16_t vertex_id;
+    uint32_t source_row;
+    int16_t x, y, z;
+    uint8_t normal_azimuth, normal_elevation;
+    float px, py, pz;
+    float centre_distance;
+    float bsphere_radius;
+} moby_vertex_row;
+
+static const gc_column vertex_cols[] = {
+    GC_COL(moby_vertex_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "the 16-byte vertex (a duplicate: its u16 entry)"),
+    GC_COL(moby_vertex_row, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "parent moby.packet row"),
+    GC_COL(moby_vertex_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "moby.class row"),
+    GC_COL(moby_vertex_row, slot, GC_T_U16, 0, "", "VU-buffer position (index byte - 1)"),
+    GC_COL(moby_vertex_row, kind, GC_T_U8, 0, "",
+           "0 = 2-way blend, 1 = 3-way blend, 2 = main (unblended), 3 = duplicate"),
+    GC_COL(moby_vertex_row, vertex_id, GC_T_U16, 0, "",
+           "9-bit ID: low bits of vertex slot+7 (or the epilogue); a duplicate: its entry >> 7"),
+    GC_COL(moby_vertex_row, source_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "duplicate: the moby.vertex row its ID resolved to; null otherwise"),
+    GC_COL(moby_vertex_row, x, GC_T_S16, 0, "1/1024 scale", "+0xa"),
+    GC_COL(moby_vertex_row, y, GC_T_S16, 0, "1/1024 scale", "+0xc"),
+    GC_COL(moby_vertex_row, z, GC_T_S16, 0, "1/1024 scale", "+0xe"),
+    GC_COL(moby_vertex_row, normal_azimuth, GC_T_U8, 0, "1/256 turn", "+0x8"),
+    GC_COL(moby_vertex_row, normal_elevation, GC_T_U8, 0, "1/256 turn", "+0x9"),
+    GC_COL(moby_vertex_row, px, GC_T_F32, 0, "class units", "x * scale / 1024"),
+    GC_COL(moby_vertex_row, py, GC_T_F32, 0, "class units", "y * scale / 1024"),
+    GC_COL(moby_vertex_row, pz, GC_T_F32, 0, "class units", "z * scale / 1024"),
+    GC_COL(moby_vertex_row, centre_distance, GC_T_F32, 0, "class units",
+           "distance from the class bounding sphere's centre"),
+    GC_COL(moby_vertex_row, bsphere_radius, GC_T_F32, 0, "class units",
+           "the class bounding sphere's radius (header +0x3c)"),
+};
+
+static const gc_table_desc gc_table_moby_vertex = {
+    .name = "moby.vertex",
+    .doc = "One row per VU-buffer vertex of a high- or low-LOD moby packet (bind pose).",
+    .row_size = sizeof(moby_vertex_row),
+    .columns = vertex_cols,
+    .column_count = GC_COUNTOF(vertex_cols),
+    .parent_table = "moby.packet",
+    .parent_link = "packet",
+    .parent_column = "packet_row",
+};
+
+typedef struct moby_triangle_row {
+    uint64_t file_ofs;
+    uint32_t packet_row;
+    uint32_t class_row;
+    uint16_t v0, v1, v2;
+    uint16_t vu_vertices;
+    int32_t texture;
+    uint8_t texture_slots;
+} moby_triangle_row;
+
+static const gc_column triangle_cols[] = {
+    GC_COL(moby_triangle_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "the index byte that draws the triangle"),
+    GC_COL(moby_triangle_row, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "parent moby.packet row"),
+    GC_COL(moby_triangle_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "moby.class row"),
+    GC_COL(moby_triangle_row, v0, GC_T_U16, 0, "", "VU-buffer slot (0-based)"),
+    GC_COL(moby_triangle_row, v1, GC_T_U16, 0, "", "VU-buffer slot"),
+    GC_COL(moby_triangle_row, v2, GC_T_U16, 0, "", "VU-buffer slot (the kicking index)"),
+    GC_COL(moby_triangle_row, vu_vertices, GC_T_U16, 0, "count", "the packet's VU-buffer vertices"),
+    GC_COL(moby_triangle_row, texture, GC_T_S32, 0, "",
+           "TEX0 data_lo of the current texture primitive (class-local); -1 before any switch"),
+    GC_COL(moby_triangle_row, texture_slots, GC_T_U8, 0, "count",
+           "the class entry's texture slots (moby.class texture_slots)"),
+};
+
+static const gc_table_desc gc_table_moby_triangle = {
+    .name = "moby.triangle",
+    .doc = "One row per triangle a moby packet's index stream draws (GS strip replay).",
+    .row_size = sizeof(moby_triangle_row),
+    .columns = triangle_cols,
+    .column_count = GC_COUNTOF(triangle_cols),
+    .parent_table = "moby.packet",
+    .parent_link = "packet",
+    .parent_column = "packet_row",
 };
 
 /* Walk one class's packet table. `cls` is the class header window (the whole
@@ -233,6 +392,329 @@ static gc_status walk_packets(gc_level *lv, gc_diag *diag, gc_reader cls, moby_c
             return GC_OK;
         }
     }
+}
+
+/* ---- Packet geometry (docs/formats/moby.md "VIF list", "Vertex table", "Index stream") ---- */
+
+#define MOBY_ID_SLOTS   512u /* the intermediate buffer the vertex IDs index */
+#define MOBY_ID_SHIFT   7u   /* duplicate entries hold ID << 7 */
+#define MOBY_ID_LAG     7u   /* the ID of vertex j is stored in vertex j + 7 */
+#define MOBY_VERTEX     16u
+#define MOBY_TEX_PRIM   0x40u /* texture primitive: TEX1, CLAMP, TEX0, MIPTBP1 A+D slots */
+#define MOBY_TEX0_LO    0x20u /* TEX0_1 data_lo inside the primitive */
+#define MOBY_SECRET_AT  0x0Cu /* secret index k >= 1: low byte at +0xC of texture qw k-1 */
+#define MOBY_NO_KICK    0x80u /* index bit 7: the vertex enters the strip without drawing */
+#define MOBY_END_DUMMY  3u    /* indices before the end that the microprogram never draws */
+#define MOBY_MAX_STREAM 1024u /* a V4_8 UNPACK carries at most 256 * 4 bytes */
+
+typedef struct moby_lod_state {
+    uint32_t cache[MOBY_ID_SLOTS]; /* moby.vertex row + 1 written at each ID; 0 = never */
+    int32_t texture;               /* current TEX0 data_lo, -1 before the first switch */
+} moby_lod_state;
+
+typedef struct moby_vif_parts {
+    gc_reader st, index, texture;
+    bool has_texture;
+} moby_vif_parts;
+
+/* Frames the VIF list: the ST UNPACK, the index UNPACK, an optional texture UNPACK; NOPs may
+ * sit between them. Anything else (another command, a fourth UNPACK) makes it not ok. */
+static bool read_vif_list(gc_reader cls, const moby_packet_row *p, moby_vif_parts *out)
+{
+    memset(out, 0, sizeof *out);
+    gc_reader list = gc_window(&cls, p->vif_list_offset, 16u * (size_t)p->vif_list_size_qwords);
+    if (list.overrun)
+        return false;
+    gc_vif_walker w;
+    gc_vif_begin(&w, list, 0);
+    gc_vif_code code;
+    unsigned unpacks = 0;
+    bool ok = true;
+    int rc;
+    while ((rc = gc_vif_next(&w, &code)) == 1) {
+        if (!code.is_unpack) {
+            ok = ok && code.cmd == GC_VIF_NOP;
+            continue;
+        }
+        gc_reader pay = gc_window(&list, code.payload_ofs, code.payload_bytes);
+        if (unpacks == 0) {
+            ok = ok && code.vnvl == GC_VIF_V2_16;
+            out->st = pay;
+        } else if (unpacks == 1) {
+            ok = ok && code.vnvl == GC_VIF_V4_8 && code.payload_bytes >= 4;
+            out->index = pay;
+        } else if (unpacks == 2) {
+            ok = ok && code.vnvl == GC_VIF_V4_32 && code.payload_bytes % MOBY_TEX_PRIM == 0;
+            out->texture = pay;
+            out->has_texture = true;
+        } else {
+            ok = false;
+        }
+        unpacks++;
+    }
+    return ok && rc == 0 && unpacks >= 2;
+}
+
+static uint16_t low9(gc_reader vt, size_t at)
+{
+    gc_reader v = gc_window(&vt, at, 2);
+    return (uint16_t)(gc_u16le(&v) & (MOBY_ID_SLOTS - 1));
+}
+
+/* The vertex table: header, vertices (with their IDs recovered from 7 places later and the
+ * epilogue), duplicates resolved through the LOD list's ID cache. */
+static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_packet_row *p,
+                               uint32_t packet_row, uint32_t class_row, const moby_class_row *cr,
+                               moby_lod_state *ls)
+{
+    gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+    gc_reader vt = gc_window(&cls, p->vertex_offset, 16u * (size_t)p->vertex_data_size_qwords);
+    if (vt.overrun || vt.size < 16)
+        return GC_OK; /* table_fits stays 0 */
+    gc_reader h = vt;
+    p->matrix_transfer_count = gc_u16le(&h); /* +0x0 */
+    p->two_way_count = gc_u16le(&h);         /* +0x2 */
+    p->three_way_count = gc_u16le(&h);       /* +0x4 */
+    p->main_count = gc_u16le(&h);            /* +0x6 */
+    p->duplicate_count = gc_u16le(&h);       /* +0x8 */
+    p->table_transfer_count = gc_u16le(&h);  /* +0xa */
+    p->vertex_table_offset = gc_u16le(&h);   /* +0xc */
+    uint32_t n = (uint32_t)p->two_way_count + p->three_way_count + p->main_count;
+    uint64_t vto_qw = p->vertex_table_offset / 16u;
+    int64_t epi = (int64_t)p->vertex_data_size_qwords - (int64_t)vto_qw - (int64_t)n;
+    p->epilogue_vertices = epi < 0 ? 0xFF : epi > 0xFE ? 0xFE : (uint8_t)epi;
+    size_t vbase = p->vertex_table_offset;
+    if (GC_FAULT(lv, moby_part_records)) {
+        /* The notes' reading: vertex_count (= vif_list_size) 16-byte vertices at
+         * vertex_offset (= vif_list_offset), no table header, no duplicates. */
+        vt = gc_window(&cls, p->vif_list_offset, 16u * (size_t)p->vif_list_size_qwords);
+        if (vt.overrun)
+            return GC_OK;
+        n = p->vif_list_size_qwords, vbase = 0, epi = 0;
+        p->duplicate_count = 0;
+    }
+    int64_t min_epi = GC_FAULT(lv, moby_part_records) ? 0 : 1; /* records have no epilogue */
+    p->table_fits = p->vertex_table_offset % 16u == 0 && epi >= min_epi &&
+                    vbase + (uint64_t)MOBY_VERTEX * ((uint64_t)n + (uint64_t)epi) <= vt.size;
+    if (!p->table_fits)
+        return GC_OK;
+    /* IDs: the low 9 bits of vertex j + 7, then the epilogue vertices, then the final one's six
+     * u16s at +0x4 (Wrench's read_vertex_table). */
+    uint16_t ids[256 + MOBY_ID_LAG];
+    memset(ids, 0, sizeof ids);
+    if (n > 256) /* vertex_data_size is a u8: n + epilogue <= 255 once table_fits */
+        return GC_OK;
+    if (GC_FAULT(lv, moby_id_in_place)) {
+        for (uint32_t i = 0; i < n; i++)
+            ids[i] = low9(vt, vbase + MOBY_VERTEX * i);
+    } else {
+        uint32_t q = (uint32_t)epi, skip = n < MOBY_ID_LAG ? MOBY_ID_LAG - n : 0;
+        for (uint32_t i = MOBY_ID_LAG; i < n; i++)
+            ids[i - MOBY_ID_LAG] = low9(vt, vbase + MOBY_VERTEX * i);
+        for (uint32_t j = skip; j < q; j++)
+            ids[n + j - MOBY_ID_LAG] = low9(vt, vbase + MOBY_VERTEX * (n + j));
+        uint32_t last = n + (q > skip ? q : skip) - 1;
+        for (uint32_t i = 0; i < 6; i++) {
+            int64_t d = (int64_t)n + q + i - MOBY_ID_LAG;
+            if (d >= 0 && d < (int64_t)n)
+                ids[d] = low9(vt, vbase + MOBY_VERTEX * last + 4 + 2 * i);
+        }
+    }
+    uint8_t seen[MOBY_ID_SLOTS];
+    memset(seen, 0, sizeof seen);
+    p->ids_distinct = 1;
+    float scale = cr->scale;
+    for (uint32_t i = 0; i < n; i++) {
+        gc_reader v = gc_window(&vt, vbase + MOBY_VERTEX * i, MOBY_VERTEX);
+        moby_vertex_row *row = gc_rows_push(vb);
+        if (!row)
+            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
+        row->file_ofs = v.file_ofs;
+        row->packet_row = packet_row;
+        row->class_row = class_row;
+        row->slot = (uint16_t)i;
+        row->kind = i < p->two_way_count ? 0 : i < p->two_way_count + p->three_way_count ? 1 : 2;
+        row->vertex_id = ids[i];
+        row->source_row = UINT32_MAX;
+        gc_skip(&v, 8);                    /* +0x0 skinning bytes */
+        row->normal_azimuth = gc_u8(&v);   /* +0x8 */
+        row->normal_elevation = gc_u8(&v); /* +0x9 */
+        row->x = gc_s16le(&v);             /* +0xa */
+        row->y = gc_s16le(&v);             /* +0xc */
+        row->z = gc_s16le(&v);             /* +0xe */
+        row->px = (float)row->x * (scale / 1024.0f);
+        row->py = (float)row->y * (scale / 1024.0f);
+        row->pz = (float)row->z * (scale / 1024.0f);
+        double dx = (double)row->px - cr->bsphere_x, dy = (double)row->py - cr->bsphere_y,
+               dz = (double)row->pz - cr->bsphere_z;
+        row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
+        row->bsphere_radius = cr->bsphere_w;
+        if (seen[ids[i]])
+            p->ids_distinct = 0;
+        seen[ids[i]] = 1;
+    }
+    /* Every vertex enters the cache at its ID once the packet's table is read. */
+    size_t first = vb->count - n;
+    for (uint32_t i = 0; i < n; i++)
+        ls->cache[ids[i]] = (uint32_t)(first + i + 1);
+    /* Duplicates: u16 entries after the matrix transfers, 8-aligned. */
+    size_t dup_at = 16u + 2u * (size_t)p->matrix_transfer_count;
+    dup_at = (dup_at + 7) / 8 * 8;
+    p->vu_vertices = (uint16_t)n;
+    if (GC_FAULT(lv, moby_part_records))
+        return GC_OK;
+    for (uint32_t k = 0; k < p->duplicate_count; k++) {
+        gc_reader d = gc_window(&vt, dup_at + 2u * k, 2);
+        if (d.overrun) {
+            p->duplicates_unresolved = (uint16_t)(p->duplicate_count - k);
+            break;
+        }
+        uint16_t id = (uint16_t)(gc_u16le(&d) >> MOBY_ID_SHIFT);
+        uint32_t src = ls->cache[id & (MOBY_ID_SLOTS - 1)];
+        moby_vertex_row *row = gc_rows_push(vb);
+        if (!row)
+            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
+        if (src) {
+            *row = ((moby_vertex_row *)vb->data)[src - 1];
+            row->source_row = src - 1;
+        } else {
+            memset(row, 0, sizeof *row);
+            row->source_row = UINT32_MAX;
+            p->duplicates_unresolved++;
+        }
+        row->file_ofs = d.file_ofs;
+        row->packet_row = packet_row;
+        row->class_row = class_row;
+        row->slot = (uint16_t)(n + k);
+        row->kind = 3;
+        row->vertex_id = id;
+        p->vu_vertices++;
+    }
+    return GC_OK;
+}
+
+typedef struct moby_index {
+    uint64_t file_ofs;
+    uint16_t slot;
+    uint8_t kick;
+    int32_t texture;
+} moby_index;
+
+/* The index stream to triangles (GS strip replay): a byte 1..127 is a 1-based VU slot, bit 7
+ * = no kick; a 0 byte takes the next secret index: 0 ends the packet (the 3 dummies before it
+ * are dropped), otherwise it switches to the next texture primitive and stands, bit 7
+ * inverted, for the index byte. Every kicked index with two before it draws the last three. */
+static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_parts *vp,
+                                moby_packet_row *p, uint32_t packet_row, uint32_t class_row,
+                                const moby_class_row *cr, moby_lod_state *ls)
+{
+    gc_rowbuf *tb = gc_level_rows(lv, &gc_table_moby_triangle);
+    gc_reader ix = vp->index;
+    uint8_t hdr[4];
+    if (!gc_bytes(&ix, hdr, 4))
+        return GC_OK;
+    p->index_header_pad = hdr[3];
+    p->index_bytes = (uint16_t)gc_left(&ix);
+    uint32_t tex_count = vp->has_texture ? (uint32_t)(vp->texture.size / MOBY_TEX_PRIM) : 0;
+    p->texture_count = (uint8_t)(tex_count > 255 ? 255 : tex_count);
+    moby_index s[MOBY_MAX_STREAM];
+    uint32_t ns = 0, sw = 0;
+    bool ended = false;
+    while (gc_left(&ix) > 0 && ns < MOBY_MAX_STREAM) {
+        uint64_t at = gc_tell_file(&ix);
+        uint8_t b = gc_u8(&ix);
+        if (b == 0) {
+            uint8_t secret;
+            if (sw == 0) {
+                secret = hdr[2];
+            } else if (sw <= tex_count) {
+                gc_reader t = vp->texture;
+                gc_reader q = gc_window(&t, 16u * (sw - 1) + MOBY_SECRET_AT, 1);
+                secret = gc_u8(&q);
+            } else {
+                break; /* more zero bytes than secret indices: malformed, stop here */
+            }
+            if (secret == 0) {
+                ended = true;
+                break;
+            }
+            if (sw >= tex_count)
+                break; /* a switch with no texture primitive left */
+            gc_reader t = vp->texture;
+            gc_reader q = gc_window(&t, MOBY_TEX_PRIM * sw + MOBY_TEX0_LO, 4);
+            ls->texture = gc_s32le(&q);
+            sw++;
+            b = (uint8_t)(secret ^ MOBY_NO_KICK);
+        }
+        s[ns].file_ofs = at;
+        s[ns].kick = (b & MOBY_NO_KICK) == 0;
+        uint32_t one_based = b & 0x7Fu;
+        s[ns].slot = GC_FAULT(lv, moby_index_zero_based) ? (uint16_t)one_based
+                     : one_based == 0                    ? UINT16_MAX
+                                                         : (uint16_t)(one_based - 1);
+        s[ns].texture = ls->texture;
+        ns++;
+    }
+    if (ended)
+        ns = ns >= MOBY_END_DUMMY ? ns - MOBY_END_DUMMY : 0;
+    for (uint32_t i = 2; i < ns; i++) {
+        if (!s[i].kick)
+            continue;
+        moby_triangle_row *t = gc_rows_push(tb);
+        if (!t)
+            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
+        t->file_ofs = s[i].file_ofs;
+        t->packet_row = packet_row;
+        t->class_row = class_row;
+        t->v0 = s[i - 2].slot, t->v1 = s[i - 1].slot, t->v2 = s[i].slot;
+        t->vu_vertices = p->vu_vertices;
+        t->texture = s[i].texture;
+        t->texture_slots = cr->texture_slots;
+        p->triangles++;
+    }
+    return GC_OK;
+}
+
+/* Decodes the high- and low-LOD packets of one class (rows [first, first + count) of
+ * moby.packet), each LOD list with its own ID cache and texture state. */
+static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, moby_class_row *cr,
+                                 uint32_t class_row, size_t first, size_t count)
+{
+    gc_rowbuf *pb = gc_level_rows(lv, &gc_table_moby_packet);
+    moby_lod_state *ls = malloc(sizeof *ls);
+    if (!ls)
+        return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for the moby ID cache");
+    int cur_lod = -1;
+    gc_status st = GC_OK;
+    for (size_t k = 0; k < count && st == GC_OK; k++) {
+        moby_packet_row *p = (moby_packet_row *)pb->data + first + k;
+        const moby_packet_row *prev = k ? p - 1 : NULL;
+        p->follows_previous = !prev || (uint64_t)prev->vertex_offset +
+                                               16u * (uint64_t)prev->vertex_data_size_qwords ==
+                                           p->vif_list_offset;
+        p->lod = p->index < cr->high_lod_count ? 0 : p->index < cr->lod_packet_count ? 1 : 2;
+        if (p->lod == 2)
+            continue;
+        if (p->lod != cur_lod) {
+            memset(ls, 0, sizeof *ls);
+            ls->texture = -1;
+            cur_lod = p->lod;
+        }
+        gc_diag_push(diag, "packet[%u]", (unsigned)p->index);
+        moby_vif_parts vp;
+        p->vif_ok = read_vif_list(cls, p, &vp);
+        p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
+        size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
+        st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
+        if (st == GC_OK && p->vif_ok)
+            st = read_triangles(lv, diag, &vp, p, (uint32_t)(first + k), class_row, cr, ls);
+        p->geometry_read = p->vif_ok && p->table_fits;
+        cr->vertices += (uint32_t)(gc_level_rows(lv, &gc_table_moby_vertex)->count - vbefore);
+        cr->triangles += p->triangles;
+        gc_diag_pop(diag);
+    }
+    free(ls);
+    return st;
 }
 
 /* The joint list at `ofs`, framed as Wrench's read_moby_joints reads it:
@@ -364,10 +846,18 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
             c.format_flag = gc_u8(&h); /* +0x0b */
             gc_seek(&h, 0x24);
             c.scale = gc_f32le(&h); /* +0x24 */
+            gc_seek(&h, 0x30);
+            c.bsphere_x = gc_f32le(&h); /* +0x30 bounding sphere */
+            c.bsphere_y = gc_f32le(&h);
+            c.bsphere_z = gc_f32le(&h);
+            c.bsphere_w = gc_f32le(&h);
             read_bind_pose(lv, cls, &c);
             gc_diag_push(diag, "core_data/moby[%d]", (int)i);
             if (c.packet_table_offset != 0) {
+                size_t first = gc_level_rows(lv, &gc_table_moby_packet)->count;
                 gc_status s = walk_packets(lv, diag, cls, &c, class_row);
+                if (s == GC_OK)
+                    s = decode_geometry(lv, diag, cls, &c, class_row, first, c.packets);
                 if (s != GC_OK)
                     return s;
             }
@@ -381,7 +871,8 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
     return GC_OK;
 }
 
-static const gc_table_desc *const moby_tables[] = {&gc_table_moby_class, &gc_table_moby_packet};
+static const gc_table_desc *const moby_tables[] = {&gc_table_moby_class, &gc_table_moby_packet,
+                                                   &gc_table_moby_vertex, &gc_table_moby_triangle};
 
 const gc_decoder gc_dec_moby = {
     .name = "moby",

@@ -36,6 +36,17 @@ static void put_u16(uint8_t *p, uint16_t v)
     p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
 }
 
+/* Texture slots of moby class i's entry (the class writer needs them for its TEX0 indices).
+ * Level 0's stay all 0xFF: the reference notes measured "textures == ffff..ff on all 238
+ * level-0 moby classes". Elsewhere (no measurement) the slots are filled as Wrench's
+ * MobyClassEntry.textures reads them. */
+static uint32_t moby_slots_used(const sy_ctx *c, uint32_t i, uint32_t tcount)
+{
+    if (!tcount || i % 2 != 0 || c->level == SY_MOBY_NO_SLOTS_LEVEL)
+        return 0;
+    return 1 + (i % 3);
+}
+
 /* Region sizes of core_data that are not counted by the plan: proportional to the level's size
  * weight (level 0: occlusion ~0.07 MB, sky ~0.42 MB, collision ~0.90 MB, as measured). */
 static size_t region_bytes(const sy_ctx *c, size_t level0_bytes)
@@ -438,6 +449,8 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             goto done;
         }
         shuffle(order, ncl[0], &r);
+        uint32_t vif_left = sy_moby_vif_qw_level_target(c->scale, c->level);
+        uint32_t packets_left = p->moby_packets;
         for (uint32_t step = 0; step < nclass && rc != -2; step++) {
             uint32_t i = step < ncl[0] ? order[step] : step;
             if (nogeo[i])
@@ -450,9 +463,19 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
                 span = end - data->len;
             offsets[i] = (uint32_t)data->len;
             int w;
-            if (i < base_of[1])
-                w = sy_moby_class_write(data, span, packets[i], zz[i], onum[0][i], &r);
-            else if (i < base_of[2]) {
+            if (i < base_of[1]) {
+                /* This class's share of the level's VIF-list quadwords; what a class cannot
+                 * place (span) carries over to the classes after it. */
+                sy_moby_spec ms = {packets[i], zz[i], onum[0][i],
+                                   moby_slots_used(c, i, counts[SY_TEX_MOBY]), 0};
+                ms.vif_qw_quota = (uint32_t)((uint64_t)vif_left * packets[i] / packets_left);
+                if (packets_left == packets[i])
+                    ms.vif_qw_quota = vif_left;
+                uint32_t got = 0;
+                w = sy_moby_class_write(data, span, &ms, &r, &got);
+                vif_left -= got < vif_left ? got : vif_left;
+                packets_left -= packets[i];
+            } else if (i < base_of[2]) {
                 uint32_t tc = 0;
                 w = sy_tie_class_write(data, span, onum[1][i - base_of[1]], ooo[i - base_of[1]],
                                        counts[2], &tc, &r);
@@ -464,6 +487,8 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
                 rc = -2;
         }
         free(order);
+        if (vif_left != 0) /* the spans could not hold the level's VIF-list quadwords */
+            rc = -2;
     }
     free(packets), free(zz), free(weight), free(ooo);
     if (rc == -2 || data->failed || data->len != end) {
@@ -483,9 +508,10 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
             put_u32(ent + 0x00, offsets[base_of[k] + i]);
             put_u32(ent + 0x04, onum[k][i]);
             uint32_t tcount = counts[k + 1];
-            /* Moby slots on level 0 stay all 0xFF (class_slots): the reference notes measured
-             * "textures == ffff..ff on all 238 level-0 moby classes". */
-            uint32_t used = class_slots(c, k, i, tcount);
+            /* Moby slots on level 0 stay all 0xFF (moby_slots_used): the reference notes
+             * measured "textures == ffff..ff on all 238 level-0 moby classes". Elsewhere (no
+             * measurement) the slots are filled as Wrench's MobyClassEntry.textures reads them. */
+            uint32_t used = k == 0 ? moby_slots_used(c, i, tcount) : class_slots(c, k, i, tcount);
             if (k == 1 && tcount) {
                 /* A tie's ad-gif record t is class-local texture t, so slots 0 .. count-1 are
                  * all filled (docs/formats/tie.md §2). */

@@ -92,10 +92,20 @@ typedef struct sy_ctx {
 int sy_core_build(const sy_ctx *c, sy_core_out *out);
 void sy_core_free(sy_core_out *out);
 
-/* Class data (sy_classes.c): appends one class span of exactly span_bytes at out->len.
- * packets: moby packet records (zero_zero of them of the zero/zero kind). */
-int sy_moby_class_write(sy_buf *out, size_t span_bytes, uint32_t packets, uint32_t zero_zero,
-                        uint32_t o_class, sy_rng *r);
+/* Moby class data (sy_moby.c): appends one class span of exactly span_bytes at
+ * out->len. */
+typedef struct sy_moby_spec {
+    uint32_t packets;   /* high + low packet records */
+    uint32_t zero_zero; /* the qw after the table is a zero/zero "record" (0 or 1) */
+    uint32_t o_class;
+    uint32_t texture_slots; /* slots of the class entry (0: the packets switch no texture) */
+    uint32_t vif_qw_quota;  /* vif_list_size to spend over the class's packets */
+} sy_moby_spec;
+/* *vif_qw_written: the sum of vif_list_size actually written (the quota, span permitting). */
+int sy_moby_class_write(sy_buf *out, size_t span_bytes, const sy_moby_spec *spec, sy_rng *r,
+                        uint32_t *vif_qw_written);
+/* Per-level share of the notes' 1,270,802 qw of VIF lists (sums exactly over the 27 levels). */
+uint32_t sy_moby_vif_qw_level_target(int scale, int level);
 /* Tie (sy_tie.c): at most max_textures (the tie texture table's size) class textures; the
  * count chosen is returned, for the entry's texture slots. */
 int sy_tie_class_write(sy_buf *out, size_t span_bytes, uint32_t o_class, int lod_out_of_order,

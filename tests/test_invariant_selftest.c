@@ -126,6 +126,15 @@ static const mutation mutations[] = {
     MUT("moby.bind_pose", 0, "moby.class", FIRST("header_read", INT(1)), "bind_pose_fits", INT(0)),
     MUT("moby.trans_parents", 0, "moby.class", FIRST("header_read", INT(1)), "trans_parents_ok", INT(0)),
     MUT("moby.header_lists", 0, "moby.class", FIRST("header_read", INT(1)), "header_lists_fit", INT(0)),
+    /* moby.yaml */
+    MUT("moby.packet_d_e", 0, "moby.packet", AT(0), "d", ADD(1)),
+    MUT("moby.packet_next", 0, "moby.packet", AT(1), "follows_previous", INT(0)),
+    MUT("moby.packet_vif", 0, "moby.packet", AT(0), "vif_ok", INT(0)),
+    MUT("moby.packet_vertex_table", 0, "moby.packet", AT(0), "epilogue_vertices", INT(7)),
+    MUT("moby.vertex_ids_distinct", 0, "moby.packet", AT(0), "ids_distinct", INT(0)),
+    MUT("moby.triangle_index_range", 0, "moby.triangle", AT(0), "v2", INT(999)),
+    MUT("moby.vertex_bsphere", 0, "moby.vertex", AT(0), "centre_distance", FLT(1.0e6)),
+    MUT("moby.texture_slot", 1, "moby.triangle", FIRST("texture", INT(0)), "texture", INT(99)),
     /* level 0's moby slots are all 0xFF (the notes' measurement), so a level with slot lists */
     MUT("moby.texture_slots", 1, "moby.class", FIRST("texture_reading", INT(1)), "max_texture_index", INT(9999)),
     MUT("shrub.class_layout", 0, "shrub.class", FIRST("header_read", INT(1)), "normals_fit", INT(0)),
