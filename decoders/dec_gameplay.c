@@ -77,9 +77,11 @@ static const gc_column header_cols[] = {
     GC_COL(gp_header_row, ambient_records, GC_T_S32, 0, "count",
            "tie ambient RGBA records before the s16 -1 (block 0x94)"),
     GC_COL(gp_header_row, ambient_ok, GC_T_BOOL, 0, "",
-           "the ambient walk (sizes in 2-byte units) reached -1 inside the data, every index a tie instance"),
-    GC_COL(gp_header_row, settings_ok, GC_T_BOOL, 0, "",
-           "level settings: 0x5c-byte first part, chunk planes and core_sounds_count inside the data"),
+           "the ambient walk (sizes in 2-byte units) reached -1 inside the data, every index a tie "
+           "instance"),
+    GC_COL(
+        gp_header_row, settings_ok, GC_T_BOOL, 0, "",
+        "level settings: 0x5c-byte first part, chunk planes and core_sounds_count inside the data"),
     GC_COL(gp_header_row, chunk_planes, GC_T_S32, 0, "count",
            "level settings +0x5c+0x0c: chunk plane count (0: one terminator record)"),
     GC_COL(gp_header_row, core_sounds_count, GC_T_S32, 0, "count",
@@ -283,7 +285,8 @@ static const gc_column list_cols[] = {
 
 static const gc_table_desc gc_table_gp_list = {
     .name = "gameplay.class_list",
-    .doc = "The tie, shrub and moby class lists ({s32 count, s32 o_class[count]}), one row per entry.",
+    .doc =
+        "The tie, shrub and moby class lists ({s32 count, s32 o_class[count]}), one row per entry.",
     .row_size = sizeof(gp_list_row),
     .columns = list_cols,
     .column_count = GC_COUNTOF(list_cols),
@@ -308,27 +311,28 @@ typedef struct gp_inst_row {
 
 #define MCOL(m, doc) GC_COL(gp_inst_row, m, GC_T_F32, 0, "", doc)
 #define INST_COMMON_COLS(KIND, REC)                                                                \
-    GC_COL(gp_inst_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",                       \
+    GC_COL(gp_inst_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",                        \
            "offset of the " REC " record"),                                                        \
         GC_COL(gp_inst_row, index, GC_T_U32, 0, "", "instance index"),                             \
-        GC_COL(gp_inst_row, o_class, GC_T_S32, 0, "", "+0x00 o_class of the instance's class"),     \
-        GC_COL(gp_inst_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",                             \
+        GC_COL(gp_inst_row, o_class, GC_T_S32, 0, "", "+0x00 o_class of the instance's class"),    \
+        GC_COL(gp_inst_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",                            \
                "row in " KIND ".class whose o_class this is; null if none"),                       \
-        GC_COL(gp_inst_row, class_o_class, GC_T_S32, 0, "",                                         \
+        GC_COL(gp_inst_row, class_o_class, GC_T_S32, 0, "",                                        \
                "o_class of that class row (-1 if none): equals o_class when resolved right"),      \
-        GC_COL(gp_inst_row, list_index, GC_T_U32, GC_CF_NULL_IF_MAX, "",                            \
+        GC_COL(gp_inst_row, list_index, GC_T_U32, GC_CF_NULL_IF_MAX, "",                           \
                "position of o_class in the gameplay class list of the kind; null if unlisted"),    \
-        GC_COL(gp_inst_row, draw_distance, GC_T_F32, 0, "world units", "+0x04"),                  \
+        GC_COL(gp_inst_row, draw_distance, GC_T_F32, 0, "world units", "+0x04"),                   \
         MCOL(c0x, "+0x10 matrix column 0 (local x axis, scaled)"), MCOL(c0y, "+0x14"),             \
-        MCOL(c0z, "+0x18"), MCOL(c0w, "+0x1c (0)"), MCOL(c1x, "+0x20 column 1"), MCOL(c1y, "+0x24"), \
-        MCOL(c1z, "+0x28"), MCOL(c1w, "+0x2c (0)"), MCOL(c2x, "+0x30 column 2"), MCOL(c2y, "+0x34"), \
-        MCOL(c2z, "+0x38"), MCOL(c2w, "+0x3c (0)"),                                               \
-        MCOL(c3x, "+0x40 column 3: world position x"), MCOL(c3y, "+0x44 world position y"),        \
-        MCOL(c3z, "+0x48 world position z"), MCOL(c3w, "+0x4c (0.01 as the toolchain writes it)"), \
-        GC_COL(gp_inst_row, scale0, GC_T_F64, 0, "", "|column 0|"),                                 \
-        GC_COL(gp_inst_row, scale1, GC_T_F64, 0, "", "|column 1|"),                                 \
-        GC_COL(gp_inst_row, scale2, GC_T_F64, 0, "", "|column 2|"),                                 \
-        GC_COL(gp_inst_row, max_cos, GC_T_F64, 0, "",                                               \
+        MCOL(c0z, "+0x18"), MCOL(c0w, "+0x1c (0)"), MCOL(c1x, "+0x20 column 1"),                   \
+        MCOL(c1y, "+0x24"), MCOL(c1z, "+0x28"), MCOL(c1w, "+0x2c (0)"),                            \
+        MCOL(c2x, "+0x30 column 2"), MCOL(c2y, "+0x34"), MCOL(c2z, "+0x38"),                       \
+        MCOL(c2w, "+0x3c (0)"), MCOL(c3x, "+0x40 column 3: world position x"),                     \
+        MCOL(c3y, "+0x44 world position y"), MCOL(c3z, "+0x48 world position z"),                  \
+        MCOL(c3w, "+0x4c (0.01 as the toolchain writes it)"),                                      \
+        GC_COL(gp_inst_row, scale0, GC_T_F64, 0, "", "|column 0|"),                                \
+        GC_COL(gp_inst_row, scale1, GC_T_F64, 0, "", "|column 1|"),                                \
+        GC_COL(gp_inst_row, scale2, GC_T_F64, 0, "", "|column 2|"),                                \
+        GC_COL(gp_inst_row, max_cos, GC_T_F64, 0, "",                                              \
                "largest |cos| between two of columns 0..2 (0 for rotation x scale)")
 
 static const gc_column tie_inst_cols[] = {
@@ -410,9 +414,15 @@ static const gc_column moby_inst_cols[] = {
     GC_COL(gp_moby_row, group, GC_T_S32, 0, "", "+0x58 moby group index or -1"),
     GC_COL(gp_moby_row, pvar_index, GC_T_S32, 0, "", "+0x68 pvar table index or -1"),
     GC_COL(gp_moby_row, light, GC_T_S32, 0, "", "+0x80 directional light index"),
-    DCOL(c0x, "matrix column 0 of scale * Rz * Ry * Rx (computed)"), DCOL(c0y, ""),
-    DCOL(c0z, ""), DCOL(c1x, "column 1"), DCOL(c1y, ""), DCOL(c1z, ""), DCOL(c2x, "column 2"),
-    DCOL(c2y, ""), DCOL(c2z, ""),
+    DCOL(c0x, "matrix column 0 of scale * Rz * Ry * Rx (computed)"),
+    DCOL(c0y, ""),
+    DCOL(c0z, ""),
+    DCOL(c1x, "column 1"),
+    DCOL(c1y, ""),
+    DCOL(c1z, ""),
+    DCOL(c2x, "column 2"),
+    DCOL(c2y, ""),
+    DCOL(c2z, ""),
 };
 #undef DCOL
 
@@ -476,7 +486,7 @@ static void read_core_classes(gc_level *lv, gc_array_range t, size_t stride, con
     k->count = (uint32_t)t.count;
     for (uint32_t i = 0; i < k->count; i++) {
         gc_reader e = gc_take_window(&tab, stride);
-        (void)gc_u32le(&e);            /* +0x00 offset_in_asset_wad */
+        (void)gc_u32le(&e);           /* +0x00 offset_in_asset_wad */
         k->o_class[i] = gc_s32le(&e); /* +0x04 o_class */
     }
 }
@@ -563,12 +573,12 @@ static void matrix_shape(gp_inst_row *o, float c[4][4])
     o->c3x = c[3][0], o->c3y = c[3][1], o->c3z = c[3][2], o->c3w = c[3][3];
     double len[3], worst = 0;
     for (int a = 0; a < 3; a++)
-        len[a] = sqrt((double)c[a][0] * c[a][0] + (double)c[a][1] * c[a][1] +
-                      (double)c[a][2] * c[a][2]);
+        len[a] =
+            sqrt((double)c[a][0] * c[a][0] + (double)c[a][1] * c[a][1] + (double)c[a][2] * c[a][2]);
     for (int a = 0; a < 3; a++)
         for (int b = a + 1; b < 3; b++) {
-            double d = (double)c[a][0] * c[b][0] + (double)c[a][1] * c[b][1] +
-                       (double)c[a][2] * c[b][2];
+            double d =
+                (double)c[a][0] * c[b][0] + (double)c[a][1] * c[b][1] + (double)c[a][2] * c[b][2];
             double cs = len[a] > 0 && len[b] > 0 ? fabs(d) / (len[a] * len[b]) : 1.0;
             if (cs > worst)
                 worst = cs;
@@ -607,8 +617,8 @@ static gc_status read_instances(gc_level *lv, gc_reader *g, int64_t ofs, int kin
         o->o_class = gc_s32le(&e); /* +0x00 */
         if (kind == KIND_TIE) {
             o->draw_distance = (float)gc_s32le(&e); /* +0x04, an integer for ties */
-            gc_skip(&e, 4);                          /* +0x08 */
-            o->occlusion_index = gc_s32le(&e);       /* +0x0c */
+            gc_skip(&e, 4);                         /* +0x08 */
+            o->occlusion_index = gc_s32le(&e);      /* +0x0c */
         } else {
             o->draw_distance = gc_f32le(&e); /* +0x04, a float for shrubs */
             gc_skip(&e, 8);
@@ -641,7 +651,7 @@ static gc_status read_mobys(gc_level *lv, gc_reader *g, int64_t ofs, const gp_co
     size_t stride = GC_FAULT(lv, moby_instance_0x70) ? MOBY_INSTANCE_0X70 : MOBY_INSTANCE_BYTES;
     gc_reader b = block_reader(g, ofs, lv->gameplay_size);
     gc_diag_push(diag, "moby_instances@0x%llx", (unsigned long long)ofs);
-    int32_t n = gc_s32le(&b);       /* +0x00 static count */
+    int32_t n = gc_s32le(&b);          /* +0x00 static count */
     ob->moby_spawnable = gc_s32le(&b); /* +0x04 spawnable moby count */
     gc_skip(&b, 8);
     size_t need = 0;
@@ -690,8 +700,8 @@ static gc_status read_mobys(gc_level *lv, gc_reader *g, int64_t ofs, const gp_co
 }
 
 /* Cameras (0x20) and sounds (0x90): the other pvar users. */
-static gc_status read_pvar_users(gc_level *lv, gc_reader *g, int64_t ofs, int sound,
-                                 gp_objects *ob, gc_diag *diag)
+static gc_status read_pvar_users(gc_level *lv, gc_reader *g, int64_t ofs, int sound, gp_objects *ob,
+                                 gc_diag *diag)
 {
     if (ofs == 0)
         return GC_OK;
@@ -718,7 +728,7 @@ static gc_status read_pvar_users(gc_level *lv, gc_reader *g, int64_t ofs, int so
             o->type = gc_s16le(&e); /* +0x00 o_class, +0x02 m_class, +0x04 update function */
             gc_skip(&e, 6);
             o->pvar_index = gc_s32le(&e); /* +0x08 */
-            gc_skip(&e, 4 + 0x30);         /* +0x0c range, matrix columns 0..2 */
+            gc_skip(&e, 4 + 0x30);        /* +0x0c range, matrix columns 0..2 */
             o->x = gc_f32le(&e), o->y = gc_f32le(&e), o->z = gc_f32le(&e); /* +0x40 */
         } else {
             o->type = gc_s32le(&e);                                        /* +0x00 */
@@ -776,8 +786,8 @@ static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties,
         if (index == -1)
             break;
         int16_t size = gc_s16le(&b);
-        size_t bytes = GC_FAULT(lv, tie_ambient_bytes) ? (size_t)(uint16_t)size
-                                                       : 2u * (size_t)(uint16_t)size;
+        size_t bytes =
+            GC_FAULT(lv, tie_ambient_bytes) ? (size_t)(uint16_t)size : 2u * (size_t)(uint16_t)size;
         if (b.overrun || index < 0 || (uint32_t)index >= ties || size < 0 || !gc_skip(&b, bytes))
             return;
         ob->ambient_records++;
@@ -1035,13 +1045,14 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
 }
 
 static const gc_table_desc *const gameplay_tables[] = {
-    &gc_table_gp_header,     &gc_table_gp_block,      &gc_table_gp_light,
-    &gc_table_gp_occl,       &gc_table_gp_list,       &gc_table_tie_instance,
+    &gc_table_gp_header,      &gc_table_gp_block,      &gc_table_gp_light,
+    &gc_table_gp_occl,        &gc_table_gp_list,       &gc_table_tie_instance,
     &gc_table_shrub_instance, &gc_table_moby_instance, &gc_table_gp_cam};
 
 const gc_decoder gc_dec_gameplay = {
     .name = "gameplay",
-    .doc = "gameplay extent: WAD-LZ decompression, block table, light bank, occlusion mapping, class lists, instances, pvars",
+    .doc = "gameplay extent: WAD-LZ decompression, block table, light bank, occlusion mapping, "
+           "class lists, instances, pvars",
     .tables = gameplay_tables,
     .table_count = GC_COUNTOF(gameplay_tables),
     .run = gameplay_run,

@@ -432,25 +432,25 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     for (uint32_t i = 0; i < nenv; i++) {
         float v[3];
         place_point(&pl, &r, 1.0f, 3.0f, v);
-        sy_buf_u32(out, sy_rng_below(&r, nlights));             /* 0x00 hero_light */
-        for (int k = 0; k < 3; k++)                              /* 0x04 position x 4 */
+        sy_buf_u32(out, sy_rng_below(&r, nlights)); /* 0x00 hero_light */
+        for (int k = 0; k < 3; k++)                 /* 0x04 position x 4 */
             sy_buf_u16(out, (uint16_t)(int16_t)lrintf(v[k] * 4.0f));
-        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 64));         /* 0x0A reverb_depth */
-        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 8));          /* 0x0C music_track */
-        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 128));          /* 0x0E fog near intensity */
-        sy_buf_u8(out, (uint8_t)(128 + sy_rng_below(&r, 128)));  /* 0x0F fog far intensity */
-        for (int k = 0; k < 3; k++)                              /* 0x10 hero colour */
+        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 64));        /* 0x0A reverb_depth */
+        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 8));         /* 0x0C music_track */
+        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 128));         /* 0x0E fog near intensity */
+        sy_buf_u8(out, (uint8_t)(128 + sy_rng_below(&r, 128))); /* 0x0F fog far intensity */
+        for (int k = 0; k < 3; k++)                             /* 0x10 hero colour */
             sy_buf_u8(out, (uint8_t)(96 + sy_rng_below(&r, 160)));
-        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 8));            /* 0x13 reverb type */
-        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 64));           /* 0x14 reverb delay */
-        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 64));           /* 0x15 reverb feedback */
-        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 2));            /* 0x16 enable reverb */
-        for (int k = 0; k < 3; k++)                              /* 0x17 fog colour */
+        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 8));  /* 0x13 reverb type */
+        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 64)); /* 0x14 reverb delay */
+        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 64)); /* 0x15 reverb feedback */
+        sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 2));  /* 0x16 enable reverb */
+        for (int k = 0; k < 3; k++)                    /* 0x17 fog colour */
             sy_buf_u8(out, (uint8_t)sy_rng_below(&r, 256));
         uint16_t fog_near = (uint16_t)(20 + sy_rng_below(&r, 80));
-        sy_buf_u16(out, fog_near);                                        /* 0x1A */
+        sy_buf_u16(out, fog_near);                                          /* 0x1A */
         sy_buf_u16(out, (uint16_t)(fog_near + 50 + sy_rng_below(&r, 400))); /* 0x1C */
-        sy_buf_u16(out, 0xFFFFu);                                         /* 0x1E unused */
+        sy_buf_u16(out, 0xFFFFu);                                           /* 0x1E unused */
     }
 
     /* 0x00 level settings: the 0x5C-byte first part, the chunk planes (one all-zero
@@ -473,10 +473,10 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         place_point(&pl, &r, 2.0f, 2.0f, ship);
         sy_buf_f32(out, ship[0]), sy_buf_f32(out, ship[1]), sy_buf_f32(out, ship[2]); /* 0x3C */
         sy_buf_f32(out, (float)sy_rng_below(&r, 628) / 100.0f - 3.14f); /* 0x48 ship rot z */
-        sy_buf_u32(out, 0);          /* 0x4C ship path (index into the paths) */
-        sy_buf_u32(out, 0);          /* 0x50 ship camera cuboid start */
-        sy_buf_u32(out, 1);          /* 0x54 ship camera cuboid end */
-        sy_buf_u32(out, 0);          /* 0x58 pad */
+        sy_buf_u32(out, 0); /* 0x4C ship path (index into the paths) */
+        sy_buf_u32(out, 0); /* 0x50 ship camera cuboid start */
+        sy_buf_u32(out, 1); /* 0x54 ship camera cuboid end */
+        sy_buf_u32(out, 0); /* 0x58 pad */
         uint32_t planes = c->plan->has_chunks ? 2 : 0;
         for (uint32_t i = 0; i < (planes ? planes : 1); i++) {
             float v[3] = {0, 0, 0}, n[3] = {0, 0, 0};
@@ -497,7 +497,7 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
      * NUL-terminated and padded to 4). */
     for (size_t lang = 0; lang < 8; lang++) {
         static const char *const msg[] = {"PRESS START", "HOLD R1 TO GRIND", "USE THE SWINGSHOT",
-                                          "GET THE BOLTS",   "THE SHIP IS READY"};
+                                          "GET THE BOLTS", "THE SHIP IS READY"};
         uint32_t n = 2 + sy_rng_below(&r, 4);
         size_t start = begin_block(out, S_HELP + 4 * lang, base, 0x10);
         sy_buf_u32(out, n);
@@ -508,13 +508,13 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         for (uint32_t i = 0; i < n; i++) {
             const char *s = msg[(i + lang) % 5];
             size_t e = ent + 16u * i;
-            sy_buf_set_u32(out, e, (uint32_t)(out->len - start));        /* offset */
+            sy_buf_set_u32(out, e, (uint32_t)(out->len - start));           /* offset */
             sy_buf_set_u16(out, e + 4, (uint16_t)(0x1000 + 16 * lang + i)); /* id */
-            sy_buf_set_u16(out, e + 6, (uint16_t)i);                      /* short id */
-            sy_buf_set_u16(out, e + 8, 0xFFFFu);                          /* third person */
-            sy_buf_set_u16(out, e + 10, 0xFFFFu);                         /* coop */
-            sy_buf_set_u16(out, e + 12, (uint16_t)(200 + i));             /* vag */
-            sy_buf_set_u16(out, e + 14, (uint16_t)(i % 3));               /* character */
+            sy_buf_set_u16(out, e + 6, (uint16_t)i);                        /* short id */
+            sy_buf_set_u16(out, e + 8, 0xFFFFu);                            /* third person */
+            sy_buf_set_u16(out, e + 10, 0xFFFFu);                           /* coop */
+            sy_buf_set_u16(out, e + 12, (uint16_t)(200 + i));               /* vag */
+            sy_buf_set_u16(out, e + 14, (uint16_t)(i % 3));                 /* character */
             sy_buf_put(out, s, strlen(s) + 1);
             while ((out->len - start) % 4)
                 sy_buf_u8(out, 0);
@@ -596,9 +596,9 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         rotation(&r, 0, R, rot);
         float range = (float)(8 + sy_rng_below(&r, 56));
         float s3[3] = {range, range, range};
-        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 120)); /* 0x00 o_class (sound class) */
-        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 4));   /* 0x02 m_class */
-        sy_buf_u32(out, 0);                               /* 0x04 update function (runtime) */
+        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 120));      /* 0x00 o_class (sound class) */
+        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 4));        /* 0x02 m_class */
+        sy_buf_u32(out, 0);                                    /* 0x04 update function (runtime) */
         sy_buf_u32(out, (uint32_t)(sound_pvar0 + (int32_t)i)); /* 0x08 pvar_index */
         sy_buf_f32(out, range);                                /* 0x0C range */
         put_matrix_inverse_rotation(out, R, s3, v, rot);       /* 0x10, 0x50, 0x80 */
@@ -623,18 +623,18 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     for (uint32_t i = 0; i < nmi; i++) {
         float v[3];
         place_point(&pl, &r, 0.0f, 2.0f, v);
-        sy_buf_u32(out, MOBY_INSTANCE_BYTES);              /* 0x00 size */
+        sy_buf_u32(out, MOBY_INSTANCE_BYTES);                /* 0x00 size */
         sy_buf_u32(out, (uint32_t)-1 + sy_rng_below(&r, 3)); /* 0x04 mission: -1, 0 or 1 */
-        sy_buf_u32(out, 0), sy_buf_u32(out, 0);            /* 0x08, 0x0C */
-        sy_buf_u32(out, moby_uid(i));                      /* 0x10 uid (the occlusion id) */
+        sy_buf_u32(out, 0), sy_buf_u32(out, 0);              /* 0x08, 0x0C */
+        sy_buf_u32(out, moby_uid(i));                        /* 0x10 uid (the occlusion id) */
         sy_buf_u32(out, sy_rng_below(&r, 4) == 0 ? 5 * sy_rng_below(&r, 20) : 0); /* 0x14 bolts */
-        for (int k = 0; k < 4; k++)                        /* 0x18..0x24 */
+        for (int k = 0; k < 4; k++)                                               /* 0x18..0x24 */
             sy_buf_u32(out, 0xFFFFFFFFu);
-        sy_buf_u32(out, moby_cls[i]);                                     /* 0x28 o_class */
-        sy_buf_f32(out, (float)(50 + sy_rng_below(&r, 151)) / 100.0f);    /* 0x2C scale */
-        sy_buf_u32(out, 64 + sy_rng_below(&r, 192));                      /* 0x30 draw dist */
-        sy_buf_u32(out, 64 + sy_rng_below(&r, 192));                      /* 0x34 update dist */
-        sy_buf_u32(out, 32), sy_buf_u32(out, 64);                         /* 0x38, 0x3C */
+        sy_buf_u32(out, moby_cls[i]);                                        /* 0x28 o_class */
+        sy_buf_f32(out, (float)(50 + sy_rng_below(&r, 151)) / 100.0f);       /* 0x2C scale */
+        sy_buf_u32(out, 64 + sy_rng_below(&r, 192));                         /* 0x30 draw dist */
+        sy_buf_u32(out, 64 + sy_rng_below(&r, 192));                         /* 0x34 update dist */
+        sy_buf_u32(out, 32), sy_buf_u32(out, 64);                            /* 0x38, 0x3C */
         sy_buf_f32(out, v[0]), sy_buf_f32(out, v[1]), sy_buf_f32(out, v[2]); /* 0x40 */
         for (int k = 0; k < 3; k++) /* 0x4C Euler angles, radians in (-pi, pi]: mostly yaw */
             sy_buf_f32(out, (k == 2 || sy_rng_below(&r, 8) == 0)
