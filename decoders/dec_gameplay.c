@@ -414,15 +414,15 @@ static const gc_column moby_inst_cols[] = {
     GC_COL(gp_moby_row, group, GC_T_S32, 0, "", "+0x58 moby group index or -1"),
     GC_COL(gp_moby_row, pvar_index, GC_T_S32, 0, "", "+0x68 pvar table index or -1"),
     GC_COL(gp_moby_row, light, GC_T_S32, 0, "", "+0x80 directional light index"),
-    DCOL(c0x, "matrix column 0 of scale * Rz * Ry * Rx (computed)"),
-    DCOL(c0y, ""),
-    DCOL(c0z, ""),
-    DCOL(c1x, "column 1"),
-    DCOL(c1y, ""),
-    DCOL(c1z, ""),
-    DCOL(c2x, "column 2"),
-    DCOL(c2y, ""),
-    DCOL(c2z, ""),
+    DCOL(c0x, "matrix column 0 of scale * Rz * Ry * Rx, x (computed)"),
+    DCOL(c0y, "column 0 y"),
+    DCOL(c0z, "column 0 z"),
+    DCOL(c1x, "column 1 x"),
+    DCOL(c1y, "column 1 y"),
+    DCOL(c1z, "column 1 z"),
+    DCOL(c2x, "column 2 x"),
+    DCOL(c2y, "column 2 y"),
+    DCOL(c2z, "column 2 z"),
 };
 #undef DCOL
 
@@ -502,6 +502,14 @@ typedef struct gp_objects {
     int32_t core_sounds_count;
     int32_t moby_spawnable;
 } gp_objects;
+
+/* The pvar table is as long as the highest pvar index in use, plus one (an index of INT32_MAX,
+ * hostile, saturates instead of overflowing). */
+static void note_pvar(gp_objects *ob, int32_t pvar_index)
+{
+    if (pvar_index >= ob->pvar_count)
+        ob->pvar_count = pvar_index < INT32_MAX ? pvar_index + 1 : INT32_MAX;
+}
 
 /* The block's bytes up to the end of the data (0 if absent or outside). */
 static gc_reader block_reader(gc_reader *g, int64_t ofs, size_t size)
@@ -683,8 +691,7 @@ static gc_status read_mobys(gc_level *lv, gc_reader *g, int64_t ofs, const gp_co
         o->pvar_index = gc_s32le(&f); /* +0x68 */
         gc_skip(&f, 0x14);
         o->light = gc_s32le(&f); /* +0x80 (past a 0x70 record: read as 0) */
-        if (o->pvar_index + 1 > ob->pvar_count)
-            ob->pvar_count = o->pvar_index + 1;
+        note_pvar(ob, o->pvar_index);
         /* M = scale * Rz(c) * Ry(b) * Rx(a), column vectors */
         double ca = cos(o->rot_x), sa = sin(o->rot_x), cb = cos(o->rot_y), sb = sin(o->rot_y);
         double cc = cos(o->rot_z), sc = sin(o->rot_z), s = o->scale;
@@ -736,8 +743,7 @@ static gc_status read_pvar_users(gc_level *lv, gc_reader *g, int64_t ofs, int so
             gc_skip(&e, 12);                                               /* +0x10 rotation */
             o->pvar_index = gc_s32le(&e);                                  /* +0x1c */
         }
-        if (o->pvar_index + 1 > ob->pvar_count)
-            ob->pvar_count = o->pvar_index + 1;
+        note_pvar(ob, o->pvar_index);
     }
     gc_diag_pop(diag);
     return GC_OK;
