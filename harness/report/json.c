@@ -160,8 +160,8 @@ gc_json *gc_json_parse(const char *text, char *err, size_t errlen)
     /* Duplicate keys would make "the member called k" ambiguous: refused.
      * Every number is read as a double (JSON_DECODE_INT_AS_REAL), as the tree
      * promises, so a 64-bit count past 2^63 is not an error. */
-    json_t *v = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL,
-                           &e);
+    json_t *v =
+        json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &e);
     if (!v) {
         snprintf(err, errlen, "line %d col %d: %s", e.line, e.column, e.text);
         return NULL;
