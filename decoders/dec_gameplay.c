@@ -474,7 +474,8 @@ static void read_core_classes(gc_level *lv, gc_array_range t, size_t stride, con
     memset(k, 0, sizeof *k);
     if (!lv->core_ok)
         return;
-    gc_diag scratch;
+    gc_diag scratch; /* a bad table is the class decoders' to report */
+    memset(&scratch, 0, sizeof scratch);
     gc_diag_clear(&scratch);
     (void)diag;
     gc_reader tab;
