@@ -134,8 +134,9 @@ void sy_fill_bulk(uint8_t *p, size_t n, sy_rng *r);
 
 /* Occlusion mappings (shared by the gameplay block 0x90 and the container's occlusion extent). */
 int sy_occlusion_mappings_write(const sy_ctx *c, sy_buf *out);
-/* Decompressed gameplay file. */
-int sy_gameplay_write(const sy_ctx *c, sy_buf *out);
+/* Decompressed gameplay file; its class lists and instances name the classes of the core index
+ * (core_index: the core_index bytes sy_core_build wrote). */
+int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out);
 /* Raw overlay image with the normal table and its decoy. */
 int sy_overlay_write(const sy_ctx *c, sy_buf *out);
 /* The 256-entry (cos, sin) table as f32 bit patterns, computed without libm. */

@@ -158,7 +158,7 @@ int sy_level_build(const sy_options *opt, int index, sy_buf *out)
         goto fail_nocore;
     if (build_data_extent(&c, &core, &data) != 0)
         goto fail;
-    if (sy_gameplay_write(&c, &gp_raw) != 0 ||
+    if (sy_gameplay_write(&c, &core.core_index, &gp_raw) != 0 ||
         sy_lz_compress(gp_raw.data, gp_raw.len, "gameplay", &gp) != 0)
         goto fail;
     if (sy_occlusion_mappings_write(&c, &occ) != 0)
