@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The PS2 float model (harness/ps2/, docs/ps2-float.md).
+/* The PS2 float model (decoders/ps2fpu.c, docs/ps2-float.md).
  *
  * Three kinds of check:
  *  1. Rules, each with hand-derived bit patterns (the derivation is in the
