@@ -1524,14 +1524,31 @@ static void light_vertex(const gc_level *lv, const uint8_t *table, const light_s
     l->lit = 1;
 }
 
-static void lighting_pass(gc_level *lv, gc_rowbuf *rb)
+static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
 {
     uint32_t nsets = 0;
     light_set *ls = load_lights(lv, &nsets);
     const uint8_t *table = load_normal_table(lv);
-    for (size_t i = 0; i < rb->count; i++)
-        light_vertex(lv, table, ls, nsets, (tfrag_light_row *)(void *)(rb->data + i * rb->desc->row_size));
+    size_t lit = 0;
+    for (size_t i = 0; i < rb->count; i++) {
+        tfrag_light_row *l = (tfrag_light_row *)(void *)(rb->data + i * rb->desc->row_size);
+        /* clear what a previous pass derived; keep what the record holds */
+        tfrag_light_row rec = *l;
+        memset(l, 0, sizeof *l);
+        l->file_ofs = rec.file_ofs, l->patch_row = rec.patch_row, l->index = rec.index;
+        l->unknown_0 = rec.unknown_0, l->intensity = rec.intensity, l->azimuth = rec.azimuth;
+        l->elevation = rec.elevation, l->color = rec.color, l->select = rec.select;
+        light_vertex(lv, table, ls, nsets, l);
+        lit += l->lit;
+    }
     free(ls);
+    return lit;
+}
+
+size_t gc_tfrag_relight(gc_level *lv)
+{
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_tfrag_light);
+    return rb ? lighting_pass(lv, rb) : 0;
 }
 
 static void clear_scratch(scratch *s)
