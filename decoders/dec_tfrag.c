@@ -1448,8 +1448,43 @@ static uint8_t to_gs(uint32_t v)
     return (uint8_t)gc_ps2_ftoi0(gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), PS2_128));
 }
 
+/* Per select word: the light set the pass uses (set, or the blend of set and
+ * set + 1 by blend / 256, its directions re-normalised). */
+typedef struct set_cache {
+    light_set L[65536];
+    uint8_t done[65536];
+} set_cache;
+
+static const light_set *blended_set(const gc_level *lv, const light_set *ls, set_cache *cache,
+                                    uint8_t set, uint8_t blend)
+{
+    if (!blend)
+        return &ls[set];
+    unsigned key = (unsigned)set | (unsigned)blend << 8;
+    light_set *L = &cache->L[key];
+    if (cache->done[key])
+        return L;
+    *L = ls[set];
+    const light_set *L1 = &ls[set + 1u];
+    uint32_t t = gc_ps2_itof(blend, 8), u = gc_ps2_sub(GC_PS2_ONE, t);
+    for (int h = 0; h < 2; h++) {
+        for (int k = 0; k < 4; k++)
+            L->col[h][k] = gc_ps2_madd(gc_ps2_mul(u, L->col[h][k]), t, L1->col[h][k]);
+        for (int k = 0; k < 3; k++)
+            L->dir[h][k] = gc_ps2_madd(gc_ps2_mul(u, L->dir[h][k]), t, L1->dir[h][k]);
+        if (!GC_FAULT(lv, blend_not_normalised)) { /* Historical bug: blend not re-normalised */
+            uint32_t inv =
+                gc_ps2_rsqrt_m(LIGHT_FDIV, GC_PS2_ONE, gc_ps2_dot3(L->dir[h], L->dir[h]));
+            for (int k = 0; k < 3; k++)
+                L->dir[h][k] = gc_ps2_mul(L->dir[h][k], inv);
+        }
+    }
+    cache->done[key] = 1;
+    return L;
+}
+
 static void light_vertex(const gc_level *lv, const uint8_t *table, const light_set *ls,
-                         uint32_t nsets, tfrag_light_row *l)
+                         uint32_t nsets, set_cache *cache, tfrag_light_row *l)
 {
     uint16_t c = l->color;
     l->base_r = (uint8_t)((c & 31u) << 3);
@@ -1493,23 +1528,11 @@ static void light_vertex(const gc_level *lv, const uint8_t *table, const light_s
     if (!l->normal_found || !l->set_exists)
         return;
 
-    /* the light set, blended toward set + 1 when bits 8..15 are set */
-    light_set L = ls[l->set];
-    if (l->blend) {
-        const light_set *L1 = &ls[l->set + 1u];
-        uint32_t t = gc_ps2_itof(l->blend, 8), u = gc_ps2_sub(GC_PS2_ONE, t);
-        for (int h = 0; h < 2; h++) {
-            for (int k = 0; k < 4; k++)
-                L.col[h][k] = gc_ps2_madd(gc_ps2_mul(u, L.col[h][k]), t, L1->col[h][k]);
-            for (int k = 0; k < 3; k++)
-                L.dir[h][k] = gc_ps2_madd(gc_ps2_mul(u, L.dir[h][k]), t, L1->dir[h][k]);
-            if (!GC_FAULT(lv, blend_not_normalised)) { /* Historical bug: blend not re-normalised */
-                uint32_t inv = gc_ps2_rsqrt_m(LIGHT_FDIV, GC_PS2_ONE, gc_ps2_dot3(L.dir[h], L.dir[h]));
-                for (int k = 0; k < 3; k++)
-                    L.dir[h][k] = gc_ps2_mul(L.dir[h][k], inv);
-            }
-        }
-    }
+    /* the light set, blended toward set + 1 when bits 8..15 are set (one
+     * computation per distinct select word, cached: it depends on nothing
+     * else) */
+    const light_set *Lp = blended_set(lv, ls, cache, l->set, l->blend);
+    light_set L = *Lp;
     l->dir_a_length = len3(L.dir[0]);
     l->dir_b_length = len3(L.dir[1]);
     uint32_t ta = light_term(lv, n, L.dir[0], L.col[0][3]);
@@ -1529,6 +1552,11 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
     uint32_t nsets = 0;
     light_set *ls = load_lights(lv, &nsets);
     const uint8_t *table = load_normal_table(lv);
+    set_cache *cache = ls ? calloc(1, sizeof *cache) : NULL; /* ~3.2 MB, one per pass */
+    if (ls && !cache) {
+        free(ls);
+        ls = NULL, nsets = 0; /* no memory: nothing is lit, the frame stays unlit */
+    }
     size_t lit = 0;
     for (size_t i = 0; i < rb->count; i++) {
         tfrag_light_row *l = (tfrag_light_row *)(void *)(rb->data + i * rb->desc->row_size);
@@ -1538,9 +1566,10 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
         l->file_ofs = rec.file_ofs, l->patch_row = rec.patch_row, l->index = rec.index;
         l->unknown_0 = rec.unknown_0, l->intensity = rec.intensity, l->azimuth = rec.azimuth;
         l->elevation = rec.elevation, l->color = rec.color, l->select = rec.select;
-        light_vertex(lv, table, ls, nsets, l);
+        light_vertex(lv, table, ls, nsets, cache, l);
         lit += l->lit;
     }
+    free(cache);
     free(ls);
     return lit;
 }
