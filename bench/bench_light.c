@@ -38,7 +38,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else {
-            fprintf(stderr, "usage: bench_light [--corpus DIR] [--scale retail|small] [--runs N]\n");
+            fprintf(stderr,
+                    "usage: bench_light [--corpus DIR] [--scale retail|small] [--runs N]\n");
             return 2;
         }
     }

@@ -239,16 +239,16 @@ typedef struct tfrag_light_row {
     float nx, ny, nz;     /* the decoded normal: negated, in the positions' frame */
     double normal_length; /* |n| in double (a check, not part of the pass) */
     uint8_t base_r, base_g, base_b, base_a; /* PEXT5 of color: 5-bit field << 3, alpha bit << 7 */
-    uint8_t set;          /* select bits 0..7 */
-    uint8_t blend;        /* select bits 8..15 */
-    double blend_weight;  /* blend / 256 */
-    uint32_t light_sets;  /* lights in the bank (gameplay.dir_light rows) */
-    uint8_t set_exists;   /* set < light_sets, and set + 1 too when blended */
-    double dir_a_length, dir_b_length; /* |direction| as used (after any blend) */
-    uint8_t lit;          /* the pass ran: normal table, light bank and set all present */
+    uint8_t set;                            /* select bits 0..7 */
+    uint8_t blend;                          /* select bits 8..15 */
+    double blend_weight;                    /* blend / 256 */
+    uint32_t light_sets;                    /* lights in the bank (gameplay.dir_light rows) */
+    uint8_t set_exists;                     /* set < light_sets, and set + 1 too when blended */
+    double dir_a_length, dir_b_length;      /* |direction| as used (after any blend) */
+    uint8_t lit;               /* the pass ran: normal table, light bank and set all present */
     float lit_r, lit_g, lit_b; /* lit colour, 1.0 = 0x80 */
-    uint64_t lit_bits;    /* sum of the three lit patterns (a bit-exact metric) */
-    uint8_t gs_r, gs_g, gs_b; /* the lit colour on the GS scale 0..0x80 (0 if !lit) */
+    uint64_t lit_bits;         /* sum of the three lit patterns (a bit-exact metric) */
+    uint8_t gs_r, gs_g, gs_b;  /* the lit colour on the GS scale 0..0x80 (0 if !lit) */
 } tfrag_light_row;
 
 /* ---- descriptors -------------------------------------------------------- */
@@ -1347,7 +1347,7 @@ static uint32_t bits_at(const uint8_t *row, size_t ofs)
 static light_set *load_lights(gc_level *lv, uint32_t *n)
 {
     static const char *const names[2][2] = {{"colour_a", "direction_a"},
-                                             {"colour_b", "direction_b"}};
+                                            {"colour_b", "direction_b"}};
     static const char lanes[4] = {'r', 'g', 'b', 'w'}, axes[3] = {'x', 'y', 'z'};
     const gc_rowbuf *rb = rows_by_name(lv, "gameplay.dir_light");
     *n = 0;

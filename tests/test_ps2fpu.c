@@ -1438,7 +1438,7 @@ Test(ps2fpu_rules, truncating_fdiv_variant)
     cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, 0x00000000), GC_PS2_MAX);
     cr_assert_eq(gc_ps2_div_trunc(0x80000000, 0x00000000), GC_PS2_MIN);
     cr_assert_eq(gc_ps2_div_trunc(0x00000000, 0xbf800000), 0x80000000);
-    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, GC_PS2_MAX) , 0x00000000); /* 2^-128.x: flushed */
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, GC_PS2_MAX), 0x00000000); /* 2^-128.x: flushed */
     /* sqrt(MAX) = 1.41421352 * 2^64 lies between ...f2 and ...f3: truncated
      * ...f2 (the console: ...f3). sqrt(2) = 1.41421356 -> 0x3fb504f3 (the
      * next pattern, ...f4, is 1.41421366, above). sqrt(25) = 5 exactly. */

@@ -413,8 +413,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             for (size_t i = 0; i < tl->count; i++) {
                 const uint8_t *r = row_at(tl, i);
                 uint32_t p = get_index(r, lp), ix = get_index(r, lix);
-                if (p == NONE || p >= s->npatches || ix == NONE ||
-                    ix >= s->patches[p].vert_count || get_f(r, llit) == 0.0)
+                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count ||
+                    get_f(r, llit) == 0.0)
                     continue;
                 rvert *v = &s->verts[s->patches[p].vert_first + ix];
                 const colref cc[3] = {lr, lg, lb};

@@ -60,9 +60,8 @@ int gc_faultcheck_run(const gc_sweep_opts *base, gc_fault_outcome *outcomes, siz
         o.frames_golden = "";
         o.progress = 0;
         o.fault = f == 0 ? NULL : cat[f].name;
-        const char *metric = f != 0 && strncmp(cat[f].invariant, "metric:", 7) == 0
-                                 ? cat[f].invariant + 7
-                                 : NULL;
+        const char *metric =
+            f != 0 && strncmp(cat[f].invariant, "metric:", 7) == 0 ? cat[f].invariant + 7 : NULL;
         /* the metrics baseline only where a metric is the catcher */
         o.baseline = metric ? base->baseline : "";
         gc_fault_outcome *out = &outcomes[(*count)++];
