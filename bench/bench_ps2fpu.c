@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* PS2 float model throughput (harness/ps2/, docs/ps2-float.md): operations
+/* PS2 float model throughput (decoders/ps2fpu.c, docs/ps2-float.md): operations
  * per second for each operation on one thread, and a lighting-like pass over
  * 40,000 vertices, so the cost of the directional lighting pass for a retail
  * level can be estimated before it is written. Figures only, never

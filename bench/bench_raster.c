@@ -137,7 +137,7 @@ static void bench_procedural(const char *png)
         if (cms < cpu_best)
             cpu_best = cms;
     }
-    gc_frame fr = {640, 448, t.rgba, "bench"};
+    gc_frame fr = {640, 448, t.rgba, "bench", ""};
     char hex[65];
     double h0 = now_ms();
     gc_frame_sha256(&fr, hex, NULL, 0);

@@ -37,11 +37,13 @@
  *    list; parents as its recovery step derives them) and publishes where
  *    the two differ (docs/formats/tfrag.md §10), so the invariants can hold
  *    a file to both. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gc_level.h"
+#include "gc_ps2fpu.h"
 #include "gc_reader.h"
 #include "gc_vif.h"
 
@@ -232,6 +234,21 @@ typedef struct tfrag_light_row {
     uint8_t elevation;
     uint16_t color;
     uint16_t select;
+    /* the lighting pass (lighting_pass below); PS2 float patterns in F32 columns */
+    uint8_t normal_found; /* both table entries were read */
+    float nx, ny, nz;     /* the decoded normal: negated, in the positions' frame */
+    double normal_length; /* |n| in double (a check, not part of the pass) */
+    uint8_t base_r, base_g, base_b, base_a; /* PEXT5 of color: 5-bit field << 3, alpha bit << 7 */
+    uint8_t set;                            /* select bits 0..7 */
+    uint8_t blend;                          /* select bits 8..15 */
+    double blend_weight;                    /* blend / 256 */
+    uint32_t light_sets;                    /* lights in the bank (gameplay.dir_light rows) */
+    uint8_t set_exists;                     /* set < light_sets, and set + 1 too when blended */
+    double dir_a_length, dir_b_length;      /* |direction| as used (after any blend) */
+    uint8_t lit;               /* the pass ran: normal table, light bank and set all present */
+    float lit_r, lit_g, lit_b; /* lit colour, 1.0 = 0x80 */
+    uint64_t lit_bits;         /* sum of the three lit patterns (a bit-exact metric) */
+    uint8_t gs_r, gs_g, gs_b;  /* the lit colour on the GS scale 0..0x80 (0 if !lit) */
 } tfrag_light_row;
 
 /* ---- descriptors -------------------------------------------------------- */
@@ -482,6 +499,36 @@ static const gc_column light_cols[] = {
     GC_COL(tfrag_light_row, color, GC_T_U16, GC_CF_HEX, "", "+4 base colour 5:5:5:1"),
     GC_COL(tfrag_light_row, select, GC_T_U16, GC_CF_HEX, "",
            "+6 light set, or blend bits 8..15 / 256"),
+    GC_COL(tfrag_light_row, normal_found, GC_T_BOOL, 0, "",
+           "both normal-table entries (azimuth, elevation & 0xff) were read"),
+    GC_COL(tfrag_light_row, nx, GC_T_F32, 0, "", "normal x: -(cos az cos el), PS2 float model"),
+    GC_COL(tfrag_light_row, ny, GC_T_F32, 0, "", "normal y: -(sin az cos el)"),
+    GC_COL(tfrag_light_row, nz, GC_T_F32, 0, "", "normal z: -(sin el) (Z-up, as positions)"),
+    GC_COL(tfrag_light_row, normal_length, GC_T_F64, 0, "", "|normal| (sqrt in double, a check)"),
+    GC_COL(tfrag_light_row, base_r, GC_T_U8, 0, "", "PEXT5 of color bits 0..4: field << 3"),
+    GC_COL(tfrag_light_row, base_g, GC_T_U8, 0, "", "PEXT5 of color bits 5..9"),
+    GC_COL(tfrag_light_row, base_b, GC_T_U8, 0, "", "PEXT5 of color bits 10..14"),
+    GC_COL(tfrag_light_row, base_a, GC_T_U8, 0, "", "PEXT5 of color bit 15: 0 or 0x80"),
+    GC_COL(tfrag_light_row, set, GC_T_U8, 0, "", "select bits 0..7: the light set"),
+    GC_COL(tfrag_light_row, blend, GC_T_U8, 0, "", "select bits 8..15: blend toward set + 1"),
+    GC_COL(tfrag_light_row, blend_weight, GC_T_F64, 0, "", "blend / 256"),
+    GC_COL(tfrag_light_row, light_sets, GC_T_U32, 0, "count", "rows of gameplay.dir_light"),
+    GC_COL(tfrag_light_row, set_exists, GC_T_BOOL, 0, "",
+           "set < light_sets (and set + 1 when blended)"),
+    GC_COL(tfrag_light_row, dir_a_length, GC_T_F64, 0, "",
+           "|direction A| as the pass used it (blended: re-normalised)"),
+    GC_COL(tfrag_light_row, dir_b_length, GC_T_F64, 0, "", "|direction B| as the pass used it"),
+    GC_COL(tfrag_light_row, lit, GC_T_BOOL, 0, "",
+           "lit by the pass (normal table, light bank and set present)"),
+    GC_COL(tfrag_light_row, lit_r, GC_T_F32, 0, "1.0 = 0x80", "lit red, PS2 float model"),
+    GC_COL(tfrag_light_row, lit_g, GC_T_F32, 0, "1.0 = 0x80", "lit green"),
+    GC_COL(tfrag_light_row, lit_b, GC_T_F32, 0, "1.0 = 0x80", "lit blue"),
+    GC_COL(tfrag_light_row, lit_bits, GC_T_U64, 0, "",
+           "sum of the lit_r/g/b bit patterns (bit-exact metric)"),
+    GC_COL(tfrag_light_row, gs_r, GC_T_U8, 0, "0x80 = 1.0",
+           "FTOI0(MUL(clamp(lit_r, 0, 1.0), 128)): 0..0x80; 0 when not lit"),
+    GC_COL(tfrag_light_row, gs_g, GC_T_U8, 0, "0x80 = 1.0", "as gs_r, green"),
+    GC_COL(tfrag_light_row, gs_b, GC_T_U8, 0, "0x80 = 1.0", "as gs_r, blue"),
 };
 
 #define TABLE(var, nm, doc_, T, cols, parent)                                                      \
@@ -1236,6 +1283,303 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     return GC_OK;
 }
 
+/* ---- the lighting pass ---------------------------------------------------
+ *
+ * Per vertex, in the PS2 float model (gc_ps2fpu.h; docs/formats/tfrag.md §8,
+ * level-assets.md "The lighting pass itself"):
+ *
+ *   lit = base + A.rgb * max(dA, dA * wA) + B.rgb * max(dB, dB * wB)
+ *
+ * base is the record's 5:5:5:1 colour expanded as PEXT5 does (field << 3),
+ * scaled so 0x80 is 1.0 (ITOF7, exact); dA, dB are dot3(normal, direction)
+ * of the two lights of the selected set; wA, wB are the colours' w lanes. The
+ * normal is (cos az cos el, sin az cos el, sin el) from the overlay's normal
+ * table (the stored values, never recomputed; azimuth and elevation are
+ * indices 0..255, the byte value), negated (the stored normal points into the
+ * surface). Positions are published Z-up as stored (no swap), so the normal
+ * stays in that frame too. select bits 0..7 name the set; bits 8..15, when
+ * non-zero, blend toward set + 1 by blend / 256: colours and directions are
+ * mixed (1 - t) * S + t * S1, and a blended direction is re-normalised
+ * (RSQRT of its squared length); an unblended one is used as stored.
+ *
+ * The gameplay decoder and the normals decoder run before this one
+ * (gc_decoders.def); their rows are read by column NAME through the
+ * descriptors, so this file shares no struct with theirs. */
+
+/* The divide-unit model of the one RSQRT in the pass (docs/ps2-float.md,
+ * "Two models of the divide unit"): the console's. */
+#define LIGHT_FDIV GC_PS2_FDIV_CONSOLE
+#define PS2_128    0x43000000u /* 128.0 */
+
+typedef struct light_set {
+    uint32_t col[2][4]; /* colour_a, colour_b: r, g, b, w */
+    uint32_t dir[2][3]; /* direction_a, direction_b */
+} light_set;
+
+static const gc_rowbuf *rows_by_name(gc_level *lv, const char *name)
+{
+    for (size_t i = 0; i < lv->table_count; i++)
+        if (lv->tables[i].desc && strcmp(lv->tables[i].desc->name, name) == 0)
+            return &lv->tables[i];
+    return NULL;
+}
+
+/* Offset of a column of the given type, or SIZE_MAX. */
+static size_t col_ofs(const gc_rowbuf *rb, const char *name, gc_coltype type)
+{
+    for (size_t i = 0; rb && i < rb->desc->column_count; i++) {
+        const gc_column *c = &rb->desc->columns[i];
+        if (strcmp(c->name, name) == 0 && c->type == type)
+            return c->offset;
+    }
+    return SIZE_MAX;
+}
+
+static uint32_t bits_at(const uint8_t *row, size_t ofs)
+{
+    uint32_t v;
+    memcpy(&v, row + ofs, 4);
+    return v;
+}
+
+/* The light bank from gameplay.dir_light (colour_a_r .. direction_b_z), as
+ * raw patterns. NULL with *n = 0 when there is none or a column is missing. */
+static light_set *load_lights(gc_level *lv, uint32_t *n)
+{
+    static const char *const names[2][2] = {{"colour_a", "direction_a"},
+                                            {"colour_b", "direction_b"}};
+    static const char lanes[4] = {'r', 'g', 'b', 'w'}, axes[3] = {'x', 'y', 'z'};
+    const gc_rowbuf *rb = rows_by_name(lv, "gameplay.dir_light");
+    *n = 0;
+    if (!rb || rb->count == 0 || rb->count > 0xffffu)
+        return NULL;
+    size_t ofs[2][7];
+    for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 7; k++) {
+            char nm[32];
+            if (k < 4)
+                snprintf(nm, sizeof nm, "%s_%c", names[h][0], lanes[k]);
+            else
+                snprintf(nm, sizeof nm, "%s_%c", names[h][1], axes[k - 4]);
+            ofs[h][k] = col_ofs(rb, nm, GC_T_F32);
+            if (ofs[h][k] == SIZE_MAX)
+                return NULL;
+        }
+    light_set *ls = calloc(rb->count, sizeof *ls);
+    if (!ls)
+        return NULL;
+    for (size_t i = 0; i < rb->count; i++) {
+        const uint8_t *row = rb->data + i * rb->desc->row_size;
+        for (int h = 0; h < 2; h++) {
+            for (int k = 0; k < 4; k++)
+                ls[i].col[h][k] = bits_at(row, ofs[h][k]);
+            for (int k = 0; k < 3; k++)
+                ls[i].dir[h][k] = bits_at(row, ofs[h][4 + k]);
+        }
+    }
+    *n = (uint32_t)rb->count;
+    return ls;
+}
+
+/* The accepted normal table: 256 (cos, sin) pattern pairs inside the
+ * overlay, or NULL. */
+static const uint8_t *load_normal_table(gc_level *lv)
+{
+    const gc_rowbuf *rb = rows_by_name(lv, "normals.table");
+    size_t f = col_ofs(rb, "found", GC_T_BOOL), o = col_ofs(rb, "overlay_ofs", GC_T_U64);
+    if (!rb || rb->count != 1 || f == SIZE_MAX || o == SIZE_MAX || !lv->overlay.present)
+        return NULL;
+    uint64_t at;
+    memcpy(&at, rb->data + o, 8);
+    if (!rb->data[f] || at > lv->overlay.size || lv->overlay.size - at < 256u * 8u)
+        return NULL;
+    return lv->overlay.data + at;
+}
+
+static double len3(const uint32_t v[3])
+{
+    double s = 0;
+    for (int k = 0; k < 3; k++) {
+        float f;
+        memcpy(&f, &v[k], 4);
+        s += (double)f * f;
+    }
+    return sqrt(s);
+}
+
+static float as_f(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static uint32_t as_bits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* One channel: base + ca * max(dA, dA wA) + cb * max(dB, dB wB), in the
+ * float model, or (fault light_host_float) in host IEEE float. */
+static uint32_t light_channel(const gc_level *lv, uint32_t base, uint32_t ca, uint32_t ta,
+                              uint32_t cb, uint32_t tb)
+{
+    if (GC_FAULT(lv, light_host_float)) /* Historical bug: the pass in host float */
+        return as_bits(as_f(base) + as_f(ca) * as_f(ta) + as_f(cb) * as_f(tb));
+    return gc_ps2_madd(gc_ps2_madd(base, ca, ta), cb, tb);
+}
+
+static uint32_t light_term(const gc_level *lv, const uint32_t n[3], const uint32_t d[3], uint32_t w)
+{
+    if (GC_FAULT(lv, light_host_float)) {
+        float dd = as_f(n[0]) * as_f(d[0]) + as_f(n[1]) * as_f(d[1]) + as_f(n[2]) * as_f(d[2]);
+        float dw = dd * as_f(w);
+        return as_bits(dd > dw ? dd : dw);
+    }
+    uint32_t dd = gc_ps2_dot3(n, d);
+    return gc_ps2_max(dd, gc_ps2_mul(dd, w));
+}
+
+static uint8_t to_gs(uint32_t v)
+{
+    /* clamp to [0, 1.0] (MAX.S, MIN.S), scale by 128, FTOI0: 0..0x80 */
+    return (uint8_t)gc_ps2_ftoi0(gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), PS2_128));
+}
+
+/* Per select word: the light set the pass uses (set, or the blend of set and
+ * set + 1 by blend / 256, its directions re-normalised). */
+typedef struct set_cache {
+    light_set L[65536];
+    uint8_t done[65536];
+} set_cache;
+
+static const light_set *blended_set(const gc_level *lv, const light_set *ls, set_cache *cache,
+                                    uint8_t set, uint8_t blend)
+{
+    if (!blend)
+        return &ls[set];
+    unsigned key = (unsigned)set | (unsigned)blend << 8;
+    light_set *L = &cache->L[key];
+    if (cache->done[key])
+        return L;
+    *L = ls[set];
+    const light_set *L1 = &ls[set + 1u];
+    uint32_t t = gc_ps2_itof(blend, 8), u = gc_ps2_sub(GC_PS2_ONE, t);
+    for (int h = 0; h < 2; h++) {
+        for (int k = 0; k < 4; k++)
+            L->col[h][k] = gc_ps2_madd(gc_ps2_mul(u, L->col[h][k]), t, L1->col[h][k]);
+        for (int k = 0; k < 3; k++)
+            L->dir[h][k] = gc_ps2_madd(gc_ps2_mul(u, L->dir[h][k]), t, L1->dir[h][k]);
+        if (!GC_FAULT(lv, blend_not_normalised)) { /* Historical bug: blend not re-normalised */
+            uint32_t inv =
+                gc_ps2_rsqrt_m(LIGHT_FDIV, GC_PS2_ONE, gc_ps2_dot3(L->dir[h], L->dir[h]));
+            for (int k = 0; k < 3; k++)
+                L->dir[h][k] = gc_ps2_mul(L->dir[h][k], inv);
+        }
+    }
+    cache->done[key] = 1;
+    return L;
+}
+
+static void light_vertex(const gc_level *lv, const uint8_t *table, const light_set *ls,
+                         uint32_t nsets, set_cache *cache, tfrag_light_row *l)
+{
+    uint16_t c = l->color;
+    l->base_r = (uint8_t)((c & 31u) << 3);
+    l->base_g = (uint8_t)(((c >> 5) & 31u) << 3);
+    l->base_b = (uint8_t)(((c >> 10) & 31u) << 3);
+    l->base_a = (uint8_t)((c >> 15) << 7);
+    l->set = (uint8_t)(l->select & 0xffu);
+    l->blend = (uint8_t)(l->select >> 8);
+    l->blend_weight = l->blend / 256.0;
+    l->light_sets = nsets;
+    l->set_exists = l->set < nsets && (l->blend == 0 || l->set + 1u < nsets);
+
+    /* the normal: two table entries, by index 0..255 (the byte) */
+    uint32_t n[3] = {0, 0, 0};
+    if (table) {
+        int32_t az = l->azimuth, el = l->elevation;
+        if (GC_FAULT(lv, azimuth_signed)) /* Historical bug: azimuth read as s8 (-56, not 200) */
+            az = (int8_t)l->azimuth;
+        /* the table pointer plus the index: a negative index reads before it */
+        const uint8_t *lo = lv->overlay.data, *hi = lv->overlay.data + lv->overlay.size;
+        const uint8_t *pa = table + (ptrdiff_t)az * 8, *pe = table + (ptrdiff_t)el * 8;
+        if (pa >= lo && pa + 8 <= hi && pe >= lo && pe + 8 <= hi) {
+            uint32_t ca = gc_load_u32le(pa), sa = gc_load_u32le(pa + 4);
+            uint32_t ce = gc_load_u32le(pe), se = gc_load_u32le(pe + 4);
+            n[0] = gc_ps2_mul(ca, ce);
+            n[1] = gc_ps2_mul(sa, ce);
+            n[2] = se;
+            if (!GC_FAULT(lv, normal_not_negated)) /* Historical bug: the inward normal used */
+                for (int k = 0; k < 3; k++)
+                    n[k] = gc_ps2_neg(n[k]);
+            if (GC_FAULT(lv, normal_axes)) { /* Historical bug: the normal alone given a */
+                uint32_t y = n[1];           /* Z-up -> Y-up swap, positions not */
+                n[1] = n[2];
+                n[2] = gc_ps2_neg(y);
+            }
+            l->normal_found = 1;
+        }
+    }
+    l->nx = as_f(n[0]), l->ny = as_f(n[1]), l->nz = as_f(n[2]);
+    l->normal_length = len3(n);
+    if (!l->normal_found || !l->set_exists)
+        return;
+
+    /* the light set, blended toward set + 1 when bits 8..15 are set (one
+     * computation per distinct select word, cached: it depends on nothing
+     * else) */
+    const light_set *Lp = blended_set(lv, ls, cache, l->set, l->blend);
+    light_set L = *Lp;
+    l->dir_a_length = len3(L.dir[0]);
+    l->dir_b_length = len3(L.dir[1]);
+    uint32_t ta = light_term(lv, n, L.dir[0], L.col[0][3]);
+    uint32_t tb = light_term(lv, n, L.dir[1], L.col[1][3]);
+    const uint8_t base[3] = {l->base_r, l->base_g, l->base_b};
+    uint32_t out[3];
+    for (int k = 0; k < 3; k++)
+        out[k] = light_channel(lv, gc_ps2_itof(base[k], 7), L.col[0][k], ta, L.col[1][k], tb);
+    l->lit_r = as_f(out[0]), l->lit_g = as_f(out[1]), l->lit_b = as_f(out[2]);
+    l->lit_bits = (uint64_t)out[0] + out[1] + out[2];
+    l->gs_r = to_gs(out[0]), l->gs_g = to_gs(out[1]), l->gs_b = to_gs(out[2]);
+    l->lit = 1;
+}
+
+static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
+{
+    uint32_t nsets = 0;
+    light_set *ls = load_lights(lv, &nsets);
+    const uint8_t *table = load_normal_table(lv);
+    set_cache *cache = ls ? calloc(1, sizeof *cache) : NULL; /* ~3.2 MB, one per pass */
+    if (ls && !cache) {
+        free(ls);
+        ls = NULL, nsets = 0; /* no memory: nothing is lit, the frame stays unlit */
+    }
+    size_t lit = 0;
+    for (size_t i = 0; i < rb->count; i++) {
+        tfrag_light_row *l = (tfrag_light_row *)(void *)(rb->data + i * rb->desc->row_size);
+        /* clear what a previous pass derived; keep what the record holds */
+        tfrag_light_row rec = *l;
+        memset(l, 0, sizeof *l);
+        l->file_ofs = rec.file_ofs, l->patch_row = rec.patch_row, l->index = rec.index;
+        l->unknown_0 = rec.unknown_0, l->intensity = rec.intensity, l->azimuth = rec.azimuth;
+        l->elevation = rec.elevation, l->color = rec.color, l->select = rec.select;
+        light_vertex(lv, table, ls, nsets, cache, l);
+        lit += l->lit;
+    }
+    free(cache);
+    free(ls);
+    return lit;
+}
+
+size_t gc_tfrag_relight(gc_level *lv)
+{
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_tfrag_light);
+    return rb ? lighting_pass(lv, rb) : 0;
+}
+
 static void clear_scratch(scratch *s)
 {
     memset(s->pos_present, 0, s->pos_hi);
@@ -1501,6 +1845,7 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         }
         gc_diag_pop(diag);
     }
+    lighting_pass(lv, x.rb_light);
 out:
     free(s);
     return st;

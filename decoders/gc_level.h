@@ -219,6 +219,12 @@ void gc_level_tables(const gc_level *lv, gc_table *out);
 /* Row pointer by index (no bounds check beyond an assert-style NULL). */
 const void *gc_rows_at(const gc_rowbuf *rb, size_t i);
 
+/* Re-run the tfrag lighting pass (docs/formats/tfrag.md §8.1) over the
+ * level's tfrag.light rows, from the gameplay.dir_light and normals.table
+ * rows as they now stand: after gc_level_decode, for a tool that edits the
+ * light bank, and for the benchmark. Returns the rows lit. */
+size_t gc_tfrag_relight(gc_level *lv);
+
 /* decode.status: one row per decoder per level. */
 typedef struct gc_decode_status_row {
     uint64_t file_ofs; /* where the failure was found (0 if none) */

@@ -43,7 +43,7 @@ Test(frame, canonical_layout_matches_sha256sum)
     uint8_t px[3 * 2 * 4];
     for (int i = 0; i < 24; i++)
         px[i] = (uint8_t)(i * 37 + 5);
-    gc_frame f = {3, 2, px, "tiny"};
+    gc_frame f = {3, 2, px, "tiny", ""};
     /* docs/golden.md: tag, raster version, width, height (u32 LE), pixel
      * format NUL-padded to 8, view NUL-padded to 32, then the rows. */
     uint8_t bytes[60 + 24];
@@ -81,11 +81,11 @@ Test(frame, canonical_layout_matches_sha256sum)
     cr_assert_eq(gc_frame_sha256(&f, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     px[23] ^= 1;
-    gc_frame g = {3, 2, px, "tinz"};
+    gc_frame g = {3, 2, px, "tinz", ""};
     cr_assert_eq(gc_frame_sha256(&g, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     /* Same bytes, other shape: 2x3 is not 3x2. */
-    gc_frame h = {2, 3, px, "tiny"};
+    gc_frame h = {2, 3, px, "tiny", ""};
     cr_assert_eq(gc_frame_sha256(&h, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     cr_assert_eq(gc_frame_changed_pixels(&f, &g), 0);
@@ -95,10 +95,10 @@ Test(frame, canonical_layout_matches_sha256sum)
 Test(frame, bad_frames_refused)
 {
     char hex[65];
-    gc_frame f = {0, 2, NULL, "x"};
+    gc_frame f = {0, 2, NULL, "x", ""};
     cr_assert_eq(gc_frame_sha256(&f, hex, NULL, 0), -1);
     uint8_t px[4] = {0};
-    gc_frame g = {1, 1, px, ""};
+    gc_frame g = {1, 1, px, "", ""};
     memset(g.view, 'a', sizeof g.view); /* not NUL-terminated within 32 */
     cr_assert_eq(gc_frame_sha256(&g, hex, NULL, 0), -1);
 }
@@ -516,7 +516,7 @@ Test(golden, images_actual_expected_diff)
     b[4 * 5] ^= 1;     /* pixel 5 */
     b[4 * 17 + 2] = 9; /* pixel 17 */
     b[4 * 31 + 1] = 0; /* pixel 31 */
-    gc_frame fa = {8, 4, a, "ground"}, fb = {8, 4, b, "ground"};
+    gc_frame fa = {8, 4, a, "ground", ""}, fb = {8, 4, b, "ground", ""};
     char dir[256], err[256] = "", path[512];
     tmp_path(dir, sizeof dir, "goldimg");
     uint64_t changed = 0;

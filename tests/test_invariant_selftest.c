@@ -278,6 +278,14 @@ static const mutation mutations[] = {
     MUT("tfrag.lod_position_parents", 0, "tfrag.vertex", FIRST("tier", INT(2)), "lod_parent0", NUL),
     MUT("tfrag.adgif_k_range", 0, "tfrag.adgif", AT(0), "k", COL("tex1_lo", 0)),
     MUT("tfrag.point_lights", 0, "tfrag.patch", AT(0), "point_lights", INT(0)),
+    /* lighting.yaml */
+    MUT("tfrag.normal_found", 0, "tfrag.light", AT(0), "normal_found", INT(0)),
+    MUT("tfrag.normal_unit", 0, "tfrag.light", AT(0), "normal_length", FADD(0.0001)),
+    MUT("tfrag.normals_face_up", 0, "tfrag.light", EVERY, "nz", FLT(-0.9)),
+    MUT("tfrag.light_set_exists", 0, "tfrag.light", AT(0), "set_exists", INT(0)),
+    MUT("tfrag.light_dir_unit", 0, "tfrag.light", AT(0), "dir_a_length", FADD(-0.3)),
+    MUT("tfrag.lit_range", 0, "tfrag.light", AT(0), "gs_r", INT(0x81)),
+    MUT("tfrag.lit_all", 0, "tfrag.light", AT(0), "lit", INT(0)),
     MUT("tfrag.unclassified", 0, "tfrag.patch", AT(0), "unclassified_unpacks", INT(1)),
 };
 /* clang-format on */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The PS2 float model (harness/ps2/, docs/ps2-float.md).
+/* The PS2 float model (decoders/ps2fpu.c, docs/ps2-float.md).
  *
  * Three kinds of check:
  *  1. Rules, each with hand-derived bit patterns (the derivation is in the
@@ -1418,4 +1418,93 @@ Test(ps2fpu_diff, from_ratio)
             mismatch(&t, (uint32_t)n, (uint32_t)d, 0, got, want);
     }
     finish(&t);
+}
+
+/* ---- the truncating divide unit (issue 12's rule, gc_ps2_*_trunc) ----------- */
+
+Test(ps2fpu_rules, truncating_fdiv_variant)
+{
+    /* 1/3 = 0.0101...b: the 24 significant bits are 1.0101...01 * 2^-2, the
+     * rest (0101...) is dropped: 0x3eaaaaaa, one below IEEE's (and the
+     * console's) 0x3eaaaaab. */
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, 0x40400000), 0x3eaaaaaa);
+    cr_assert_eq(gc_ps2_div(GC_PS2_ONE, 0x40400000), 0x3eaaaaab);
+    /* 1/5 truncates to ...cc; 1/(2 - 2^-23) = 0.5 (1 + 2^-24 + ...) to
+     * 0x3f000000, where the console gives 0x3f000001. */
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, 0x40a00000), 0x3e4ccccc);
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, 0x3fffffff), 0x3f000000);
+    /* Exact quotients stay exact; the special cases are the FDIV ones. */
+    cr_assert_eq(gc_ps2_div_trunc(0x40c00000, 0x40800000), 0x3fc00000);
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, 0x00000000), GC_PS2_MAX);
+    cr_assert_eq(gc_ps2_div_trunc(0x80000000, 0x00000000), GC_PS2_MIN);
+    cr_assert_eq(gc_ps2_div_trunc(0x00000000, 0xbf800000), 0x80000000);
+    cr_assert_eq(gc_ps2_div_trunc(GC_PS2_ONE, GC_PS2_MAX), 0x00000000); /* 2^-128.x: flushed */
+    /* sqrt(MAX) = 1.41421352 * 2^64 lies between ...f2 and ...f3: truncated
+     * ...f2 (the console: ...f3). sqrt(2) = 1.41421356 -> 0x3fb504f3 (the
+     * next pattern, ...f4, is 1.41421366, above). sqrt(25) = 5 exactly. */
+    cr_assert_eq(gc_ps2_sqrt_trunc(GC_PS2_MAX), 0x5fb504f2);
+    cr_assert_eq(gc_ps2_sqrt_trunc(0x40000000), 0x3fb504f3);
+    cr_assert_eq(gc_ps2_sqrt_trunc(0x41c80000), 0x40a00000);
+    cr_assert_eq(gc_ps2_sqrt_trunc(0xc1c80000), 0x40a00000); /* |a| */
+    cr_assert_eq(gc_ps2_sqrt_trunc(0x80000000), 0x00000000);
+    /* rsqrt = sqrt, then a truncating divide: 1/sqrt(3). sqrt(3) =
+     * 1.7320508 truncates to 0x3fddb3d7; 1 / that = 0.57735029, which
+     * truncates to 0x3f13cd3a. */
+    cr_assert_eq(gc_ps2_sqrt_trunc(0x40400000), 0x3fddb3d7);
+    cr_assert_eq(gc_ps2_rsqrt_trunc(GC_PS2_ONE, 0x40400000),
+                 gc_ps2_div_trunc(GC_PS2_ONE, gc_ps2_sqrt_trunc(0x40400000)));
+    cr_assert_eq(gc_ps2_rsqrt_trunc(GC_PS2_ONE, 0x40400000), 0x3f13cd3a);
+    /* 1/sqrt(25) = 1/5: the truncated 0x3e4ccccc, not the console's ...cd. */
+    cr_assert_eq(gc_ps2_rsqrt_trunc(GC_PS2_ONE, 0x41c80000), 0x3e4ccccc);
+    cr_assert_eq(gc_ps2_rsqrt_trunc(0x80000000, 0x00000000), GC_PS2_MIN);
+    /* The model selector names the two. */
+    cr_assert_eq(gc_ps2_div_m(GC_PS2_FDIV_TRUNCATE, GC_PS2_ONE, 0x40400000), 0x3eaaaaaa);
+    cr_assert_eq(gc_ps2_div_m(GC_PS2_FDIV_CONSOLE, GC_PS2_ONE, 0x40400000), 0x3eaaaaab);
+    cr_assert_eq(gc_ps2_sqrt_m(GC_PS2_FDIV_TRUNCATE, GC_PS2_MAX), 0x5fb504f2);
+    cr_assert_eq(gc_ps2_sqrt_m(GC_PS2_FDIV_CONSOLE, GC_PS2_MAX), 0x5fb504f3);
+    cr_assert_eq(gc_ps2_rsqrt_m(GC_PS2_FDIV_TRUNCATE, GC_PS2_ONE, 0x41c80000), 0x3e4ccccc);
+    cr_assert_eq(gc_ps2_rsqrt_m(GC_PS2_FDIV_CONSOLE, GC_PS2_ONE, 0x41c80000), 0x3e4ccccd);
+}
+
+/* The truncating variants against the exact references: bit-exact, over 1M
+ * operands each (random, edge patterns, partners at chosen gaps, exact
+ * quotients and perfect squares), and RSQRT as the two exact steps. */
+Test(ps2fpu_diff, truncating_fdiv)
+{
+    uint64_t s = 0x7c0a;
+    tally d = {"div_trunc", 0, 0}, q = {"sqrt_trunc", 0, 0}, r = {"rsqrt_trunc", 0, 0};
+    long below_console = 0;
+    for (long i = 0; i < 1000000; i++) {
+        uint32_t a = gen_any(&s), b = rng_below(&s, 2) ? gen_partner(&s, a) : gen_any(&s);
+        if (i % 16 == 0)
+            a = gc_ps2_mul(b, make(rng_below(&s, 2), 120 + rng_below(&s, 16),
+                                   (uint32_t)(rng_below(&s, 64) << 17)));
+        uint32_t want = ref_div_trunc(a, b), got = gc_ps2_div_trunc(a, b);
+        d.checked++;
+        if (got != want)
+            mismatch(&d, a, b, 0, got, want);
+        below_console += got != gc_ps2_div(a, b);
+        uint32_t c = gen_any(&s);
+        if (i % 16 == 1) {
+            uint32_t rt = make(0, 64 + rng_below(&s, 128), (uint32_t)(rng_below(&s, 4096) << 11));
+            c = gc_ps2_mul(rt, rt);
+        }
+        int exact;
+        uint32_t wq = ref_sqrt_trunc(c, &exact);
+        q.checked++;
+        if (gc_ps2_sqrt_trunc(c) != wq)
+            mismatch(&q, c, 0, 0, gc_ps2_sqrt_trunc(c), wq);
+        if (i % 4 == 0) {
+            uint32_t wr = ref_div_trunc(a, wq);
+            r.checked++;
+            if (gc_ps2_rsqrt_trunc(a, c) != wr)
+                mismatch(&r, a, c, 0, gc_ps2_rsqrt_trunc(a, c), wr);
+        }
+    }
+    finish(&d);
+    finish(&q);
+    finish(&r);
+    /* The two models differ on a good share of quotients (the console's
+     * 38% above-truncation share, less the exact ones). */
+    cr_assert(below_console > d.checked / 10, "%ld of %ld differ", below_console, d.checked);
 }

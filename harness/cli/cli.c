@@ -68,6 +68,8 @@ const char gc_cli_sweep_options_help[] =
     "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
     "                       a named file must exist\n"
     "  --no-frames          do not render or compare frames\n"
+    "  --lighting on|off    draw tfrag with the lighting pass's colours (on, the default)\n"
+    "                       or the stored unlit ones (off; frames then differ from goldens)\n"
     "  --frames-out DIR     write every rendered frame as PNG (and into the image store)\n"
     "  --golden-images DIR  for each regressed frame write actual, expected (from the image\n"
     "                       store) and diff PNGs, and count the pixels that changed\n"
@@ -180,6 +182,14 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
         o->frame_store = v;
     } else if (strcmp(a, "--no-frames") == 0) {
         o->no_frames = 1;
+    } else if (strcmp(a, "--lighting") == 0) {
+        VAL();
+        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+            o->lighting_off = strcmp(v, "off") == 0;
+        else {
+            snprintf(err, errlen, "--lighting takes on or off, not '%s'", v);
+            return -1;
+        }
     } else if (strcmp(a, "--frames-out") == 0) {
         VAL();
         o->frames_out = v;

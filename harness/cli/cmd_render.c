@@ -26,7 +26,7 @@ static void render_usage(FILE *f)
             "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
             "                       [--width W --height H] [--golden FILE]\n"
             "                       [--golden-images DIR] [--scale small|retail] [--seed N]\n"
-            "                       [--inject-fault NAME]\n"
+            "                       [--inject-fault NAME] [--lighting on|off]\n"
             "\n"
             "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
             "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
@@ -37,6 +37,8 @@ static void render_usage(FILE *f)
             "image store ($GC_FRAME_STORE or ~/.cache/gcverify/frames), _expected.png and\n"
             "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
             "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
+            "--lighting off draws the stored (unlit) tfrag colours instead of the lighting\n"
+            "pass's (the manifest says lighting=lit or lighting=unlit).\n"
             "\n"
             "--level all renders every view of every level and prints one line each,\n"
             "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
@@ -49,7 +51,8 @@ static void render_usage(FILE *f)
 }
 
 /* Every view of every level, one line each; PNGs into dir when given. */
-static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault)
+static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault,
+                      int lighting)
 {
     const char *const *names;
     int nv = gc_render_view_names(&names), rc = 0;
@@ -78,6 +81,8 @@ static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char 
         gc_level_decode(&lv);
         err[0] = '\0';
         gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
+        if (scene)
+            gc_render_scene_set_lighting(scene, lighting);
         for (int v = 0; v < nv; v++) {
             gc_frame f;
             char hex[65];
@@ -115,6 +120,7 @@ int gc_cmd_render(int argc, char **argv)
 {
     const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
                *golden_images = NULL;
+    int lighting = 1;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
     int scale = SY_SCALE_RETAIL, all = 0, fault = 0;
     for (int i = 1; i < argc; i++) {
@@ -128,7 +134,8 @@ int gc_cmd_render(int argc, char **argv)
                     strcmp(a, "--view") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--width") == 0 ||
                     strcmp(a, "--height") == 0 || strcmp(a, "--golden") == 0 ||
                     strcmp(a, "--golden-images") == 0 || strcmp(a, "--scale") == 0 ||
-                    strcmp(a, "--seed") == 0 || strcmp(a, "--inject-fault") == 0;
+                    strcmp(a, "--seed") == 0 || strcmp(a, "--inject-fault") == 0 ||
+                    strcmp(a, "--lighting") == 0;
         if (!takes) {
             fprintf(stderr, "gcverify render: unknown option '%s'\n", a);
             render_usage(stderr);
@@ -146,7 +153,13 @@ int gc_cmd_render(int argc, char **argv)
             all = 1;
         else if (strcmp(a, "--level") == 0)
             bad = gc_cli_uint(v, GC_LEVEL_COUNT - 1, &level) != 0;
-        else if (strcmp(a, "--view") == 0)
+        else if (strcmp(a, "--lighting") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                fprintf(stderr, "gcverify render: --lighting takes on or off, not '%s'\n", v);
+                return 2;
+            }
+            lighting = strcmp(v, "on") == 0;
+        } else if (strcmp(a, "--view") == 0)
             view = v;
         else if (strcmp(a, "-o") == 0)
             out_png = v;
@@ -191,7 +204,7 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
-        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault);
+        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting);
         gc_corpus_close(&c);
         return rc;
     }
@@ -225,6 +238,8 @@ int gc_cmd_render(int argc, char **argv)
     gc_frame f;
     gc_view_params vp;
     gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
+    if (scene)
+        gc_render_scene_set_lighting(scene, lighting);
     if (!scene || gc_render_scene_draw(scene, view, (uint32_t)width, (uint32_t)height, &f, &vp, err,
                                        sizeof err) != 0) {
         fprintf(stderr, "gcverify render: %s: %s\n", file->name, err);

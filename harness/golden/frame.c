@@ -55,8 +55,9 @@ int gc_frame_manifest(const gc_frame *f, char *manifest, size_t manifest_len)
 {
     if (view_len(f) >= GC_FRAME_VIEW_BYTES)
         return -1;
-    int n = snprintf(manifest, manifest_len, "%s raster=%d %ux%u %s view=%s", GC_FRAME_TAG,
-                     GC_RS_RASTER_VERSION, f->width, f->height, GC_FRAME_PIXEL_FORMAT, f->view);
+    int n = snprintf(manifest, manifest_len, "%s raster=%d %ux%u %s view=%s%s%s", GC_FRAME_TAG,
+                     GC_RS_RASTER_VERSION, f->width, f->height, GC_FRAME_PIXEL_FORMAT, f->view,
+                     f->lighting[0] ? " lighting=" : "", f->lighting);
     return n < 0 || (size_t)n >= manifest_len ? -1 : 0;
 }
 

@@ -19,6 +19,7 @@ typedef struct gc_frame {
     uint32_t width, height;
     uint8_t *rgba;
     char view[32];
+    char lighting[8]; /* "lit", "unlit", or "" (not a rendered level frame) */
 } gc_frame;
 
 void gc_frame_free(gc_frame *f);

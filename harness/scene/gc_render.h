@@ -33,6 +33,11 @@ int gc_render_view_names(const char *const **names);
 int gc_render_level(const gc_level *lv, const char *view, uint32_t width, uint32_t height,
                     gc_frame *out, char *params, size_t params_len, char *err, size_t errlen);
 
+/* The same with lighting on (1, what gc_render_level does) or off (0). */
+int gc_render_level_lighting(const gc_level *lv, int lighting, const char *view, uint32_t width,
+                             uint32_t height, gc_frame *out, char *params, size_t params_len,
+                             char *err, size_t errlen);
+
 /* A view's camera, as the report lists it. */
 typedef struct gc_view_params {
     char name[32];
@@ -56,6 +61,13 @@ typedef struct gc_render_scene gc_render_scene;
 /* NULL with err filled when the level has no usable tfrag tables. */
 gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen);
 void gc_render_scene_free(gc_render_scene *s);
+/* Lighting on (the default): vertices lit by the tfrag decoder's lighting
+ * pass (tfrag.light lit, gs_r/g/b) draw with those colours; off: every
+ * vertex draws its stored RGBA (the unlit path, to tell a lighting
+ * regression from a geometry one). The frame's manifest says which. */
+void gc_render_scene_set_lighting(gc_render_scene *s, int on);
+/* Vertices that have a lit colour (whether or not lighting is on). */
+uint64_t gc_render_scene_vertices_lit(const gc_render_scene *s);
 /* The camera of a view. 0, or -1 for an unknown view or no patches. */
 int gc_render_scene_view(const gc_render_scene *s, const char *view, gc_view_params *vp, char *err,
                          size_t errlen);

@@ -206,6 +206,8 @@ typedef struct rpatch {
 typedef struct rvert {
     float pos[3];
     uint8_t rgba[4];
+    uint8_t lit_rgb[3]; /* tfrag.light gs_r/g/b (0..0x80), when lit */
+    uint8_t lit;
     uint8_t valid;
 } rvert;
 
@@ -255,6 +257,8 @@ struct gc_render_scene {
     radgif *adgifs;
     size_t nadgifs;
     rtex *tex;
+    int lighting; /* draw the lit colours (default); 0: the stored ones */
+    uint64_t vertices_lit;
     gc_render_stats stats;
 };
 
@@ -394,6 +398,33 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
         }
         v->valid = 1;
+    }
+
+    /* lit colours (optional: tfrag.light from the decoder's lighting pass,
+     * docs/formats/tfrag.md §8.1); a vertex without a lit row keeps its
+     * stored colour */
+    s->lighting = 1;
+    const gc_table *tl = find_table(ts, nt, "tfrag.light");
+    if (tl) {
+        colref lp = find_col(tl, "patch_row"), lix = find_col(tl, "index"),
+               llit = find_col(tl, "lit"), lr = find_col(tl, "gs_r"), lg = find_col(tl, "gs_g"),
+               lb = find_col(tl, "gs_b");
+        if (lp.ok && lix.ok && llit.ok && lr.ok && lg.ok && lb.ok)
+            for (size_t i = 0; i < tl->count; i++) {
+                const uint8_t *r = row_at(tl, i);
+                uint32_t p = get_index(r, lp), ix = get_index(r, lix);
+                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count ||
+                    get_f(r, llit) == 0.0)
+                    continue;
+                rvert *v = &s->verts[s->patches[p].vert_first + ix];
+                const colref cc[3] = {lr, lg, lb};
+                for (int k = 0; k < 3; k++) {
+                    double c = get_f(r, cc[k]);
+                    v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
+                }
+                v->lit = 1;
+                s->vertices_lit++;
+            }
     }
 
     /* vertex info (optional: without it triangles use their position
@@ -773,6 +804,8 @@ static int corner(const gc_render_scene *s, const rpatch *p, const rtri *tr, int
     const rvert *own = &s->verts[p->vert_first + vertex];
     memcpy(out->pos, own->pos, sizeof out->pos);
     memcpy(out->rgba, own->rgba, sizeof out->rgba);
+    if (s->lighting && own->lit)
+        memcpy(out->rgba, own->lit_rgb, sizeof own->lit_rgb);
     out->s = e ? e->s : 0.0f;
     out->t = e ? e->t : 0.0f;
     if (e && e->tier != 0 && e->parent0 != NONE && e->parent0 < p->vert_count &&
@@ -867,16 +900,39 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     t.rgba = NULL;
     gc_rs_target_free(&t);
     snprintf(out->view, sizeof out->view, "%s", view);
+    /* lit: the lighting pass's colours were drawn (every vertex with a lit
+     * row); unlit: --lighting off, or the level had nothing lit */
+    snprintf(out->lighting, sizeof out->lighting, "%s",
+             s->lighting && s->vertices_lit ? "lit" : "unlit");
     return 0;
+}
+
+void gc_render_scene_set_lighting(gc_render_scene *s, int on)
+{
+    s->lighting = on != 0;
+}
+
+uint64_t gc_render_scene_vertices_lit(const gc_render_scene *s)
+{
+    return s->vertices_lit;
 }
 
 int gc_render_level(const gc_level *lv, const char *view, uint32_t width, uint32_t height,
                     gc_frame *out, char *params, size_t params_len, char *err, size_t errlen)
 {
+    return gc_render_level_lighting(lv, 1, view, width, height, out, params, params_len, err,
+                                    errlen);
+}
+
+int gc_render_level_lighting(const gc_level *lv, int lighting, const char *view, uint32_t width,
+                             uint32_t height, gc_frame *out, char *params, size_t params_len,
+                             char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
     gc_render_scene *s = gc_render_scene_new(lv, err, errlen);
     if (!s)
         return -1;
+    gc_render_scene_set_lighting(s, lighting);
     gc_view_params vp;
     int rc = gc_render_scene_draw(s, view, width, height, out, &vp, err, errlen);
     if (rc == 0 && params && params_len)

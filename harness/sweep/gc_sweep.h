@@ -41,6 +41,7 @@ typedef struct gc_sweep_opts {
      * copy): otherwise that is exit 2, before anything is decoded. */
     int accept_corpus_mismatch;
     int no_frames;
+    int lighting_off;          /* --lighting off: frames drawn with the stored (unlit) colours */
     const char *frames_out;    /* write every frame PNG here */
     const char *golden_images; /* write expected/actual/diff PNGs for mismatches here */
     const char *frame_store;   /* image store directory; NULL: $GC_FRAME_STORE or the cache's */

@@ -108,6 +108,8 @@ void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
     /* one scene per level: geometry gathered and textures decoded once for
      * every view */
     gc_render_scene *scene = gc_render_scene_new(lv, err, sizeof err);
+    if (scene)
+        gc_render_scene_set_lighting(scene, !o->lighting_off);
     for (int v = 0; v < nviews && out->count < GC_SWEEP_MAX_VIEWS; v++) {
         gc_sweep_frame_item *it = &out->items[out->count++];
         memset(it, 0, sizeof *it);
@@ -202,8 +204,9 @@ void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_
         gc_frame f;
         memset(&f, 0, sizeof f);
         char params[512], err[256], hex[65], manifest[GC_FRAME_MANIFEST_MAX];
-        if (gc_render_level(lv, names[0], GC_FRAME_WIDTH, GC_FRAME_HEIGHT, &f, params,
-                            sizeof params, err, sizeof err) != 0)
+        if (gc_render_level_lighting(lv, !o->lighting_off, names[0], GC_FRAME_WIDTH,
+                                     GC_FRAME_HEIGHT, &f, params, sizeof params, err,
+                                     sizeof err) != 0)
             return;
         int ok = gc_frame_sha256(&f, hex, manifest, sizeof manifest) == 0;
         gc_frame_free(&f);

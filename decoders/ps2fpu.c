@@ -253,6 +253,65 @@ uint32_t gc_ps2_rsqrt(uint32_t fs, uint32_t ft)
     return gc_ps2_div(fs, gc_ps2_sqrt(ft));
 }
 
+/* ---- The truncating divide unit (issue 12's rule, not the console's) ---- */
+
+uint32_t gc_ps2_div_trunc(uint32_t a, uint32_t b)
+{
+    uint32_t sign = (a ^ b) & GC_PS2_SIGN, ea = exp_of(a), eb = exp_of(b);
+    if (eb == 0)
+        return sign | GC_PS2_MAX;
+    if (ea == 0)
+        return sign;
+    /* floor(sa * 2^24 / sb) lies in (2^23, 2^25): the same scaling as the
+     * 25-digit SRT quotient, but exact and truncated. */
+    uint32_t q = (uint32_t)(((uint64_t)sig_of(a) << 24) / sig_of(b));
+    int32_t e = (int32_t)ea - (int32_t)eb + 126;
+    if (q >> 24) {
+        q >>= 1; /* floor(floor(x) / 2) == floor(x / 2) */
+        e++;
+    }
+    return pack_result(sign, e, q);
+}
+
+uint32_t gc_ps2_sqrt_trunc(uint32_t a)
+{
+    uint32_t e = exp_of(a);
+    if (e == 0)
+        return 0;
+    uint32_t r = sig_of(a) << 1; /* radicand / 2^24 in [1, 2), or [2, 4) */
+    if ((e & 1u) == 0)
+        r <<= 1;
+    /* The root times 2^23 is sqrt(r * 2^22): its integer part, bit by bit
+     * (the result lies in [2^23, 2^24)). */
+    uint64_t n = (uint64_t)r << 22, q = 0;
+    for (int bit = 23; bit >= 0; bit--) {
+        uint64_t t = q | (uint64_t)1 << bit;
+        if (t * t <= n)
+            q = t;
+    }
+    return ((e + 127) >> 1) << 23 | ((uint32_t)q & FRAC_MASK);
+}
+
+uint32_t gc_ps2_rsqrt_trunc(uint32_t fs, uint32_t ft)
+{
+    return gc_ps2_div_trunc(fs, gc_ps2_sqrt_trunc(ft));
+}
+
+uint32_t gc_ps2_div_m(gc_ps2_fdiv_model m, uint32_t a, uint32_t b)
+{
+    return m == GC_PS2_FDIV_TRUNCATE ? gc_ps2_div_trunc(a, b) : gc_ps2_div(a, b);
+}
+
+uint32_t gc_ps2_sqrt_m(gc_ps2_fdiv_model m, uint32_t a)
+{
+    return m == GC_PS2_FDIV_TRUNCATE ? gc_ps2_sqrt_trunc(a) : gc_ps2_sqrt(a);
+}
+
+uint32_t gc_ps2_rsqrt_m(gc_ps2_fdiv_model m, uint32_t fs, uint32_t ft)
+{
+    return m == GC_PS2_FDIV_TRUNCATE ? gc_ps2_rsqrt_trunc(fs, ft) : gc_ps2_rsqrt(fs, ft);
+}
+
 /* Sign-magnitude order as an unsigned key: negatives below positives, -0
  * just below +0. */
 static inline uint32_t order_key(uint32_t a)

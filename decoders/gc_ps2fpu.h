@@ -59,6 +59,28 @@ uint32_t gc_ps2_sqrt(uint32_t a);
 /* RSQRT.S fd, fs, ft: fs / sqrt(|ft|), SQRT.S then DIV.S. ft zero gives
  * +-GC_PS2_MAX signed like fs. */
 uint32_t gc_ps2_rsqrt(uint32_t fs, uint32_t ft);
+/* The truncating divide unit of issue 12 and the seed notes ("every result
+ * truncates toward zero", 1/3 = 0x3eaaaaaa, below IEEE's 0x3eaaaaab): the
+ * exact quotient or root truncated toward zero to 24 bits, with the same
+ * special cases as the FDIV functions above. The console does not do this
+ * (docs/ps2-float.md, "Two models of the divide unit"); the variants exist so
+ * the choice is explicit and testable, and so a pass can name the model it
+ * uses. */
+uint32_t gc_ps2_div_trunc(uint32_t a, uint32_t b);
+uint32_t gc_ps2_sqrt_trunc(uint32_t a);
+/* fs / sqrt(|ft|): SQRT then a truncating divide, both truncating. */
+uint32_t gc_ps2_rsqrt_trunc(uint32_t fs, uint32_t ft);
+
+/* Which model of the divide unit an operation follows. */
+typedef enum gc_ps2_fdiv_model {
+    GC_PS2_FDIV_CONSOLE = 0,  /* the SRT unit as the console records it (gc_ps2_div...) */
+    GC_PS2_FDIV_TRUNCATE = 1, /* issue 12's every-result-truncates rule (..._trunc) */
+} gc_ps2_fdiv_model;
+
+uint32_t gc_ps2_div_m(gc_ps2_fdiv_model m, uint32_t a, uint32_t b);
+uint32_t gc_ps2_sqrt_m(gc_ps2_fdiv_model m, uint32_t a);
+uint32_t gc_ps2_rsqrt_m(gc_ps2_fdiv_model m, uint32_t fs, uint32_t ft);
+
 /* MAX.S / MIN.S: compare the patterns as sign-magnitude integers (so -0 <
  * +0, and an exponent-0 pattern keeps its fraction bits) and return one of
  * the operands unchanged. */
