@@ -90,8 +90,6 @@ PY
 timeout 300 "${chrome[@]}" --window-size=1400,1800 --screenshot="$out/report.png" "$url?failing=1" \
   2>>"$out/chromium.log" || fail "chromium --screenshot failed"
 [ -s "$out/report.png" ] || fail "no screenshot"
-timeout 300 "${chrome[@]}" --window-size=1400,1800 --screenshot="$out/report-frames.png" \
-  "$url?failing=1#frame-3-ground" 2>>"$out/chromium.log" || fail "chromium --screenshot failed"
 
 if [ "${GC_NIGHTLY_SKIP_BISECT:-0}" != 1 ]; then
   bash ci/bisect_test.sh "$gcv" "$out"

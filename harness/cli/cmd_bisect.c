@@ -349,8 +349,10 @@ int gc_cmd_bisect(int argc, char **argv)
         FILE *f = fopen(log, "r");
         if (f) {
             int in_candidates = 0;
+            size_t ll = 0;
             while (fgets(line, sizeof line, f)) {
                 fputs(line, stdout);
+                ll = strlen(line);
                 if (strstr(line, " is the first bad commit")) {
                     line[strcspn(line, " ")] = 0;
                     snprintf(first, sizeof first, "%s", line);
@@ -359,6 +361,9 @@ int gc_cmd_bisect(int argc, char **argv)
                     in_candidates = 1;
             }
             fclose(f);
+            /* git's last line has no newline */
+            if (ll && line[ll - 1] != '\n')
+                fputc('\n', stdout);
             if (in_candidates && !first[0])
                 fprintf(stderr, "gcverify bisect: only skipped commits are left: the first bad "
                                 "commit is one of those listed above\n");
@@ -370,8 +375,9 @@ int gc_cmd_bisect(int argc, char **argv)
                     brc, tmp);
     }
     {
-        const char *reset[] = {"git", "bisect", "reset", "--quiet", NULL};
-        if (run_in(top, reset, NULL) != 0)
+        /* (git 2.39's reset takes no --quiet: its chatter goes to /dev/null) */
+        const char *reset[] = {"git", "bisect", "reset", NULL};
+        if (run_in(top, reset, "/dev/null") != 0)
             fprintf(stderr, "gcverify bisect: git bisect reset failed: run it in %s\n", top);
     }
     if (first[0]) {
