@@ -4,7 +4,8 @@
 # with the fault switches as ci/faults.sh builds them; `history` and
 # `last-good` output checked after each; the HTML report of the faulty sweep
 # loaded in headless Chromium (the DOM checked, a screenshot kept); the
-# bisect of a scratch repository (ci/bisect_test.sh).
+# bisect of a scratch repository (ci/bisect_test.sh); and `merge --html` of
+# two shards equal to the single run's page.
 # Artifacts in $GC_NIGHTLY_OUT (default build-faults/nightly): history.db,
 # report.html (+ report.png), clean.html, bisect.txt.
 # GC_NIGHTLY_SKIP_BISECT=1 skips the bisect (it builds gcverify ~4 times).
@@ -49,6 +50,12 @@ awk 'NR==1 && !/failed 0 of /{exit 1} NR==2 && /failed 0 of /{exit 1} NR==3 && !
   "$out/history.txt" || fail "history: not clean, failed, clean"
 "$gcv" history --metric 3:tfrag.positions --history "$db" | grep -c 'changed against the baseline' |
   grep -qx 1 || fail "history of metric tfrag.positions: not changed in exactly one run"
+
+# merge --html: the page of two merged shards is the single run's, byte for byte
+"$gcv" sweep --scale small --quiet --html "$out/one.html" --json "$out/one.json"
+for k in 1 2; do "$gcv" sweep --scale small --quiet --shard "$k/2" --json "$out/shard-$k.json"; done
+"$gcv" merge "$out/shard-1.json" "$out/shard-2.json" -o "$out/merged.json" --html "$out/merged.html"
+cmp "$out/one.html" "$out/merged.html" || fail "merge --html differs from the single run's page"
 
 # the page in a real browser (JavaScript on: ?failing=1 presets the filter)
 url="file://$(realpath "$out/report.html")"
