@@ -2,6 +2,7 @@
 /* gcverify history: print recorded series (docs/history.md). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_exit.h"
 #include "gc_history.h"
@@ -43,6 +44,11 @@ int gc_cmd_history(int argc, char **argv)
     }
     if (a.item_given > 1) {
         fprintf(stderr, "gcverify history: one of --invariant, --frame, --metric\n");
+        return GC_EXIT_USAGE;
+    }
+    /* reading must not create an empty database under a mistyped name */
+    if (access(a.db, F_OK) != 0) {
+        fprintf(stderr, "gcverify history: no history database at %s\n", a.db);
         return GC_EXIT_USAGE;
     }
     gc_history *h = gc_history_open(a.db, err, sizeof err);

@@ -3,6 +3,7 @@
  * after it (docs/last-good.md). */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_exit.h"
 #include "gc_history.h"
@@ -53,6 +54,11 @@ int gc_cmd_last_good(int argc, char **argv)
     if (a.item_given != 1 || !a.q.id) {
         fprintf(stderr, "gcverify last-good: name one item: ID, --frame N:VIEW or --metric "
                         "N:NAME\n");
+        return GC_EXIT_USAGE;
+    }
+    /* reading must not create an empty database under a mistyped name */
+    if (access(a.db, F_OK) != 0) {
+        fprintf(stderr, "gcverify last-good: no history database at %s\n", a.db);
         return GC_EXIT_USAGE;
     }
     gc_history *h = gc_history_open(a.db, err, sizeof err);
