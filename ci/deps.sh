@@ -9,13 +9,17 @@ set -euo pipefail
 # bench_lz times lz4's decoder beside ours (bench only; the harness never links it).
 # groff-base and zsh: tests/cli_docs.sh renders gcverify(1) with nroff and parses
 # the zsh completion. libjansson-dev: JSON reading (diff, merge).
+# libsqlite3-dev: the history of sweeps (--history DB, docs/history.md).
 pkgs=(build-essential make cmake pkg-config git libyaml-dev libssl-dev libcriterion-dev
-      libpng-dev libiso9660-dev clang clang-format libclang-rt-14-dev libxml2-utils
+      libpng-dev libiso9660-dev libsqlite3-dev clang clang-format libclang-rt-14-dev libxml2-utils
       python3-jsonschema xorriso strace liblz4-dev
       groff-base zsh libjansson-dev)
 # node and npm run the offline CI-config validators (ci/validate_ci.sh); a
 # machine that has node from elsewhere keeps it
 if ! command -v npm >/dev/null 2>&1; then pkgs+=(nodejs npm); fi
+# chromium (headless) checks the HTML report in ci/nightly.sh only: a big
+# package, so only for the jobs that ask for it (GC_DEPS_CHROMIUM=1)
+if [ "${GC_DEPS_CHROMIUM:-0}" = 1 ]; then pkgs+=(chromium); fi
 missing=()
 for p in "${pkgs[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then

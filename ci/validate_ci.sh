@@ -20,10 +20,17 @@ node ci/lint_ci.mjs "$prefix" "$gh" "$gl"
 for want in 'cron:' 'nightly-shard:' 'shard: \[1, 2, 3\]' '--shard \${{ matrix.shard }}/3' \
             'gcverify merge shard-' '--junit nightly.junit.xml' '--markdown nightly.md' \
             'GITHUB_STEP_SUMMARY' 'actions/cache@' '~/.cache/gcverify' 'install.*git' \
-            'safe.directory' 'action-junit-report' 'name: nightly-report'; do
+            'safe.directory' 'action-junit-report' 'name: nightly-report' \
+            '--html nightly.html --history history/nightly.db' 'key: gcverify-history-' \
+            'bash ci/nightly.sh' 'build-faults/nightly/\*.png'; do
   grep -q -- "$want" "$gh" || { echo "$gh: the sample lost '$want'"; exit 1; }
 done
-echo "$gh: gate, nightly shard matrix, merge, JUnit, job summary and cache present"
+echo "$gh: gate, nightly shard matrix, merge, JUnit, job summary, cache, HTML and history present"
+for want in '--html public/index.html --history history/nightly.db' 'key: gcverify-history' \
+            '^pages:' 'bash ci/nightly.sh'; do
+  grep -q -- "$want" "$gl" || { echo "$gl: the sample lost '$want'"; exit 1; }
+done
+echo "$gl: HTML on Pages, history cache and the nightly view present"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -30,6 +30,13 @@ pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
 if(NOT JANSSON_FOUND)
   message(FATAL_ERROR "jansson not found: apt-get install libjansson-dev (or run: bash ci/deps.sh)")
 endif()
+# The history of sweeps (--history DB, gcverify history/last-good/bisect):
+# SQLite gives one-file databases, transactions a killed run cannot tear, and
+# a busy timeout for concurrent writers, with no server (docs/history.md).
+pkg_check_modules(SQLITE3 IMPORTED_TARGET sqlite3)
+if(NOT SQLITE3_FOUND)
+  message(FATAL_ERROR "libsqlite3 not found: apt-get install libsqlite3-dev (or run: bash ci/deps.sh)")
+endif()
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 if(GC_BUILD_TESTS)

@@ -17,6 +17,7 @@
 #include "gc_inv.h"
 #include "gc_json.h"
 #include "gc_level.h"
+#include "gc_nightly.h"
 #include "gc_paths.h"
 #include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
@@ -160,14 +161,18 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gcverify merge SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
-            "                      [--timings-from T.json]... [--invariants DIR] [--samples N]\n\n"
+            "                      [--timings-from T.json]... [--invariants DIR] [--samples N]\n"
+            "                      [--html F [--html-assets DIR]] [--history DB]\n\n"
             "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
             "run over all their levels would have written (byte-identical), evaluating the\n"
             "corpus-scope invariants over the union of the shards' levels. Every shard\n"
             "1/N .. N/N must be given: a missing one is named and is exit 2. -o writes the\n"
             "JSON (default stdout), --junit and --markdown the other reports; --timings-from\n"
             "takes a shard's `sweep --timings` file for the JUnit case times. Exit code as\n"
-            "sweep: 0, 1 on a gating failure, 2 on bad input.\n");
+            "sweep: 0, 1 on a gating failure, 2 on bad input.\n\n%s"
+            "The page shows the review images the shards wrote (sweep --golden-images\n"
+            "DIR or --html-assets DIR) when those files are still there.\n",
+            gc_nightly_options_help);
 }
 
 int gc_cmd_merge(int argc, char **argv)
@@ -178,7 +183,17 @@ int gc_cmd_merge(int argc, char **argv)
     const char *inputs[64], *timings[64];
     size_t nin = 0, ntim = 0;
     size_t max_samples = 5;
+    gc_nightly_opts nightly;
+    gc_nightly_opts_init(&nightly);
     for (int i = 1; i < argc; i++) {
+        char nerr[512];
+        int nr = gc_nightly_option(argc, argv, &i, &nightly, nerr, sizeof nerr);
+        if (nr < 0) {
+            fprintf(stderr, "gcverify merge: %s\n", nerr);
+            return 2;
+        }
+        if (nr > 0)
+            continue;
         const char *a = argv[i];
         int has = i + 1 < argc;
         if ((strcmp(a, "-o") == 0 || strcmp(a, "--json") == 0) && has) {
@@ -363,7 +378,13 @@ int gc_cmd_merge(int argc, char **argv)
     gc_report_summarise(&merged);
     for (size_t t = 0; t < ntim; t++)
         apply_timings(&merged, timings[t]);
-    rc = gc_cli_write_reports(&merged, out, junit, md) == 0
+    if (nightly.html_assets && !nightly.html) {
+        fprintf(stderr, "gcverify merge: --html-assets needs --html\n");
+        rc = 2;
+        goto out;
+    }
+    int nightly_rc = gc_nightly_after_sweep(&nightly, &merged, argc, argv);
+    rc = gc_cli_write_reports(&merged, out, junit, md) == 0 && nightly_rc == 0
              ? merged.exit_code
              : gc_exit_with_write_failure(merged.exit_code);
 out:

@@ -8,6 +8,8 @@
 #include "gc_cli.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
+#include "gc_html.h"
+#include "gc_nightly.h"
 #include "gc_strbuf.h"
 #include "gc_sweep.h"
 
@@ -20,7 +22,7 @@ static void usage(FILE *f)
             "Decode every selected level in parallel, evaluate every invariant in\n"
             "invariants/*.yaml, render and hash the gate views, compare per-level metrics\n"
             "with the blessed baseline and frames with their golden hashes, write reports.\n\n"
-            "%s"
+            "%s%s"
             "reports:\n"
             "  --json F             full results (F = - for stdout; the terminal summary then\n"
             "                       goes to stderr, so stdout is the JSON alone)\n"
@@ -39,7 +41,7 @@ static void usage(FILE *f)
             "file that does not exist, a selection that selects nothing, a baseline of\n"
             "another corpus) or invalid invariant YAML; 3 corpus unreadable; 4 part of the\n"
             "corpus unreadable; 5 a report or other output could not be written.\n",
-            gc_cli_sweep_options_help);
+            gc_cli_sweep_options_help, gc_nightly_options_help);
 }
 
 int gc_cmd_sweep(int argc, char **argv)
@@ -47,10 +49,19 @@ int gc_cmd_sweep(int argc, char **argv)
     gc_sweep_opts o;
     gc_sweep_opts_init(&o);
     const char *json = NULL, *junit = NULL, *md = NULL, *timings = NULL;
+    gc_nightly_opts nightly;
+    gc_nightly_opts_init(&nightly);
     int quiet = 0, verbose = 0;
     char err[4096];
     for (int i = 1; i < argc; i++) {
         int r = gc_cli_sweep_option(argc, argv, &i, &o, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "gcverify sweep: %s\n", err);
+            return 2;
+        }
+        if (r > 0)
+            continue;
+        r = gc_nightly_option(argc, argv, &i, &nightly, err, sizeof err);
         if (r < 0) {
             fprintf(stderr, "gcverify sweep: %s\n", err);
             return 2;
@@ -87,6 +98,10 @@ int gc_cmd_sweep(int argc, char **argv)
         fprintf(stderr, "gcverify sweep: %s\n", err);
         return GC_EXIT_WRITE;
     }
+    if (gc_nightly_before_sweep(&nightly, &o, err, sizeof err) != 0) {
+        fprintf(stderr, "gcverify sweep: %s\n", err);
+        return GC_EXIT_WRITE;
+    }
     o.progress = quiet ? 0 : isatty(2) ? 2 : 1;
     gc_sweep_timings tm;
     o.timings = &tm;
@@ -99,8 +114,11 @@ int gc_cmd_sweep(int argc, char **argv)
     if (rc == GC_EXIT_USAGE || rc == GC_EXIT_CORPUS) {
         fprintf(stderr, "gcverify sweep: %s\n", err);
         gc_report_free(&rep);
+        gc_nightly_cleanup(&nightly);
         return rc;
     }
+    if (gc_nightly_after_sweep(&nightly, &rep, argc, argv) != 0)
+        rc = gc_exit_with_write_failure(rc);
     if (gc_cli_write_reports(&rep, json, junit, md) != 0)
         rc = gc_exit_with_write_failure(rc);
     if (timings) {
@@ -163,5 +181,6 @@ int gc_cmd_sweep(int argc, char **argv)
                 wall, tm.jobs, tm.cpu_decode, tm.cpu_eval, tm.cpu_render);
     }
     gc_report_free(&rep);
+    gc_nightly_cleanup(&nightly);
     return rc;
 }

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* gcverify history: print recorded series (docs/history.md). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gc_exit.h"
+#include "gc_history.h"
+#include "gc_history_args.h"
+
+int gc_cmd_history(int argc, char **argv);
+
+int gc_cmd_history(int argc, char **argv)
+{
+    gc_hist_args a;
+    gc_hist_args_init(&a);
+    char err[1024];
+    for (int i = 1; i < argc; i++) {
+        int r = gc_hist_arg(argc, argv, &i, &a, err, sizeof err);
+        if (r < 0) {
+            fprintf(stderr, "gcverify history: %s\n", err);
+            return GC_EXIT_USAGE;
+        }
+        if (r > 0)
+            continue;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: gcverify history --history DB [--invariant ID | --frame [N:]VIEW |\n"
+                   "                        --metric [N:]NAME] [--level N] [--since DATE]\n\n"
+                   "Print the recorded series, one line per run and level: run id, time (UTC),\n"
+                   "commit (+dirty), level, item, and the value: failed/checked and severity\n"
+                   "for an invariant, status and hash for a frame, the value for a metric.\n"
+                   "With no item, every invariant. --since DATE keeps runs at or after DATE\n"
+                   "(2026-12-01 or 2026-12-01T05:00:00Z).\n\n%s",
+                   gc_hist_args_help);
+            return 0;
+        }
+        fprintf(stderr, "gcverify history: unknown option '%s' (see gcverify history --help)\n",
+                argv[i]);
+        return GC_EXIT_USAGE;
+    }
+    if (!a.db) {
+        fprintf(stderr, "gcverify history: which database? --history DB (or $GCVERIFY_HISTORY)\n");
+        return GC_EXIT_USAGE;
+    }
+    if (a.item_given > 1) {
+        fprintf(stderr, "gcverify history: one of --invariant, --frame, --metric\n");
+        return GC_EXIT_USAGE;
+    }
+    /* reading must not create an empty database under a mistyped name */
+    if (access(a.db, F_OK) != 0) {
+        fprintf(stderr, "gcverify history: no history database at %s\n", a.db);
+        return GC_EXIT_USAGE;
+    }
+    gc_history *h = gc_history_open(a.db, err, sizeof err);
+    if (!h) {
+        fprintf(stderr, "gcverify history: %s\n", err);
+        return GC_EXIT_USAGE;
+    }
+    int rc = gc_history_print(h, &a.q, stdout, err, sizeof err);
+    gc_history_close(h);
+    if (rc != 0) {
+        fprintf(stderr, "gcverify history: %s\n", err);
+        return GC_EXIT_USAGE;
+    }
+    return 0;
+}
