@@ -296,7 +296,7 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
                     r->change_count - 40);
             break;
         }
-        char line[256];
+        char line[1024];
         gc_report_format_change(&r->changes[i], line, sizeof line);
         fprintf(out, "%sCHANGED%s %s\n", t->red, t->reset, line);
     }
@@ -360,11 +360,12 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
                 t->yellow, t->reset, r->selected_count);
     fprintf(out,
             "%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
-            "%llu metric changes, %llu frame mismatches\n",
+            "%llu metric changes, %llu field digest changes, %llu frame mismatches\n",
             r->exit_code ? t->red : t->green, r->exit_code ? "FAILED" : "PASSED", t->reset,
             r->selected_count, r->invariant_count, (unsigned long long)r->checks,
             (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-            (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
+            (unsigned long long)r->metrics_changed, (unsigned long long)r->digests_changed,
+            (unsigned long long)r->frames_mismatched);
     /* every gated item: invariant x level results, frames, per-level metric
      * comparisons; the same counts as the JUnit report */
     fprintf(out, "sweep: %llu passed, %llu failed, %llu skipped\n",

@@ -27,6 +27,7 @@
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
+#include "gc_digest.h"
 #include "gc_sweep_tables.h"
 #include "sy_corpus.h"
 
@@ -103,6 +104,9 @@ typedef struct level_slot {
     int oom;
     gc_memacct acct;                   /* this level's share of the memory budget */
     double t_decode, t_eval, t_render; /* thread CPU seconds */
+    gc_rep_digest *digests;            /* every column's digest (gc_digest.h) */
+    size_t digest_count;
+    double t_digest; /* thread CPU seconds of the digests (part of t_eval) */
 } level_slot;
 
 static double cpu_now(void)
@@ -167,6 +171,7 @@ static void reset_slot(sweep_ctx *c, level_slot *s)
     free(s->tables);
     free(s->metric_values);
     free(s->metric_null);
+    free(s->digests);
     gc_sweep_level_frames_free(&s->frames);
     if (s->lv_ready)
         gc_level_free(&s->lv);
@@ -250,7 +255,11 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
+    double td = cpu_now();
+    if (gc_digest_tables(s->tables, c->ndesc, s->level, &s->digests, &s->digest_count) != 0)
+        s->oom = 1;
     double t2 = cpu_now();
+    s->t_digest = t2 - td;
     if (!c->o->no_frames)
         gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
     double t3 = cpu_now();
@@ -679,6 +688,13 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         for (size_t m = 0; m < c.nmetric; m++)
             gc_report_add_metric(rep, s->level, gc_inv_metric_name(set, m), s->metric_values[m],
                                  s->metric_null[m]);
+        for (size_t d = 0; d < s->digest_count; d++)
+            if (!gc_report_add_digest(rep, s->level, s->digests[d].field, s->digests[d].rows,
+                                      s->digests[d].digest)) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+                goto out;
+            }
         gc_sweep_frames_to_report(&s->frames, s->level, rep);
     }
 
@@ -744,6 +760,7 @@ out:
             t->cpu_decode += s->t_decode;
             t->cpu_eval += s->t_eval;
             t->cpu_render += s->t_render;
+            t->cpu_digest += s->t_digest;
             t->level_decode[s->level] = s->t_decode;
             t->level_eval[s->level] = s->t_eval;
             t->level_render[s->level] = s->t_render;
@@ -763,6 +780,7 @@ out:
         free(s->tables);
         free(s->metric_values);
         free(s->metric_null);
+        free(s->digests);
         gc_sweep_level_frames_free(&s->frames);
         if (s->lv_ready)
             gc_level_free(&s->lv);
