@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "gc_baseline.h"
+#include "gc_column_store.h"
 #include "gc_digest.h"
 #include "gc_report.h"
 #include "gc_sweep.h"
@@ -239,4 +240,56 @@ Test(digest, small_baseline_guards_every_decoded_column, .timeout = 600)
     cr_assert_eq(rep.digests_unblessed, 0, "golden/metrics-small.yaml lacks column digests");
     cr_assert_eq(rep.digests_changed, 0);
     gc_report_free(&rep);
+}
+
+Test(digest, the_column_store_names_the_changed_rows)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/test-tmp/columns-%ld", GC_BINARY_DIR, (long)getpid());
+    row r[2];
+    rows2(r);
+    gc_report old, cur;
+    fill_report(&old, r, 2);
+    gc_table t = {&desc, r, 2};
+    cr_assert_eq(gc_column_store_put_tables(dir, &t, 1), 0);
+    r[1].delta = 4;
+    r[0].radius = 2.0f;
+    fill_report(&cur, r, 2);
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    gc_report_summarise(&cur);
+    cr_assert_eq(cur.change_count, 2);
+    const gc_table *lt[1] = {&t};
+    int ids[1] = {3};
+    gc_column_store_attribute(dir, &cur, lt, ids, 1, 1);
+    /* canonical order: test.row.delta, test.row.radius */
+    cr_assert_eq(cur.changes[0].rows_changed, 1);
+    cr_assert_str_eq(cur.changes[0].rows, "row 1: 3 -> 4");
+    cr_assert_str_eq(cur.changes[1].rows, "row 0: 1.5 (0x3fc00000) -> 2 (0x40000000)");
+    char line[1024];
+    gc_report_format_change(&cur.changes[0], line, sizeof line);
+    cr_assert_str_eq(line, "level 3, test.row.delta: 2 rows, 1 changed; row 1: 3 -> 4");
+
+    /* diff: both sides from the store */
+    cr_assert_eq(gc_column_store_put_tables(dir, &t, 1), 0);
+    cur.changes[0].rows_changed = UINT64_MAX;
+    cur.changes[0].rows[0] = '\0';
+    gc_column_store_attribute(dir, &cur, NULL, NULL, 0, 0);
+    cr_assert_str_eq(cur.changes[0].rows, "row 1: 3 -> 4");
+
+    /* a snapshot whose bytes do not hash to its name is not used */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%.2s/%s.col", dir, cur.changes[0].old_digest,
+             cur.changes[0].old_digest);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    fseek(f, 8, SEEK_SET);
+    fputc(0x55, f);
+    fclose(f);
+    cur.changes[0].rows_changed = UINT64_MAX;
+    cur.changes[0].rows[0] = '\0';
+    gc_column_store_attribute(dir, &cur, lt, ids, 1, 1);
+    cr_assert_eq(cur.changes[0].rows_changed, UINT64_MAX);
+    cr_assert_str_eq(cur.changes[0].rows, "");
+    gc_report_free(&cur);
+    gc_report_free(&old);
 }

@@ -68,6 +68,9 @@ const char gc_cli_sweep_options_help[] =
     "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
     "                       a named file must exist\n"
     "  --no-frames          do not render or compare frames\n"
+    "  --snapshots          keep every decoded column in the column store ($GC_COLUMN_STORE,\n"
+    "                       else the cache's columns/), so `gcverify diff` of two such\n"
+    "                       reports names the changed rows (bless always keeps them)\n"
     "  --frames-out DIR     write every rendered frame as PNG (and into the image store)\n"
     "  --golden-images DIR  for each regressed frame write actual, expected (from the image\n"
     "                       store) and diff PNGs, and count the pixels that changed\n"
@@ -180,6 +183,8 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
         o->frame_store = v;
     } else if (strcmp(a, "--no-frames") == 0) {
         o->no_frames = 1;
+    } else if (strcmp(a, "--snapshots") == 0) {
+        o->store_columns = 1;
     } else if (strcmp(a, "--frames-out") == 0) {
         VAL();
         o->frames_out = v;

@@ -438,6 +438,7 @@ int gc_cmd_bless(int argc, char **argv)
     o.progress = 1;
     o.goldens_may_be_missing = 1; /* bless writes the first baseline and frames file */
     o.store_frames = frames;      /* the blessed pictures, for --golden-images later */
+    o.store_columns = 1; /* the blessed columns, for the changed rows of a later sweep */
     rc = gc_sweep_run(&o, &rep, err, sizeof err);
     if (rc == GC_EXIT_USAGE || rc == GC_EXIT_CORPUS) {
         fprintf(stderr, "gcverify bless: %s\n", err);

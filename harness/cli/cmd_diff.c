@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_column_store.h"
 #include "gc_digest.h"
 #include "gc_fsutil.h"
 #include "gc_report.h"
@@ -183,6 +184,12 @@ int gc_cmd_diff(int argc, char **argv)
     gc_report_compare_metrics(&b, a.metrics, a.metric_count);
     /* and every decoded column's digest (reports of format 3 carry them) */
     gc_digest_compare(&b, a.digests, a.digest_count);
+    {
+        /* the changed rows, when both runs kept their columns (--snapshots) */
+        char store[4096];
+        gc_column_store_dir(store, sizeof store);
+        gc_column_store_attribute(store, &b, NULL, NULL, 0, 0);
+    }
     gc_report_summarise(&b);
 
     /* results whose failures moved, in b's order then a's leftovers */

@@ -46,6 +46,7 @@ typedef struct gc_sweep_opts {
     const char *golden_images; /* write expected/actual/diff PNGs for mismatches here */
     const char *frame_store;   /* image store directory; NULL: $GC_FRAME_STORE or the cache's */
     int store_frames;          /* put every rendered frame in the store (bless --frames) */
+    int store_columns;         /* put every column in the column store (bless, --snapshots) */
     const char *fault;         /* --inject-fault NAME */
     size_t max_samples;        /* failures kept per invariant per level (default 5) */
     int progress;              /* progress on stderr: 0 none, 1 plain lines, 2 bar */

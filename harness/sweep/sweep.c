@@ -27,6 +27,7 @@
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
+#include "gc_column_store.h"
 #include "gc_digest.h"
 #include "gc_sweep_tables.h"
 #include "sy_corpus.h"
@@ -107,6 +108,7 @@ typedef struct level_slot {
     gc_rep_digest *digests;            /* every column's digest (gc_digest.h) */
     size_t digest_count;
     double t_digest; /* thread CPU seconds of the digests (part of t_eval) */
+    int store_failed; /* a column snapshot could not be stored */
 } level_slot;
 
 static double cpu_now(void)
@@ -136,6 +138,7 @@ typedef struct sweep_ctx {
     size_t done;
     int progress;
     gc_membudget budget;
+    char column_store[4096]; /* gc_column_store_dir() */
 } sweep_ctx;
 
 static void progress_line(sweep_ctx *c, const level_slot *s)
@@ -258,6 +261,10 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     double td = cpu_now();
     if (gc_digest_tables(s->tables, c->ndesc, s->level, &s->digests, &s->digest_count) != 0)
         s->oom = 1;
+    /* a snapshot store that cannot be written costs the row attribution
+     * only: warned about, never a failed sweep */
+    if (c->o->store_columns && gc_column_store_put_tables(c->column_store, s->tables, c->ndesc) != 0)
+        s->store_failed = 1;
     double t2 = cpu_now();
     s->t_digest = t2 - td;
     if (!c->o->no_frames)
@@ -524,6 +531,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     c.ndesc = ndesc;
     c.fault = fault;
     c.progress = o->progress;
+    gc_column_store_dir(c.column_store, sizeof c.column_store);
     c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
     if (!c.selected_inv) {
         snprintf(err, errlen, "out of memory");
@@ -740,7 +748,25 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     if (base_found) {
         rep->baseline_found = 1;
         gc_baseline_compare(&base, rep);
+        /* the rows behind each moved column digest, from the column store */
+        const gc_table **lt = calloc(nsel ? nsel : 1, sizeof *lt);
+        int *ids = calloc(nsel ? nsel : 1, sizeof *ids);
+        if (lt && ids) {
+            for (size_t i = 0; i < nsel; i++) {
+                lt[i] = c.slots[i].tables;
+                ids[i] = c.slots[i].level;
+            }
+            gc_column_store_attribute(c.column_store, rep, lt, ids, nsel, ndesc);
+        }
+        free(lt);
+        free(ids);
     }
+    for (size_t i = 0; i < nsel; i++)
+        if (c.slots[i].store_failed) {
+            fprintf(stderr, "gcverify: warning: cannot store column snapshots in %s\n",
+                    c.column_store);
+            break;
+        }
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
