@@ -35,8 +35,8 @@ static const gc_column cols[] = {
     GC_COL(row, flag, GC_T_BOOL, 0, "", "a flag"),
     GC_COL(row, name, GC_T_STR, 0, "", "a name"),
 };
-static const gc_table_desc desc = {"test.row", "rows", sizeof(row), cols, GC_COUNTOF(cols),
-                                   NULL,       NULL,   NULL};
+static const gc_table_desc desc = {"test.row",       "rows", sizeof(row), cols,
+                                   GC_COUNTOF(cols), NULL,   NULL,        NULL};
 
 static void sha_hex(const unsigned char *b, size_t n, char *hex)
 {
@@ -68,15 +68,15 @@ Test(digest, canonical_encoding_by_hand)
     cr_assert_str_eq(got, want);
 
     /* s32 -2 and 3, two's complement little-endian */
-    unsigned char s32[] = {'G',  'C',  'C',  'O',  'L', '1', GC_T_S32, 0xfe, 0xff,
-                           0xff, 0xff, 0x03, 0x00, 0x00, 0x00};
+    unsigned char s32[] = {'G',  'C',  'C',  'O',  'L',  '1',  GC_T_S32, 0xfe,
+                           0xff, 0xff, 0xff, 0x03, 0x00, 0x00, 0x00};
     sha_hex(s32, sizeof s32, want);
     cr_assert_eq(gc_digest_column(&t, &cols[2], got), 0);
     cr_assert_str_eq(got, want);
 
     /* f32 by bit pattern: 1.5 = 0x3fc00000, -0.0 = 0x80000000 */
-    unsigned char f32[] = {'G',  'C',  'C',  'O',  'L', '1', GC_T_F32, 0x00, 0x00,
-                           0xc0, 0x3f, 0x00, 0x00, 0x00, 0x80};
+    unsigned char f32[] = {'G',  'C',  'C',  'O',  'L',  '1',  GC_T_F32, 0x00,
+                           0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x80};
     sha_hex(f32, sizeof f32, want);
     cr_assert_eq(gc_digest_column(&t, &cols[3], got), 0);
     cr_assert_str_eq(got, want);
@@ -88,8 +88,8 @@ Test(digest, canonical_encoding_by_hand)
     cr_assert_str_eq(got, want);
 
     /* u64 */
-    unsigned char u64[] = {'G', 'C', 'C', 'O', 'L', '1', GC_T_U64, 0x34, 0x12, 0, 0, 0, 0, 0, 0,
-                           0x40, 0,   0,   0,   0,   0,   0,        0};
+    unsigned char u64[] = {'G', 'C', 'C', 'O',  'L', '1', GC_T_U64, 0x34, 0x12, 0, 0, 0,
+                           0,   0,   0,   0x40, 0,   0,   0,        0,    0,    0, 0};
     sha_hex(u64, sizeof u64, want);
     cr_assert_eq(gc_digest_column(&t, &cols[0], got), 0);
     cr_assert_str_eq(got, want);

@@ -91,8 +91,9 @@ static int ledger_text(gc_strbuf *b, const char *old, size_t old_len, const char
         gc_sb_printf(b, "- %llu figures added (new invariants or metrics)\n",
                      (unsigned long long)rep->metrics_unblessed);
     if (rep->baseline_found && rep->digests_unblessed)
-        gc_sb_printf(b, "- %llu column digests added (new tables or columns, or a baseline "
-                        "without digests)\n",
+        gc_sb_printf(b,
+                     "- %llu column digests added (new tables or columns, or a baseline "
+                     "without digests)\n",
                      (unsigned long long)rep->digests_unblessed);
     if (rep->baseline_found && rep->change_count)
         gc_sb_printf(b, "- %zu fields moved (%llu metrics, %llu decoded columns):\n",
@@ -438,7 +439,7 @@ int gc_cmd_bless(int argc, char **argv)
     o.progress = 1;
     o.goldens_may_be_missing = 1; /* bless writes the first baseline and frames file */
     o.store_frames = frames;      /* the blessed pictures, for --golden-images later */
-    o.store_columns = 1; /* the blessed columns, for the changed rows of a later sweep */
+    o.store_columns = 1;          /* the blessed columns, for the changed rows of a later sweep */
     rc = gc_sweep_run(&o, &rep, err, sizeof err);
     if (rc == GC_EXIT_USAGE || rc == GC_EXIT_CORPUS) {
         fprintf(stderr, "gcverify bless: %s\n", err);

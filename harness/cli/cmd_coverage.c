@@ -180,12 +180,13 @@ int gc_cmd_coverage(int argc, char **argv)
             if (markdown)
                 gc_sb_printf(&body, "| `%s` | %s | %s | %s | %s |\n", c->name, kind ? kind : "",
                              ni ? invs.s : "", nm ? mets.s : "",
-                             ni ? "invariants + digest" : nm ? "metrics + digest" : "digest only");
+                             ni   ? "invariants + digest"
+                             : nm ? "metrics + digest"
+                                  : "digest only");
             else
                 gc_sb_printf(&body, "  %-28s %-9s %s%s%s%s%s\n", c->name, kind ? kind : "-",
-                             ni ? "invariants: " : "", ni ? invs.s : "",
-                             ni && nm ? "; " : "", nm ? "metrics: " : "",
-                             nm ? mets.s : (ni ? "" : "DIGEST ONLY"));
+                             ni ? "invariants: " : "", ni ? invs.s : "", ni && nm ? "; " : "",
+                             nm ? "metrics: " : "", nm ? mets.s : (ni ? "" : "DIGEST ONLY"));
             gc_sb_free(&invs);
             gc_sb_free(&mets);
         }
@@ -193,7 +194,8 @@ int gc_cmd_coverage(int argc, char **argv)
         read_total += read;
         if (markdown)
             printf("### `%s`: %zu of %zu columns checked semantically (%.0f%%)\n\n"
-                   "| column | kind | invariants | metrics | guarded by |\n|---|---|---|---|---|\n%s\n",
+                   "| column | kind | invariants | metrics | guarded by "
+                   "|\n|---|---|---|---|---|\n%s\n",
                    d->name, read, counted, counted ? 100.0 * (double)read / (double)counted : 0,
                    body.s ? body.s : "");
         else

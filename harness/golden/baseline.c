@@ -70,8 +70,10 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_baseline 
             if (!name || !val || strlen(name) >= sizeof b->digests[0].field ||
                 sscanf(val, "%llu %33[0-9a-f]%n", &rows, hex, &used) != 2 || val[used] ||
                 strlen(hex) != GC_DIGEST_HEX) {
-                snprintf(err, errlen, "%s:%zu: digest entries are '<table>.<column>: <rows> <%d hex "
-                         "digits>'", path, vn ? vn->start_mark.line + 1 : 0, GC_DIGEST_HEX);
+                snprintf(err, errlen,
+                         "%s:%zu: digest entries are '<table>.<column>: <rows> <%d hex "
+                         "digits>'",
+                         path, vn ? vn->start_mark.line + 1 : 0, GC_DIGEST_HEX);
                 return -1;
             }
             gc_rep_digest *d = realloc(b->digests, (b->digest_count + 1) * sizeof *d);

@@ -120,7 +120,7 @@ static int cmp_digest(const void *a, const void *b)
 typedef struct col_state {
     EVP_MD_CTX *ctx;
     const gc_column *c;
-    size_t width; /* fixed-width value bytes; 0 for strings */
+    size_t width;       /* fixed-width value bytes; 0 for strings */
     unsigned char *buf; /* STAGE_BYTES of staging */
 } col_state;
 

@@ -515,8 +515,8 @@ static void format_digest_change(const gc_rep_change *c, char *buf, size_t len)
     if (c->level == GC_LEVEL_CORPUS)
         snprintf(buf, len, "corpus, %s: %s%s%s", c->field, what, c->rows[0] ? "; " : "", c->rows);
     else
-        snprintf(buf, len, "level %d, %s: %s%s%s", c->level, c->field, what,
-                 c->rows[0] ? "; " : "", c->rows);
+        snprintf(buf, len, "level %d, %s: %s%s%s", c->level, c->field, what, c->rows[0] ? "; " : "",
+                 c->rows);
 }
 
 void gc_report_format_change(const gc_rep_change *c, char *buf, size_t len)

@@ -489,9 +489,8 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
                  (unsigned long long)r->checks, (unsigned long long)r->failures,
                  (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
                  (unsigned long long)r->metrics_changed, (unsigned long long)r->digests_changed,
-                 (unsigned long long)r->frames_mismatched,
-                 (unsigned long long)r->items_passed, (unsigned long long)r->items_failed,
-                 (unsigned long long)r->items_skipped);
+                 (unsigned long long)r->frames_mismatched, (unsigned long long)r->items_passed,
+                 (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped);
     if (!gc_report_complete(r) && !r->shard[0])
         gc_sb_printf(b,
                      "Levels run: %zu of 27 (`--levels`): corpus-scope invariants are reported "

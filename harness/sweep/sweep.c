@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "gc_baseline.h"
+#include "gc_column_store.h"
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
 #include "gc_corpus_iso.h"
+#include "gc_digest.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
@@ -27,8 +29,6 @@
 #include "gc_pool.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
-#include "gc_column_store.h"
-#include "gc_digest.h"
 #include "gc_sweep_tables.h"
 #include "sy_corpus.h"
 
@@ -107,7 +107,7 @@ typedef struct level_slot {
     double t_decode, t_eval, t_render; /* thread CPU seconds */
     gc_rep_digest *digests;            /* every column's digest (gc_digest.h) */
     size_t digest_count;
-    double t_digest; /* thread CPU seconds of the digests (part of t_eval) */
+    double t_digest;  /* thread CPU seconds of the digests (part of t_eval) */
     int store_failed; /* a column snapshot could not be stored */
 } level_slot;
 
@@ -263,7 +263,8 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
         s->oom = 1;
     /* a snapshot store that cannot be written costs the row attribution
      * only: warned about, never a failed sweep */
-    if (c->o->store_columns && gc_column_store_put_tables(c->column_store, s->tables, c->ndesc) != 0)
+    if (c->o->store_columns &&
+        gc_column_store_put_tables(c->column_store, s->tables, c->ndesc) != 0)
         s->store_failed = 1;
     double t2 = cpu_now();
     s->t_digest = t2 - td;
