@@ -256,7 +256,10 @@ static const mutation mutations[] = {
     /* tfrag.yaml */
     MUT("tfrag.block_header", 0, "tfrag.block", AT(0), "lod_scale", FLT(16.0)),
     MUT("tfrag.walk_ok", 0, "tfrag.patch", AT(0), "walk_ok", INT(0)),
-    MUT("tfrag.vert_count", 0, "tfrag.patch", AT(0), "positions_decoded", ADD(-1)),
+    /* one position fewer leaves that patch a light row too many */
+    MUTX("tfrag.vert_count", 0, "tfrag.patch", AT(0), EDITS(SET("positions_decoded", ADD(-1))),
+         ALSO("tfrag.light_rows")),
+    MUT("tfrag.light_rows", 0, "tfrag.light", AT(0), "index", ADD(1)),
     MUT("tfrag.tri_count", 0, "tfrag.patch", AT(0), "tris_lod0", ADD(-1)),
     MUT("tfrag.tier_counts", 0, "tfrag.patch", AT(0), "vi_lod0", ADD(1)),
     MUT("tfrag.triangle_range", 0, "tfrag.triangle", AT(0), "c", COL("vi_hi", 0)),

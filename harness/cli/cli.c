@@ -70,6 +70,9 @@ const char gc_cli_sweep_options_help[] =
     "  --no-frames          do not render or compare frames\n"
     "  --lighting on|off    draw tfrag with the lighting pass's colours (on, the default)\n"
     "                       or the stored unlit ones (off; frames then differ from goldens)\n"
+    "  --snapshots          keep every decoded column in the column store ($GC_COLUMN_STORE,\n"
+    "                       else the cache's columns/), so `gcverify diff` of two such\n"
+    "                       reports names the changed rows (bless always keeps them)\n"
     "  --frames-out DIR     write every rendered frame as PNG (and into the image store)\n"
     "  --golden-images DIR  for each regressed frame write actual, expected (from the image\n"
     "                       store) and diff PNGs, and count the pixels that changed\n"
@@ -190,6 +193,8 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
             snprintf(err, errlen, "--lighting takes on or off, not '%s'", v);
             return -1;
         }
+    } else if (strcmp(a, "--snapshots") == 0) {
+        o->store_columns = 1;
     } else if (strcmp(a, "--frames-out") == 0) {
         VAL();
         o->frames_out = v;
@@ -306,7 +311,7 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
                     r->change_count - 40);
             break;
         }
-        char line[256];
+        char line[1024];
         gc_report_format_change(&r->changes[i], line, sizeof line);
         fprintf(out, "%sCHANGED%s %s\n", t->red, t->reset, line);
     }
@@ -370,11 +375,12 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
                 t->yellow, t->reset, r->selected_count);
     fprintf(out,
             "%s%s%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu warnings, "
-            "%llu metric changes, %llu frame mismatches\n",
+            "%llu metric changes, %llu field digest changes, %llu frame mismatches\n",
             r->exit_code ? t->red : t->green, r->exit_code ? "FAILED" : "PASSED", t->reset,
             r->selected_count, r->invariant_count, (unsigned long long)r->checks,
             (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-            (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched);
+            (unsigned long long)r->metrics_changed, (unsigned long long)r->digests_changed,
+            (unsigned long long)r->frames_mismatched);
     /* every gated item: invariant x level results, frames, per-level metric
      * comparisons; the same counts as the JUnit report */
     fprintf(out, "sweep: %llu passed, %llu failed, %llu skipped\n",

@@ -86,18 +86,25 @@ static int ledger_text(gc_strbuf *b, const char *old, size_t old_len, const char
     if (!rep->baseline_found)
         gc_sb_puts(b, "- first baseline for this corpus\n");
     else if (rep->change_count == 0)
-        gc_sb_puts(b, "- no metric moved\n");
+        gc_sb_puts(b, "- no metric and no decoded column moved\n");
     if (rep->baseline_found && rep->metrics_unblessed)
         gc_sb_printf(b, "- %llu figures added (new invariants or metrics)\n",
                      (unsigned long long)rep->metrics_unblessed);
-    else
-        gc_sb_printf(b, "- %zu fields moved:\n", rep->change_count);
+    if (rep->baseline_found && rep->digests_unblessed)
+        gc_sb_printf(b,
+                     "- %llu column digests added (new tables or columns, or a baseline "
+                     "without digests)\n",
+                     (unsigned long long)rep->digests_unblessed);
+    if (rep->baseline_found && rep->change_count)
+        gc_sb_printf(b, "- %zu fields moved (%llu metrics, %llu decoded columns):\n",
+                     rep->change_count, (unsigned long long)rep->metrics_changed,
+                     (unsigned long long)rep->digests_changed);
     for (size_t i = 0; rep->baseline_found && i < rep->change_count; i++) {
         if (i == 200) {
             gc_sb_printf(b, "  - … and %zu more\n", rep->change_count - 200);
             break;
         }
-        char line[256];
+        char line[1024];
         gc_report_format_change(&rep->changes[i], line, sizeof line);
         gc_sb_printf(b, "  - %s\n", line);
     }
@@ -432,6 +439,7 @@ int gc_cmd_bless(int argc, char **argv)
     o.progress = 1;
     o.goldens_may_be_missing = 1; /* bless writes the first baseline and frames file */
     o.store_frames = frames;      /* the blessed pictures, for --golden-images later */
+    o.store_columns = 1;          /* the blessed columns, for the changed rows of a later sweep */
     rc = gc_sweep_run(&o, &rep, err, sizeof err);
     if (rc == GC_EXIT_USAGE || rc == GC_EXIT_CORPUS) {
         fprintf(stderr, "gcverify bless: %s\n", err);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_column_store.h"
+#include "gc_digest.h"
 #include "gc_fsutil.h"
 #include "gc_report.h"
 #include "gc_strbuf.h"
@@ -180,6 +182,14 @@ int gc_cmd_diff(int argc, char **argv)
     }
     b.selected_count = sel;
     gc_report_compare_metrics(&b, a.metrics, a.metric_count);
+    /* and every decoded column's digest (reports of format 3 carry them) */
+    gc_digest_compare(&b, a.digests, a.digest_count);
+    {
+        /* the changed rows, when both runs kept their columns (--snapshots) */
+        char store[4096];
+        gc_column_store_dir(store, sizeof store);
+        gc_column_store_attribute(store, &b, NULL, NULL, 0, 0);
+    }
     gc_report_summarise(&b);
 
     /* results whose failures moved, in b's order then a's leftovers */
@@ -252,7 +262,7 @@ int gc_cmd_diff(int argc, char **argv)
                      strcmp(a.corpus_id, b.corpus_id) == 0 ? "true" : "false");
         for (size_t i = 0; i < b.change_count; i++) {
             const gc_rep_change *c = &b.changes[i];
-            char line[256];
+            char line[1024];
             gc_report_format_change(c, line, sizeof line);
             gc_sb_printf(&o, "%s\n    {\"level\": ", i ? "," : "");
             if (c->level == GC_LEVEL_CORPUS)
@@ -273,7 +283,7 @@ int gc_cmd_diff(int argc, char **argv)
                 gc_sb_num(&o, c->new_value);
             gc_sb_puts(&o, ", \"text\": ");
             gc_sb_json_str(&o, line);
-            gc_sb_puts(&o, "}");
+            gc_sb_printf(&o, ", \"kind\": \"%s\"}", c->digest ? "digest" : "metric");
         }
         gc_sb_puts(&o, b.change_count ? "\n  ],\n  \"frames\": [" : "],\n  \"frames\": [");
         for (size_t i = 0; i < nfc; i++) {
@@ -326,7 +336,7 @@ int gc_cmd_diff(int argc, char **argv)
         if (md && b.change_count)
             gc_sb_puts(&o, "### Metric changes\n\n");
         for (size_t i = 0; i < b.change_count; i++) {
-            char line[256];
+            char line[1024];
             gc_report_format_change(&b.changes[i], line, sizeof line);
             gc_sb_printf(&o, "%s%s\n", md ? "- " : "", line);
         }

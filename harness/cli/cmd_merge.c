@@ -64,7 +64,13 @@ static int absorb(gc_report *dst, gc_report *src)
         n[dst->change_count].field = strdup(c->field);
         dst->change_count++;
     }
+    for (size_t i = 0; i < src->digest_count; i++) {
+        const gc_rep_digest *d = &src->digests[i];
+        if (!gc_report_add_digest(dst, d->level, d->field, d->rows, d->digest))
+            return -1;
+    }
     dst->metrics_unblessed += src->metrics_unblessed; /* shards hold level figures only */
+    dst->digests_unblessed += src->digests_unblessed;
     for (size_t i = 0; i < src->selected_count && dst->selected_count < 64; i++)
         dst->selected[dst->selected_count++] = src->selected[i];
     return 0;

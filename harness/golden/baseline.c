@@ -8,6 +8,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "gc_digest.h"
 #include "gc_fsutil.h"
 #include "gc_strbuf.h"
 
@@ -16,6 +17,7 @@ void gc_baseline_free(gc_baseline *b)
     for (size_t i = 0; i < b->count; i++)
         free(b->metrics[i].name);
     free(b->metrics);
+    free(b->digests);
     memset(b, 0, sizeof *b);
 }
 
@@ -36,6 +38,59 @@ static int add(gc_baseline *b, int level, const char *name, double v, int is_nul
     m->value = v;
     m->is_null = is_null;
     return m->name ? 0 : -1;
+}
+
+/* digests: {"<level>": {"<table>.<column>": "<rows> <32 hex digits>"}} */
+static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_baseline *b,
+                        const char *path, char *err, size_t errlen)
+{
+    if (digests->type != YAML_MAPPING_NODE) {
+        snprintf(err, errlen, "%s:%zu: 'digests' must map levels to columns", path,
+                 digests->start_mark.line + 1);
+        return -1;
+    }
+    for (yaml_node_pair_t *kv = digests->data.mapping.pairs.start;
+         kv < digests->data.mapping.pairs.top; kv++) {
+        const char *lk = scalar(doc, yaml_document_get_node(doc, kv->key));
+        yaml_node_t *lm = yaml_document_get_node(doc, kv->value);
+        if (!lk || !lm || lm->type != YAML_MAPPING_NODE) {
+            snprintf(err, errlen, "%s:%zu: each digests level must map columns to digests", path,
+                     lm ? lm->start_mark.line + 1 : 0);
+            return -1;
+        }
+        int level = atoi(lk);
+        for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
+             m++) {
+            yaml_node_t *vn = yaml_document_get_node(doc, m->value);
+            const char *name = scalar(doc, yaml_document_get_node(doc, m->key));
+            const char *val = scalar(doc, vn);
+            unsigned long long rows = 0;
+            char hex[GC_DIGEST_HEX + 2] = "";
+            int used = 0;
+            if (!name || !val || strlen(name) >= sizeof b->digests[0].field ||
+                sscanf(val, "%llu %33[0-9a-f]%n", &rows, hex, &used) != 2 || val[used] ||
+                strlen(hex) != GC_DIGEST_HEX) {
+                snprintf(err, errlen,
+                         "%s:%zu: digest entries are '<table>.<column>: <rows> <%d hex "
+                         "digits>'",
+                         path, vn ? vn->start_mark.line + 1 : 0, GC_DIGEST_HEX);
+                return -1;
+            }
+            gc_rep_digest *d = realloc(b->digests, (b->digest_count + 1) * sizeof *d);
+            if (!d) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+            b->digests = d;
+            d = &d[b->digest_count++];
+            memset(d, 0, sizeof *d);
+            d->level = level;
+            snprintf(d->field, sizeof d->field, "%s", name);
+            d->rows = rows;
+            memcpy(d->digest, hex, GC_DIGEST_HEX + 1);
+        }
+    }
+    return 0;
 }
 
 int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, size_t errlen)
@@ -66,7 +121,7 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
         snprintf(err, errlen, "%s: expected a mapping with format, corpus and levels", path);
         goto done;
     }
-    yaml_node_t *levels = NULL;
+    yaml_node_t *levels = NULL, *digests = NULL;
     for (yaml_node_pair_t *kv = root->data.mapping.pairs.start; kv < root->data.mapping.pairs.top;
          kv++) {
         const char *k = scalar(&doc, yaml_document_get_node(&doc, kv->key));
@@ -79,6 +134,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             snprintf(b->corpus_id, sizeof b->corpus_id, "%s", scalar(&doc, v));
         else if (strcmp(k, "levels") == 0)
             levels = v;
+        else if (strcmp(k, "digests") == 0)
+            digests = v;
     }
     if (!levels || levels->type != YAML_MAPPING_NODE) {
         snprintf(err, errlen, "%s: missing 'levels' mapping", path);
@@ -118,6 +175,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             }
         }
     }
+    if (digests && load_digests(&doc, digests, b, path, err, errlen) != 0)
+        goto done;
     *found = 1;
     rc = 0;
 done:
@@ -132,6 +191,58 @@ done:
 void gc_baseline_compare(const gc_baseline *b, gc_report *rep)
 {
     gc_report_compare_metrics(rep, b->metrics, b->count);
+    gc_digest_compare(rep, b->digests, b->digest_count);
+}
+
+static int level_ran(const gc_report *rep, int level)
+{
+    for (size_t s = 0; s < rep->selected_count; s++)
+        if (rep->selected[s] == level)
+            return 1;
+    return 0;
+}
+
+/* The digests section: rep's for the levels it ran, keep's for the others. */
+static void format_digests(const gc_report *rep, const gc_baseline *keep, gc_strbuf *sb)
+{
+    size_t n = rep->digest_count + (keep ? keep->digest_count : 0);
+    if (n == 0)
+        return;
+    const gc_rep_digest **all = calloc(n, sizeof *all);
+    if (!all) {
+        sb->failed = 1;
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < rep->digest_count; i++)
+        all[k++] = &rep->digests[i];
+    for (size_t i = 0; keep && i < keep->digest_count; i++)
+        if (!level_ran(rep, keep->digests[i].level))
+            all[k++] = &keep->digests[i];
+    /* insertion into (level, field) order: both inputs are sorted already, so
+     * this is a merge in practice */
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = i; j > 0; j--) {
+            const gc_rep_digest *x = all[j - 1], *y = all[j];
+            int c = x->level != y->level ? (x->level > y->level) - (x->level < y->level)
+                                         : strcmp(x->field, y->field);
+            if (c <= 0)
+                break;
+            all[j - 1] = y;
+            all[j] = x;
+        }
+    gc_sb_puts(sb, "# Per level x table x column: rows and the column digest (docs/golden.md).\n"
+                   "digests:\n");
+    int cur = -2;
+    for (size_t i = 0; i < k; i++) {
+        if (all[i]->level != cur) {
+            cur = all[i]->level;
+            gc_sb_printf(sb, "  \"%d\":\n", cur);
+        }
+        gc_sb_printf(sb, "    %s: %llu %s\n", all[i]->field, (unsigned long long)all[i]->rows,
+                     all[i]->digest);
+    }
+    free(all);
 }
 
 static int cmp_metric(const void *a, const void *b)
@@ -172,10 +283,10 @@ int gc_baseline_format(const gc_report *rep, const gc_baseline *keep, gc_strbuf 
     gc_sb_puts(sb, "# gcverify metric baseline: the blessed per-level figures of one corpus.\n"
                    "# Written by `gcverify bless --reason \"...\"` (see golden/LEDGER.md);\n"
                    "# review changes to it like code. Do not edit by hand.\n");
-    gc_sb_printf(sb, "format: 1\ncorpus: %s\n", rep->corpus_key);
+    gc_sb_printf(sb, "format: 2\ncorpus: %s\n", rep->corpus_key);
     if (rep->corpus_id[0])
         gc_sb_printf(sb, "corpus_id: %s\n", rep->corpus_id);
-    gc_sb_puts(sb, "levels:\n");
+    gc_sb_puts(sb, k ? "levels:\n" : "levels: {}\n"); /* a mapping even when empty */
     int cur = 0x7fffffff;
     for (size_t i = 0; i < k; i++) {
         if (all[i].level != cur) {
@@ -193,6 +304,7 @@ int gc_baseline_format(const gc_report *rep, const gc_baseline *keep, gc_strbuf 
         gc_sb_puts(sb, "\n");
     }
     free(all);
+    format_digests(rep, keep, sb);
     if (sb->failed) {
         snprintf(err, errlen, "out of memory");
         return -1;

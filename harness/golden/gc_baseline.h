@@ -14,6 +14,10 @@ typedef struct gc_baseline {
     char corpus_id[65]; /* gc_corpus_identity() of the blessed corpus; "" in older files */
     gc_rep_metric *metrics;
     size_t count;
+    /* the `digests:` section: per level x table x column the row count and
+     * the column digest (gc_digest.h); empty in files written before it */
+    gc_rep_digest *digests;
+    size_t digest_count;
 } gc_baseline;
 
 /* Load path. *found = 0 (and 0 returned) when the file does not exist;

@@ -12,7 +12,7 @@
 
 #include "gc_strbuf.h"
 
-#define GC_REPORT_FORMAT 2
+#define GC_REPORT_FORMAT 3
 #define GC_LEVEL_CORPUS  (-1) /* "level" of a corpus-scope result or metric */
 
 typedef struct gc_rep_decoder {
@@ -100,11 +100,28 @@ typedef struct gc_rep_frame {
     double time_seconds; /* CPU time of its render; JUnit only, never in JSON */
 } gc_rep_frame;
 
+/* The digest of one decoded column of one level (harness/golden/gc_digest.h):
+ * every value of the column, canonically encoded, hashed. */
+#define GC_DIGEST_HEX 32 /* hex digits kept: the first 128 bits of a SHA-256 */
+typedef struct gc_rep_digest {
+    int level;
+    char field[128]; /* "<table>.<column>": "texture.tfrag.distinct_colors" */
+    uint64_t rows;
+    char digest[GC_DIGEST_HEX + 1];
+} gc_rep_digest;
+
 typedef struct gc_rep_change {
     int level; /* GC_LEVEL_CORPUS for corpus figures */
     char *field;
     double old_value, new_value;
     int old_null, new_null; /* null = absent on that side */
+    /* digest = 1: a decoded column's digest moved; old/new_value are then the
+     * row counts, and the digests are kept (fixed arrays: changes are copied
+     * by value between reports) */
+    int digest;
+    char old_digest[GC_DIGEST_HEX + 1], new_digest[GC_DIGEST_HEX + 1];
+    uint64_t rows_changed; /* rows whose value differs; UINT64_MAX when not known */
+    char rows[400];        /* the first changed rows, "row 3: 17 -> 18; ..." ("" none) */
 } gc_rep_change;
 
 typedef struct gc_report {
@@ -133,6 +150,8 @@ typedef struct gc_report {
     size_t frame_count;
     gc_rep_change *changes;
     size_t change_count;
+    gc_rep_digest *digests; /* per level x table x column, canonical order */
+    size_t digest_count;
     /* rows of the tables corpus-scope invariants read, per level, so `merge`
      * can evaluate corpus scope exactly as a single run would: raw JSON text
      * (owned), one object per level, already in canonical form */
@@ -142,6 +161,8 @@ typedef struct gc_report {
     uint64_t checks, failures, gating_failures, warnings;
     uint64_t frames_mismatched, metrics_changed;
     uint64_t metrics_unblessed; /* figures not in the baseline yet (not a change) */
+    uint64_t digests_changed;   /* the changes that are column digests */
+    uint64_t digests_unblessed; /* column digests not in the baseline yet (not a change) */
     /* every gated item: invariant x level results, frames, and per level
      * (and the corpus) the metric comparison with the baseline; the closing
      * line, the JUnit counts and the exit code agree on these */
@@ -190,5 +211,7 @@ gc_rep_metric *gc_report_add_metric(gc_report *r, int level, const char *name, d
                                     int is_null);
 gc_rep_result *gc_report_add_result(gc_report *r, const char *invariant, int level);
 gc_rep_frame *gc_report_add_frame(gc_report *r, int level, const char *view);
+gc_rep_digest *gc_report_add_digest(gc_report *r, int level, const char *field, uint64_t rows,
+                                    const char *digest);
 
 #endif

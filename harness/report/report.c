@@ -64,6 +64,7 @@ void gc_report_free(gc_report *r)
     for (size_t i = 0; i < r->change_count; i++)
         free(r->changes[i].field);
     free(r->changes);
+    free(r->digests);
     free(r->corpus_tables);
     free(r->only);
     free(r->baseline);
@@ -116,6 +117,19 @@ gc_rep_frame *gc_report_add_frame(gc_report *r, int level, const char *view)
     return f;
 }
 
+gc_rep_digest *gc_report_add_digest(gc_report *r, int level, const char *field, uint64_t rows,
+                                    const char *digest)
+{
+    gc_rep_digest *d = grow_one((void **)&r->digests, &r->digest_count, sizeof *d);
+    if (!d)
+        return NULL;
+    d->level = level;
+    snprintf(d->field, sizeof d->field, "%s", field);
+    d->rows = rows;
+    snprintf(d->digest, sizeof d->digest, "%s", digest);
+    return d;
+}
+
 /* Corpus (-1) sorts after every level. */
 static int level_key(int level)
 {
@@ -160,6 +174,18 @@ static int cmp_change(const void *a, const void *b)
     int kx = level_key(x->level), ky = level_key(y->level);
     if (kx != ky)
         return (kx > ky) - (kx < ky);
+    int f = strcmp(x->field, y->field);
+    if (f)
+        return f;
+    /* a metric and a column of the same name: the metric first */
+    return (x->digest > y->digest) - (x->digest < y->digest);
+}
+
+static int cmp_digest(const void *a, const void *b)
+{
+    const gc_rep_digest *x = a, *y = b;
+    if (x->level != y->level)
+        return (x->level > y->level) - (x->level < y->level);
     return strcmp(x->field, y->field);
 }
 
@@ -181,6 +207,8 @@ void gc_report_summarise(gc_report *r)
         qsort(r->frames, r->frame_count, sizeof *r->frames, cmp_frame);
     if (r->change_count)
         qsort(r->changes, r->change_count, sizeof *r->changes, cmp_change);
+    if (r->digest_count)
+        qsort(r->digests, r->digest_count, sizeof *r->digests, cmp_digest);
     if (r->selected_count)
         qsort(r->selected, r->selected_count, sizeof *r->selected, cmp_int);
     r->checks = r->failures = r->gating_failures = r->warnings = 0;
@@ -215,7 +243,10 @@ void gc_report_summarise(gc_report *r)
             r->items_skipped++;
         }
     }
-    r->metrics_changed = r->change_count;
+    r->digests_changed = 0;
+    for (size_t i = 0; i < r->change_count; i++)
+        r->digests_changed += r->changes[i].digest != 0;
+    r->metrics_changed = r->change_count - r->digests_changed;
     /* the baseline comparison: one item per level that ran, and the corpus
      * when every level ran */
     if (r->baseline_found) {
@@ -232,7 +263,10 @@ void gc_report_summarise(gc_report *r)
                 r->items_passed++;
         }
     }
-    r->exit_code = (r->gating_failures || r->frames_mismatched || r->metrics_changed) ? 1 : 0;
+    r->exit_code =
+        (r->gating_failures || r->frames_mismatched || r->metrics_changed || r->digests_changed)
+            ? 1
+            : 0;
     /* a level that could not be read makes the verdict incomplete: exit 4
      * (gc_exit.h), whatever else failed */
     for (size_t i = 0; i < r->level_count; i++)
@@ -457,8 +491,40 @@ static void fmt_value(char *buf, size_t len, double v, int is_null)
     snprintf(buf, len, "%.6g", v);
 }
 
+/* A column digest change: "93 rows, 12 changed", "93 rows, values changed
+ * (digest 1a2b3c4d -> 5e6f7a8b)", "93 -> 94 rows", "93 rows -> (none)". */
+static void format_digest_change(const gc_rep_change *c, char *buf, size_t len)
+{
+    char o[48], n[48], what[160];
+    fmt_value(o, sizeof o, c->old_value, c->old_null);
+    fmt_value(n, sizeof n, c->new_value, c->new_null);
+    if (c->old_null || c->new_null)
+        snprintf(what, sizeof what, "%s%s -> %s%s", o, c->old_null ? "" : " rows", n,
+                 c->new_null ? "" : " rows");
+    else if (c->old_value != c->new_value && c->rows_changed != UINT64_MAX)
+        snprintf(what, sizeof what, "%s -> %s rows, %llu of the common rows changed", o, n,
+                 (unsigned long long)c->rows_changed);
+    else if (c->old_value != c->new_value)
+        snprintf(what, sizeof what, "%s -> %s rows", o, n);
+    else if (c->rows_changed != UINT64_MAX)
+        snprintf(what, sizeof what, "%s rows, %llu changed", n,
+                 (unsigned long long)c->rows_changed);
+    else
+        snprintf(what, sizeof what, "%s rows, values changed (digest %.8s -> %.8s)", n,
+                 c->old_digest, c->new_digest);
+    if (c->level == GC_LEVEL_CORPUS)
+        snprintf(buf, len, "corpus, %s: %s%s%s", c->field, what, c->rows[0] ? "; " : "", c->rows);
+    else
+        snprintf(buf, len, "level %d, %s: %s%s%s", c->level, c->field, what, c->rows[0] ? "; " : "",
+                 c->rows);
+}
+
 void gc_report_format_change(const gc_rep_change *c, char *buf, size_t len)
 {
+    if (c->digest) {
+        format_digest_change(c, buf, len);
+        return;
+    }
     char o[48], n[48];
     fmt_value(o, sizeof o, c->old_value, c->old_null);
     fmt_value(n, sizeof n, c->new_value, c->new_null);

@@ -160,6 +160,31 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         c->new_null = !n || n->type == GC_JSON_NULL;
         c->old_value = gc_json_num(o, 0);
         c->new_value = gc_json_num(n, 0);
+        c->digest = strcmp(gc_json_str(gc_json_get(j, "kind"), "metric"), "digest") == 0;
+        snprintf(c->old_digest, sizeof c->old_digest, "%s",
+                 gc_json_str(gc_json_get(j, "old_digest"), ""));
+        snprintf(c->new_digest, sizeof c->new_digest, "%s",
+                 gc_json_str(gc_json_get(j, "new_digest"), ""));
+        const gc_json *rcj = gc_json_get(j, "rows_changed");
+        c->rows_changed =
+            !rcj || rcj->type == GC_JSON_NULL ? UINT64_MAX : (uint64_t)gc_json_num(rcj, 0);
+        snprintf(c->rows, sizeof c->rows, "%s", gc_json_str(gc_json_get(j, "rows"), ""));
+    }
+    const gc_json *digests = gc_json_get(root, "digests");
+    for (size_t l = 0; digests && digests->type == GC_JSON_OBJ && l < digests->count; l++) {
+        int level = atoi(digests->keys[l]);
+        const gc_json *lm = digests->items[l];
+        for (size_t m = 0; lm && lm->type == GC_JSON_OBJ && m < lm->count; m++) {
+            unsigned long long rows = 0;
+            char hex[GC_DIGEST_HEX + 2] = "";
+            if (sscanf(gc_json_str(lm->items[m], ""), "%llu %33s", &rows, hex) != 2) {
+                snprintf(err, errlen, "digests.%s.%s: expected \"<rows> <digest>\"",
+                         digests->keys[l], lm->keys[m]);
+                goto done;
+            }
+            if (!gc_report_add_digest(r, level, lm->keys[m], rows, hex))
+                goto oom;
+        }
     }
     const gc_json *frames = gc_json_get(root, "frames");
     for (size_t i = 0; frames && frames->type == GC_JSON_ARR && i < frames->count; i++) {
@@ -191,6 +216,8 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     }
     r->metrics_unblessed =
         (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
+    r->digests_unblessed =
+        (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "digests_unblessed"), 0);
     gc_report_summarise(r);
     rc = 0;
     goto done;

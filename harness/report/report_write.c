@@ -67,11 +67,13 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
         b,
         "  \"summary\": {\"checks\": %llu, \"results_failed\": %llu, \"gating_failures\": %llu, "
         "\"warnings\": %llu, \"metrics_changed\": %llu, \"metrics_unblessed\": %llu, "
+        "\"digests_changed\": %llu, \"digests_unblessed\": %llu, "
         "\"frames_mismatched\": %llu, \"passed\": %llu, \"failed\": %llu, \"skipped\": %llu, "
         "\"exit_code\": %d},\n",
         (unsigned long long)r->checks, (unsigned long long)r->failures,
         (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
         (unsigned long long)r->metrics_changed, (unsigned long long)r->metrics_unblessed,
+        (unsigned long long)r->digests_changed, (unsigned long long)r->digests_unblessed,
         (unsigned long long)r->frames_mismatched, (unsigned long long)r->items_passed,
         (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped, r->exit_code);
 
@@ -198,7 +200,7 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
     gc_sb_puts(b, "  \"changes\": [");
     for (size_t i = 0; i < r->change_count; i++) {
         const gc_rep_change *c = &r->changes[i];
-        char line[256];
+        char line[1024];
         gc_report_format_change(c, line, sizeof line);
         gc_sb_printf(b, "%s\n    {\"level\": ", i ? "," : "");
         level_json(b, c->level);
@@ -216,9 +218,40 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
             gc_sb_num(b, c->new_value);
         gc_sb_puts(b, ", \"text\": ");
         gc_sb_json_str(b, line);
+        gc_sb_printf(b, ", \"kind\": \"%s\"", c->digest ? "digest" : "metric");
+        if (c->digest) {
+            gc_sb_puts(b, ", \"old_digest\": ");
+            json_str_or_null(b, c->old_null ? NULL : c->old_digest);
+            gc_sb_puts(b, ", \"new_digest\": ");
+            json_str_or_null(b, c->new_null ? NULL : c->new_digest);
+            gc_sb_puts(b, ", \"rows_changed\": ");
+            if (c->rows_changed == UINT64_MAX)
+                gc_sb_puts(b, "null");
+            else
+                gc_sb_printf(b, "%llu", (unsigned long long)c->rows_changed);
+            gc_sb_puts(b, ", \"rows\": ");
+            json_str_or_null(b, c->rows[0] ? c->rows : NULL);
+        }
         gc_sb_puts(b, "}");
     }
     gc_sb_puts(b, r->change_count ? "\n  ],\n" : "],\n");
+
+    /* every column's digest: "<rows> <digest>", per level (gc_digest.h) */
+    gc_sb_puts(b, "  \"digests\": {");
+    int dopen = 0, dcur = 0x7fffffff;
+    for (size_t i = 0; i < r->digest_count; i++) {
+        const gc_rep_digest *d = &r->digests[i];
+        if (!dopen || d->level != dcur) {
+            gc_sb_printf(b, "%s\n    \"%d\": {\n      ", dopen ? "\n    }," : "", d->level);
+            dopen = 1;
+            dcur = d->level;
+        } else {
+            gc_sb_puts(b, ",\n      ");
+        }
+        gc_sb_json_str(b, d->field);
+        gc_sb_printf(b, ": \"%llu %s\"", (unsigned long long)d->rows, d->digest);
+    }
+    gc_sb_puts(b, dopen ? "\n    }\n  },\n" : "},\n");
 
     gc_sb_puts(b, "  \"frames\": [");
     for (size_t i = 0; i < r->frame_count; i++) {
@@ -419,7 +452,7 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
             for (size_t c = 0; c < r->change_count; c++) {
                 if (r->changes[c].level != level)
                     continue;
-                char line[256];
+                char line[1024];
                 gc_report_format_change(&r->changes[c], line, sizeof line);
                 gc_sb_xml(b, line);
                 gc_sb_puts(b, "\n");
@@ -449,15 +482,15 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
     gc_sb_printf(b, "## gcverify sweep: %s\n\n", r->exit_code ? "**FAILED**" : "passed");
     gc_sb_printf(b, "Corpus: %s · tier: %s · levels: %zu · invariants: %zu\n\n", r->corpus_label,
                  r->tier, r->selected_count, r->invariant_count);
-    gc_sb_puts(b, "| checks | failed results | gating | warnings | metric changes | frame "
-                  "mismatches | passed | failed | skipped |\n");
-    gc_sb_puts(b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    gc_sb_printf(b, "| %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n",
+    gc_sb_puts(b, "| checks | failed results | gating | warnings | metric changes | field digest "
+                  "changes | frame mismatches | passed | failed | skipped |\n");
+    gc_sb_puts(b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    gc_sb_printf(b, "| %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu |\n\n",
                  (unsigned long long)r->checks, (unsigned long long)r->failures,
                  (unsigned long long)r->gating_failures, (unsigned long long)r->warnings,
-                 (unsigned long long)r->metrics_changed, (unsigned long long)r->frames_mismatched,
-                 (unsigned long long)r->items_passed, (unsigned long long)r->items_failed,
-                 (unsigned long long)r->items_skipped);
+                 (unsigned long long)r->metrics_changed, (unsigned long long)r->digests_changed,
+                 (unsigned long long)r->frames_mismatched, (unsigned long long)r->items_passed,
+                 (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped);
     if (!gc_report_complete(r) && !r->shard[0])
         gc_sb_printf(b,
                      "Levels run: %zu of 27 (`--levels`): corpus-scope invariants are reported "
@@ -493,11 +526,21 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
     if (shown)
         gc_sb_puts(b, "\n");
     if (r->change_count) {
-        gc_sb_puts(b, "### Metric changes against the baseline\n\n");
-        for (size_t i = 0; i < r->change_count; i++) {
-            char line[256];
-            gc_report_format_change(&r->changes[i], line, sizeof line);
-            gc_sb_printf(b, "- %s\n", line);
+        /* metrics first, then the decoded fields whose digest moved */
+        for (int kind = 0; kind < 2; kind++) {
+            size_t n = 0;
+            for (size_t i = 0; i < r->change_count; i++) {
+                if (r->changes[i].digest != kind)
+                    continue;
+                if (n++ == 0)
+                    gc_sb_puts(b, kind ? "### Decoded fields changed against the baseline\n\n"
+                                       : "### Metric changes against the baseline\n\n");
+                char line[1024];
+                gc_report_format_change(&r->changes[i], line, sizeof line);
+                gc_sb_printf(b, "- %s\n", line);
+            }
+            if (n && kind == 0 && r->digests_changed)
+                gc_sb_puts(b, "\n");
         }
         gc_sb_puts(b, "\nIf the change is intended: `gcverify bless --reason \"...\"`.\n\n");
     }

@@ -15,6 +15,7 @@
 typedef struct gc_sweep_timings {
     double wall_total, wall_corpus_open, wall_levels, wall_corpus_scope;
     double cpu_decode, cpu_eval, cpu_render;
+    double cpu_digest; /* the column digests (counted in cpu_eval too) */
     double level_decode[27], level_eval[27], level_render[27];
     unsigned jobs;
     size_t memory_limit_bytes, memory_peak_bytes; /* the budget and its high-water mark */
@@ -46,6 +47,7 @@ typedef struct gc_sweep_opts {
     const char *golden_images; /* write expected/actual/diff PNGs for mismatches here */
     const char *frame_store;   /* image store directory; NULL: $GC_FRAME_STORE or the cache's */
     int store_frames;          /* put every rendered frame in the store (bless --frames) */
+    int store_columns;         /* put every column in the column store (bless, --snapshots) */
     const char *fault;         /* --inject-fault NAME */
     size_t max_samples;        /* failures kept per invariant per level (default 5) */
     int progress;              /* progress on stderr: 0 none, 1 plain lines, 2 bar */

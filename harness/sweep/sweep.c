@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include "gc_baseline.h"
+#include "gc_column_store.h"
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
 #include "gc_corpus_iso.h"
+#include "gc_digest.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
@@ -103,6 +105,10 @@ typedef struct level_slot {
     int oom;
     gc_memacct acct;                   /* this level's share of the memory budget */
     double t_decode, t_eval, t_render; /* thread CPU seconds */
+    gc_rep_digest *digests;            /* every column's digest (gc_digest.h) */
+    size_t digest_count;
+    double t_digest;  /* thread CPU seconds of the digests (part of t_eval) */
+    int store_failed; /* a column snapshot could not be stored */
 } level_slot;
 
 static double cpu_now(void)
@@ -132,6 +138,7 @@ typedef struct sweep_ctx {
     size_t done;
     int progress;
     gc_membudget budget;
+    char column_store[4096]; /* gc_column_store_dir() */
 } sweep_ctx;
 
 static void progress_line(sweep_ctx *c, const level_slot *s)
@@ -167,6 +174,7 @@ static void reset_slot(sweep_ctx *c, level_slot *s)
     free(s->tables);
     free(s->metric_values);
     free(s->metric_null);
+    free(s->digests);
     gc_sweep_level_frames_free(&s->frames);
     if (s->lv_ready)
         gc_level_free(&s->lv);
@@ -250,7 +258,16 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
+    double td = cpu_now();
+    if (gc_digest_tables(s->tables, c->ndesc, s->level, &s->digests, &s->digest_count) != 0)
+        s->oom = 1;
+    /* a snapshot store that cannot be written costs the row attribution
+     * only: warned about, never a failed sweep */
+    if (c->o->store_columns &&
+        gc_column_store_put_tables(c->column_store, s->tables, c->ndesc) != 0)
+        s->store_failed = 1;
     double t2 = cpu_now();
+    s->t_digest = t2 - td;
     if (!c->o->no_frames)
         gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
     double t3 = cpu_now();
@@ -515,6 +532,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     c.ndesc = ndesc;
     c.fault = fault;
     c.progress = o->progress;
+    gc_column_store_dir(c.column_store, sizeof c.column_store);
     c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
     if (!c.selected_inv) {
         snprintf(err, errlen, "out of memory");
@@ -679,6 +697,13 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         for (size_t m = 0; m < c.nmetric; m++)
             gc_report_add_metric(rep, s->level, gc_inv_metric_name(set, m), s->metric_values[m],
                                  s->metric_null[m]);
+        for (size_t d = 0; d < s->digest_count; d++)
+            if (!gc_report_add_digest(rep, s->level, s->digests[d].field, s->digests[d].rows,
+                                      s->digests[d].digest)) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+                goto out;
+            }
         gc_sweep_frames_to_report(&s->frames, s->level, rep);
     }
 
@@ -724,7 +749,25 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     if (base_found) {
         rep->baseline_found = 1;
         gc_baseline_compare(&base, rep);
+        /* the rows behind each moved column digest, from the column store */
+        const gc_table **lt = calloc(nsel ? nsel : 1, sizeof *lt);
+        int *ids = calloc(nsel ? nsel : 1, sizeof *ids);
+        if (lt && ids) {
+            for (size_t i = 0; i < nsel; i++) {
+                lt[i] = c.slots[i].tables;
+                ids[i] = c.slots[i].level;
+            }
+            gc_column_store_attribute(c.column_store, rep, lt, ids, nsel, ndesc);
+        }
+        free(lt);
+        free(ids);
     }
+    for (size_t i = 0; i < nsel; i++)
+        if (c.slots[i].store_failed) {
+            fprintf(stderr, "gcverify: warning: cannot store column snapshots in %s\n",
+                    c.column_store);
+            break;
+        }
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
@@ -744,6 +787,7 @@ out:
             t->cpu_decode += s->t_decode;
             t->cpu_eval += s->t_eval;
             t->cpu_render += s->t_render;
+            t->cpu_digest += s->t_digest;
             t->level_decode[s->level] = s->t_decode;
             t->level_eval[s->level] = s->t_eval;
             t->level_render[s->level] = s->t_render;
@@ -763,6 +807,7 @@ out:
         free(s->tables);
         free(s->metric_values);
         free(s->metric_null);
+        free(s->digests);
         gc_sweep_level_frames_free(&s->frames);
         if (s->lv_ready)
             gc_level_free(&s->lv);

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Column digests: every decoded value in the baseline.
+ *
+ * The metric baseline blesses counts and thresholds; a decoder change that
+ * keeps every count is invisible to it. So per level x table x column the
+ * sweep also records the row count and a digest of the column's values, and
+ * a digest that moved is a regression of that field, gated like a metric
+ * change. Generic over gc_table_registry(): a new table gets digests
+ * without any code here.
+ *
+ * The canonical encoding (docs/golden.md, "Column digests"): SHA-256 over
+ * the ASCII tag "GCCOL1", one type byte (the gc_coltype value), then each
+ * row's value in row order: integers and bools at their declared width,
+ * little-endian; F32/F64 by their IEEE bit pattern, little-endian (so -0.0,
+ * NaN payloads and denormals are all told apart); strings as their bytes up
+ * to the terminating NUL, then one 0x00. The first 128 bits, as 32 lowercase
+ * hex digits, are kept. Independent of host byte order, compiler, -O level
+ * and --jobs (each level's digests are computed from its own tables). */
+#ifndef GC_DIGEST_H
+#define GC_DIGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gc_report.h"
+#include "gc_table.h"
+
+/* Digests of every column of the `count` tables (a level's tables, registry
+ * order; a table with a NULL desc is skipped). Appends to *out (realloc'd)
+ * in (table, column) name order. 0, or -1 out of memory / OpenSSL failure. */
+int gc_digest_tables(const gc_table *tables, size_t count, int level, gc_rep_digest **out,
+                     size_t *out_count);
+
+/* The digest of one column (hex into hex[GC_DIGEST_HEX + 1]). 0 or -1. */
+int gc_digest_column(const gc_table *t, const gc_column *c, char *hex);
+
+/* The canonical encoding of one value of column c of `row` into out (at most
+ * 8 bytes, or c->size + 1 for strings); returns its length. */
+size_t gc_digest_encode(const gc_column *c, const unsigned char *row, unsigned char *out);
+
+/* Compare r->digests (the levels r ran) with `old` (a baseline or an older
+ * report): a moved digest, a column that vanished, or a changed row count
+ * is appended to r->changes (digest = 1); a column the old side lacks counts
+ * in r->digests_unblessed. */
+void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count);
+
+#endif

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* Column digests (issue 17): the canonical encoding laid out by hand, the
+ * comparison a moved value trips, the baseline round trip, and the blessed
+ * small baseline carrying a digest for every column the sweep decodes. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gc_baseline.h"
+#include "gc_column_store.h"
+#include "gc_digest.h"
+#include "gc_report.h"
+#include "gc_sweep.h"
+#include "sy_corpus.h"
+
+typedef struct row {
+    uint64_t file_ofs;
+    uint16_t count;
+    int32_t delta;
+    float radius;
+    uint8_t flag;
+    char name[8];
+} row;
+
+static const gc_column cols[] = {
+    GC_COL(row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "offset"),
+    GC_COL(row, count, GC_T_U16, 0, "count", "a count"),
+    GC_COL(row, delta, GC_T_S32, 0, "", "a signed value"),
+    GC_COL(row, radius, GC_T_F32, 0, "world units", "a float"),
+    GC_COL(row, flag, GC_T_BOOL, 0, "", "a flag"),
+    GC_COL(row, name, GC_T_STR, 0, "", "a name"),
+};
+static const gc_table_desc desc = {"test.row",       "rows", sizeof(row), cols,
+                                   GC_COUNTOF(cols), NULL,   NULL,        NULL};
+
+static void sha_hex(const unsigned char *b, size_t n, char *hex)
+{
+    unsigned char md[32];
+    unsigned int len = 0;
+    EVP_Digest(b, n, md, &len, EVP_sha256(), NULL);
+    for (int i = 0; i < GC_DIGEST_HEX / 2; i++)
+        sprintf(hex + 2 * i, "%02x", md[i]);
+}
+
+static void rows2(row *r)
+{
+    memset(r, 0, 2 * sizeof *r);
+    r[0] = (row){0x1234, 0x0102, -2, 1.5f, 1, "ab"};
+    r[1] = (row){0x40, 7, 3, -0.0f, 0, ""};
+}
+
+Test(digest, canonical_encoding_by_hand)
+{
+    row r[2];
+    rows2(r);
+    gc_table t = {&desc, r, 2};
+    char got[GC_DIGEST_HEX + 1], want[GC_DIGEST_HEX + 1];
+
+    /* u16: tag, type byte, then little-endian values */
+    unsigned char u16[] = {'G', 'C', 'C', 'O', 'L', '1', GC_T_U16, 0x02, 0x01, 0x07, 0x00};
+    sha_hex(u16, sizeof u16, want);
+    cr_assert_eq(gc_digest_column(&t, &cols[1], got), 0);
+    cr_assert_str_eq(got, want);
+
+    /* s32 -2 and 3, two's complement little-endian */
+    unsigned char s32[] = {'G',  'C',  'C',  'O',  'L',  '1',  GC_T_S32, 0xfe,
+                           0xff, 0xff, 0xff, 0x03, 0x00, 0x00, 0x00};
+    sha_hex(s32, sizeof s32, want);
+    cr_assert_eq(gc_digest_column(&t, &cols[2], got), 0);
+    cr_assert_str_eq(got, want);
+
+    /* f32 by bit pattern: 1.5 = 0x3fc00000, -0.0 = 0x80000000 */
+    unsigned char f32[] = {'G',  'C',  'C',  'O',  'L',  '1',  GC_T_F32, 0x00,
+                           0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0x80};
+    sha_hex(f32, sizeof f32, want);
+    cr_assert_eq(gc_digest_column(&t, &cols[3], got), 0);
+    cr_assert_str_eq(got, want);
+
+    /* strings: bytes to the NUL, then one 0x00 */
+    unsigned char str[] = {'G', 'C', 'C', 'O', 'L', '1', GC_T_STR, 'a', 'b', 0, 0};
+    sha_hex(str, sizeof str, want);
+    cr_assert_eq(gc_digest_column(&t, &cols[5], got), 0);
+    cr_assert_str_eq(got, want);
+
+    /* u64 */
+    unsigned char u64[] = {'G', 'C', 'C', 'O',  'L', '1', GC_T_U64, 0x34, 0x12, 0, 0, 0,
+                           0,   0,   0,   0x40, 0,   0,   0,        0,    0,    0, 0};
+    sha_hex(u64, sizeof u64, want);
+    cr_assert_eq(gc_digest_column(&t, &cols[0], got), 0);
+    cr_assert_str_eq(got, want);
+}
+
+Test(digest, negative_zero_and_every_bit_count)
+{
+    row r[2];
+    rows2(r);
+    gc_table t = {&desc, r, 2};
+    char a[GC_DIGEST_HEX + 1], b[GC_DIGEST_HEX + 1];
+    cr_assert_eq(gc_digest_column(&t, &cols[3], a), 0);
+    r[1].radius = 0.0f; /* compares equal to -0.0 as a float, not as bits */
+    cr_assert_eq(gc_digest_column(&t, &cols[3], b), 0);
+    cr_assert_str_neq(a, b);
+    /* an empty table still has a digest (of the tag alone), and differs by type */
+    gc_table e = {&desc, r, 0};
+    cr_assert_eq(gc_digest_column(&e, &cols[1], a), 0);
+    cr_assert_eq(gc_digest_column(&e, &cols[2], b), 0);
+    cr_assert_str_neq(a, b);
+}
+
+static void fill_report(gc_report *rep, row *r, size_t n)
+{
+    gc_report_init(rep);
+    rep->selected[0] = 3;
+    rep->selected_count = 1;
+    gc_table t = {&desc, r, n};
+    cr_assert_eq(gc_digest_tables(&t, 1, 3, &rep->digests, &rep->digest_count), 0);
+    cr_assert_eq(rep->digest_count, GC_COUNTOF(cols));
+}
+
+Test(digest, a_moved_value_is_a_regression_of_that_field)
+{
+    row r[2];
+    rows2(r);
+    gc_report old, cur;
+    fill_report(&old, r, 2);
+    r[1].delta = 4; /* the count stays, the value moves */
+    fill_report(&cur, r, 2);
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    gc_report_summarise(&cur);
+    cr_assert_eq(cur.change_count, 1);
+    cr_assert_str_eq(cur.changes[0].field, "test.row.delta");
+    cr_assert_eq(cur.digests_changed, 1);
+    cr_assert_eq(cur.exit_code, 1, "a digest change gates like a metric change");
+    char line[1024];
+    gc_report_format_change(&cur.changes[0], line, sizeof line);
+    cr_assert(strstr(line, "level 3, test.row.delta: 2 rows, values changed (digest ") == line,
+              "%s", line);
+    gc_report_free(&cur);
+
+    /* one row more: the row counts are told */
+    row r3[3];
+    memcpy(r3, r, sizeof r);
+    r3[2] = r3[1];
+    fill_report(&cur, r3, 3);
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    cr_assert_eq(cur.change_count, GC_COUNTOF(cols));
+    gc_report_format_change(&cur.changes[1], line, sizeof line);
+    cr_assert(strstr(line, ": 2 -> 3 rows"), "%s", line);
+    gc_report_free(&cur);
+
+    /* the same values: nothing; an empty old side: all unblessed */
+    rows2(r);
+    fill_report(&cur, r, 2);
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    cr_assert_eq(cur.change_count, 0);
+    cr_assert_eq(cur.digests_unblessed, 0);
+    gc_report_free(&cur);
+    fill_report(&cur, r, 2);
+    gc_digest_compare(&cur, NULL, 0);
+    cr_assert_eq(cur.change_count, 0);
+    cr_assert_eq(cur.digests_unblessed, GC_COUNTOF(cols));
+    gc_report_free(&cur);
+
+    /* a column gone from a level that ran */
+    fill_report(&cur, r, 2);
+    cur.digest_count--;
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    cr_assert_eq(cur.change_count, 1);
+    cr_assert(cur.changes[0].new_null);
+    gc_report_free(&cur);
+    gc_report_free(&old);
+}
+
+Test(digest, baseline_and_json_round_trip)
+{
+    row r[2];
+    rows2(r);
+    gc_report rep;
+    fill_report(&rep, r, 2);
+    gc_report_summarise(&rep);
+    char path[1024], err[512];
+    snprintf(path, sizeof path, "%s/test-tmp/digest-baseline-%ld.yaml", GC_BINARY_DIR,
+             (long)getpid());
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/test-tmp", GC_BINARY_DIR);
+    mkdir(dir, 0777);
+    cr_assert_eq(gc_baseline_write(path, &rep, NULL, err, sizeof err), 0, "%s", err);
+    gc_baseline b;
+    int found = 0;
+    cr_assert_eq(gc_baseline_load(path, &b, &found, err, sizeof err), 0, "%s", err);
+    cr_assert(found);
+    cr_assert_eq(b.digest_count, rep.digest_count);
+    for (size_t i = 0; i < b.digest_count; i++) {
+        cr_assert_eq(b.digests[i].level, 3);
+        cr_assert_str_eq(b.digests[i].field, rep.digests[i].field);
+        cr_assert_str_eq(b.digests[i].digest, rep.digests[i].digest);
+        cr_assert_eq(b.digests[i].rows, 2);
+    }
+    gc_baseline_free(&b);
+    remove(path);
+
+    gc_strbuf sb;
+    gc_sb_init(&sb);
+    cr_assert_eq(gc_report_json(&rep, &sb), 0);
+    gc_report back;
+    cr_assert_eq(gc_report_from_json(&back, sb.s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.digest_count, rep.digest_count);
+    for (size_t i = 0; i < back.digest_count; i++)
+        cr_assert_str_eq(back.digests[i].digest, rep.digests[i].digest);
+    gc_sb_free(&sb);
+    gc_report_free(&back);
+    gc_report_free(&rep);
+}
+
+Test(digest, small_baseline_guards_every_decoded_column, .timeout = 600)
+{
+    setenv("GC_CACHE_DIR", GC_BINARY_DIR "/test-cache", 1);
+    gc_sweep_opts o;
+    gc_sweep_opts_init(&o);
+    o.scale = SY_SCALE_SMALL;
+    o.no_frames = 1;
+    o.level_count = 2;
+    o.levels[0] = 0;
+    o.levels[1] = 14;
+    o.baseline = GC_SOURCE_DIR "/golden/metrics-small.yaml";
+    gc_report rep;
+    char err[4096];
+    int rc = gc_sweep_run(&o, &rep, err, sizeof err);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    size_t ndesc = 0, ncol = 0;
+    const gc_table_desc *const *d = gc_table_registry(&ndesc);
+    for (size_t i = 0; i < ndesc; i++)
+        ncol += d[i]->column_count;
+    cr_assert_eq(rep.digest_count, 2 * ncol, "a digest per level x table x column");
+    cr_assert_eq(rep.digests_unblessed, 0, "golden/metrics-small.yaml lacks column digests");
+    cr_assert_eq(rep.digests_changed, 0);
+    gc_report_free(&rep);
+}
+
+Test(digest, the_column_store_names_the_changed_rows)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/test-tmp/columns-%ld", GC_BINARY_DIR, (long)getpid());
+    row r[2];
+    rows2(r);
+    gc_report old, cur;
+    fill_report(&old, r, 2);
+    gc_table t = {&desc, r, 2};
+    cr_assert_eq(gc_column_store_put_tables(dir, &t, 1), 0);
+    r[1].delta = 4;
+    r[0].radius = 2.0f;
+    fill_report(&cur, r, 2);
+    gc_digest_compare(&cur, old.digests, old.digest_count);
+    gc_report_summarise(&cur);
+    cr_assert_eq(cur.change_count, 2);
+    const gc_table *lt[1] = {&t};
+    int ids[1] = {3};
+    gc_column_store_attribute(dir, &cur, lt, ids, 1, 1);
+    /* canonical order: test.row.delta, test.row.radius */
+    cr_assert_eq(cur.changes[0].rows_changed, 1);
+    cr_assert_str_eq(cur.changes[0].rows, "row 1: 3 -> 4");
+    cr_assert_str_eq(cur.changes[1].rows, "row 0: 1.5 (0x3fc00000) -> 2 (0x40000000)");
+    char line[1024];
+    gc_report_format_change(&cur.changes[0], line, sizeof line);
+    cr_assert_str_eq(line, "level 3, test.row.delta: 2 rows, 1 changed; row 1: 3 -> 4");
+
+    /* diff: both sides from the store */
+    cr_assert_eq(gc_column_store_put_tables(dir, &t, 1), 0);
+    cur.changes[0].rows_changed = UINT64_MAX;
+    cur.changes[0].rows[0] = '\0';
+    gc_column_store_attribute(dir, &cur, NULL, NULL, 0, 0);
+    cr_assert_str_eq(cur.changes[0].rows, "row 1: 3 -> 4");
+
+    /* a snapshot whose bytes do not hash to its name is not used */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%.2s/%s.col", dir, cur.changes[0].old_digest,
+             cur.changes[0].old_digest);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    fseek(f, 8, SEEK_SET);
+    fputc(0x55, f);
+    fclose(f);
+    cur.changes[0].rows_changed = UINT64_MAX;
+    cur.changes[0].rows[0] = '\0';
+    gc_column_store_attribute(dir, &cur, lt, ids, 1, 1);
+    cr_assert_eq(cur.changes[0].rows_changed, UINT64_MAX);
+    cr_assert_str_eq(cur.changes[0].rows, "");
+    gc_report_free(&cur);
+    gc_report_free(&old);
+}
