@@ -151,7 +151,7 @@ static const mutation mutations[] = {
     MUT("shrub.vertex_in_bsphere", 0, "shrub.vertex", FIRST("sphere_known", INT(1)), "radius", FLT(1.0e4)),
     MUT("shrub.texture_slot", 0, "shrub.packet", AT(0), "max_texture_index", COL("class_texture_slots", 0)),
     MUT("shrub.slots_resolve", 0, "shrub.class", AT(0), "slots_resolve", INT(0)),
-    MUT("shrub.billboard_fits", 2, "shrub.class", FIRST("billboard_fits", INT(1)), "billboard_fade", FLT(0.0)),
+    MUT("shrub.billboard_fits", 4, "shrub.class", FIRST("billboard_fits", INT(1)), "billboard_fade", FLT(0.0)),
     /* collision.yaml */
     MUT("collision.tree", 0, "collision.mesh", AT(0), "tree_ok", INT(0)),
     MUT("collision.cell_inside", 0, "collision.cell", AT(0), "inside", INT(0)),

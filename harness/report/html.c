@@ -34,11 +34,12 @@ void gc_report_summary_text(const gc_report *r, gc_strbuf *out)
      * (tests/test_html.c compares them) */
     gc_sb_printf(out,
                  "%s %zu levels, %zu invariants, %llu checks; %llu gating failures, %llu "
-                 "warnings, %llu metric changes, %llu frame mismatches\n",
+                 "warnings, %llu metric changes, %llu field digest changes, %llu frame "
+                 "mismatches\n",
                  r->exit_code ? "FAILED" : "PASSED", r->selected_count, r->invariant_count,
                  (unsigned long long)r->checks, (unsigned long long)r->gating_failures,
                  (unsigned long long)r->warnings, (unsigned long long)r->metrics_changed,
-                 (unsigned long long)r->frames_mismatched);
+                 (unsigned long long)r->digests_changed, (unsigned long long)r->frames_mismatched);
     gc_sb_printf(out, "sweep: %llu passed, %llu failed, %llu skipped\n",
                  (unsigned long long)r->items_passed, (unsigned long long)r->items_failed,
                  (unsigned long long)r->items_skipped);
