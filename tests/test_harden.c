@@ -165,6 +165,9 @@ static int exit_code(int st)
     return WEXITSTATUS(st);
 }
 
+/* The time limits here are hang guards, not measurements: generous enough for the
+ * Debug ASan+UBSan build (ci/sanitize.sh) sweeping the small corpus with every
+ * decoder, the lighting pass and the frames, on a loaded 2-core machine. */
 static int run(const char *out, const char *errf, int timeout_s, char *const argv[])
 {
     return exit_code(finish(start(out, errf, argv), timeout_s, NULL));
@@ -198,7 +201,7 @@ static int wait_for_line(child *c, const char *needle, int timeout_s, char *log,
 
 /* ==== inputs ==== */
 
-Test(inputs, fifo_named_like_a_level_is_refused_not_waited_for, .init = setup, .timeout = 120)
+Test(inputs, fifo_named_like_a_level_is_refused_not_waited_for, .init = setup, .timeout = 400)
 {
     const char *corpus = small_corpus();
     char dir[1024], fifo[1200], json[1200];
@@ -209,7 +212,7 @@ Test(inputs, fifo_named_like_a_level_is_refused_not_waited_for, .init = setup, .
     snprintf(json, sizeof json, "%s/r.json", dir);
     char *argv[] = {"gcverify",   "sweep", "--corpus", dir,      "--levels", "0,7", "--no-frames",
                     "--baseline", "none",  "--quiet",  "--json", json,       NULL};
-    int rc = run(NULL, NULL, 60, argv);
+    int rc = run(NULL, NULL, 200, argv);
     cr_assert_eq(rc, 4, "a FIFO level is part of the corpus that cannot be read (exit %d)", rc);
     char *r = slurp(json);
     cr_assert(strstr(r, "is not a regular file (a FIFO)"), "the report names the FIFO: %.400s", r);
@@ -217,7 +220,7 @@ Test(inputs, fifo_named_like_a_level_is_refused_not_waited_for, .init = setup, .
 }
 
 Test(inputs, level_truncated_while_the_sweep_runs_is_that_levels_error, .init = setup,
-     .timeout = 300)
+     .timeout = 900)
 {
     const char *corpus = small_corpus();
     char dir[1024], json[1200], victim[1200];
@@ -247,7 +250,7 @@ Test(inputs, level_truncated_while_the_sweep_runs_is_that_levels_error, .init = 
     free(r);
 }
 
-Test(inputs, names_differing_only_in_case_are_warned_and_resolved, .init = setup, .timeout = 120)
+Test(inputs, names_differing_only_in_case_are_warned_and_resolved, .init = setup, .timeout = 400)
 {
     const char *corpus = small_corpus();
     char dir[1024], json[1200], errf[1200], junk[1200];
@@ -270,7 +273,7 @@ Test(inputs, names_differing_only_in_case_are_warned_and_resolved, .init = setup
 }
 
 Test(inputs, part_of_the_corpus_unreadable_is_exit_4_none_readable_exit_3, .init = setup,
-     .timeout = 120)
+     .timeout = 400)
 {
     const char *corpus = small_corpus();
     char dir[1024], sub[1200];
@@ -280,29 +283,29 @@ Test(inputs, part_of_the_corpus_unreadable_is_exit_4_none_readable_exit_3, .init
     cr_assert_eq(mkdir(sub, 0755), 0); /* a directory named like a level */
     char *missing[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0,9",
                        "--no-frames", "--baseline", "none",     "--quiet", NULL};
-    cr_assert_eq(run(NULL, NULL, 60, missing), 4, "a missing level");
+    cr_assert_eq(run(NULL, NULL, 200, missing), 4, "a missing level");
     char *isdir[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0,5",
                      "--no-frames", "--baseline", "none",     "--quiet", NULL};
-    cr_assert_eq(run(NULL, NULL, 60, isdir), 4, "a directory as a level");
+    cr_assert_eq(run(NULL, NULL, 200, isdir), 4, "a directory as a level");
     char *fine[] = {"gcverify",    "sweep",      "--corpus", dir,       "--levels", "0",
                     "--no-frames", "--baseline", "none",     "--quiet", NULL};
-    cr_assert_eq(run(NULL, NULL, 60, fine), 0, "the readable level alone passes");
+    cr_assert_eq(run(NULL, NULL, 200, fine), 0, "the readable level alone passes");
     char empty[1200];
     snprintf(empty, sizeof empty, "%s/none", dir);
     cr_assert_eq(mkdir(empty, 0755), 0);
     char *none[] = {"gcverify",   "sweep", "--corpus", empty, "--no-frames",
                     "--baseline", "none",  "--quiet",  NULL};
-    cr_assert_eq(run(NULL, NULL, 60, none), 3, "no level readable");
+    cr_assert_eq(run(NULL, NULL, 200, none), 3, "no level readable");
     /* the one-level commands use the same code for the same cause */
     char png[1300];
     snprintf(png, sizeof png, "%s/x.png", dir);
     char *render[] = {"gcverify", "render", "--corpus", dir, "--level", "9", "-o", png, NULL};
-    cr_assert_eq(run(NULL, NULL, 60, render), 3);
+    cr_assert_eq(run(NULL, NULL, 200, render), 3);
 }
 
 /* ==== outputs ==== */
 
-Test(outputs, every_failed_write_exits_5, .init = setup, .timeout = 300)
+Test(outputs, every_failed_write_exits_5, .init = setup, .timeout = 900)
 {
     small_corpus();
     char dir[1024], file[1200], missing[1200];
@@ -324,11 +327,11 @@ Test(outputs, every_failed_write_exits_5, .init = setup, .timeout = 300)
     char *timings[] = {"gcverify",  "sweep",       "--scale",    "small", "--levels",
                        "0",         "--no-frames", "--baseline", "none",  "--quiet",
                        "--timings", missing,       NULL};
-    cr_assert_eq(run(NULL, NULL, 120, timings), 5, "--timings into a missing directory");
+    cr_assert_eq(run(NULL, NULL, 400, timings), 5, "--timings into a missing directory");
     char *frames_out[] = {"gcverify", "sweep",           "--scale", "small",      "--levels",
                           "0",        "--frames-golden", "none",    "--baseline", "none",
                           "--quiet",  "--frames-out",    file,      NULL};
-    cr_assert_eq(run(NULL, NULL, 120, frames_out), 5, "--frames-out naming a regular file");
+    cr_assert_eq(run(NULL, NULL, 400, frames_out), 5, "--frames-out naming a regular file");
     char *fields[] = {"gcverify", "fields", NULL};
     cr_assert_eq(run("/dev/full", NULL, 60, fields), 5, "fields > /dev/full");
 }
@@ -348,7 +351,7 @@ static void *read_fifo(void *arg)
 }
 
 Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout, .init = setup,
-     .timeout = 300)
+     .timeout = 900)
 {
     small_corpus();
     char dir[1024], fifo[1200], link[1200], target[1200];
@@ -363,7 +366,7 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     }
     char *json[] = {"gcverify",   "sweep", "--scale", "small",  "--levels", "0", "--no-frames",
                     "--baseline", "none",  "--quiet", "--json", fifo,       NULL};
-    cr_assert_eq(run(NULL, NULL, 120, json), 0);
+    cr_assert_eq(run(NULL, NULL, 400, json), 0);
     int st;
     waitpid(reader, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the FIFO's reader got the report");
@@ -377,7 +380,7 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     cr_assert_eq(symlink("target.json", link), 0);
     char *viasym[] = {"gcverify",   "sweep", "--scale", "small",  "--levels", "0", "--no-frames",
                       "--baseline", "none",  "--quiet", "--json", link,       NULL};
-    cr_assert_eq(run(NULL, NULL, 120, viasym), 0);
+    cr_assert_eq(run(NULL, NULL, 400, viasym), 0);
     cr_assert_eq(lstat(link, &sb), 0);
     cr_assert(S_ISLNK(sb.st_mode), "the symlink was replaced by a regular file");
     char *t = slurp(target);
@@ -389,7 +392,7 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)) == 0) {
         char *render[] = {"gcverify", "render", "--scale", "small", "--level",
                           "0",        "-o",     dev,       NULL};
-        cr_assert_eq(run(NULL, NULL, 120, render), 0);
+        cr_assert_eq(run(NULL, NULL, 400, render), 0);
         cr_assert_eq(lstat(dev, &sb), 0);
         cr_assert(S_ISCHR(sb.st_mode), "render -o replaced a device node with a file");
     } else {
@@ -414,7 +417,7 @@ Test(outputs, devices_fifos_and_symlinks_are_written_through_and_dash_is_stdout,
     char *tostdout[] = {"gcverify", "wad", "decompress", wad, "-", "--offset", off, NULL};
     cr_assert_eq(run(out1, NULL, 60, tostdout), 0);
     char *tofile[] = {"gcverify", "wad", "decompress", wad, out2, "--offset", off, NULL};
-    cr_assert_eq(run(NULL, NULL, 60, tofile), 0);
+    cr_assert_eq(run(NULL, NULL, 200, tofile), 0);
     cr_assert_neq(access(dash, F_OK), 0, "wad decompress IN - wrote a file named '-'");
     size_t l1, l2;
     char err[256];
@@ -466,7 +469,7 @@ static void bless_paths(const char *dir, char *metrics, char *frames, char *ledg
     snprintf(ledger, n, "%s/LEDGER.md", dir);
 }
 
-Test(bless, a_refused_bless_writes_nothing, .init = setup, .timeout = 120)
+Test(bless, a_refused_bless_writes_nothing, .init = setup, .timeout = 400)
 {
     const char *corpus = small_corpus();
     char dir[1024], cdir[1200], m[1200], fr[1200], l[1200], lv[1300];
@@ -486,7 +489,7 @@ Test(bless, a_refused_bless_writes_nothing, .init = setup, .timeout = 120)
     char *argv[] = {"gcverify", "bless",    "--reason", "r",          "--frames", "--corpus",
                     cdir,       "--levels", "0",        "--baseline", m,          "--frames-golden",
                     fr,         "--ledger", l,          NULL};
-    cr_assert_eq(run(NULL, NULL, 120, argv), 1);
+    cr_assert_eq(run(NULL, NULL, 400, argv), 1);
     cr_assert_neq(access(m, F_OK), 0, "a refused bless wrote metrics");
     cr_assert_neq(access(fr, F_OK), 0, "a refused bless wrote frames");
     cr_assert_neq(access(l, F_OK), 0, "a refused bless wrote the ledger");
@@ -506,7 +509,7 @@ static int count_temps(const char *dir)
     return n;
 }
 
-Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = setup, .timeout = 300)
+Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = setup, .timeout = 900)
 {
     small_corpus();
     char dir[1024], m[1200], fr[1200], l[1200], journal[1200], stale[1200];
@@ -551,7 +554,7 @@ Test(bless, a_bless_killed_between_renames_is_completed_by_the_next, .init = set
     free(frames);
 }
 
-Test(bless, an_unreadable_ledger_is_never_replaced, .init = setup, .timeout = 120)
+Test(bless, an_unreadable_ledger_is_never_replaced, .init = setup, .timeout = 400)
 {
     small_corpus();
     char dir[1024], m[1200], fr[1200], l[1200], inside[1300];
@@ -564,14 +567,14 @@ Test(bless, an_unreadable_ledger_is_never_replaced, .init = setup, .timeout = 12
     put(inside, "the old history");
     char *argv[] = {"gcverify", "bless",       "--reason",   "r", "--scale",  "small", "--levels",
                     "0",        "--no-frames", "--baseline", m,   "--ledger", l,       NULL};
-    cr_assert_eq(run(NULL, NULL, 120, argv), 2);
+    cr_assert_eq(run(NULL, NULL, 400, argv), 2);
     cr_assert_neq(access(m, F_OK), 0, "the baseline was written with no ledger entry");
     char *h = slurp(inside);
     cr_assert_str_eq(h, "the old history");
     free(h);
 }
 
-Test(bless, holds_an_exclusive_lock_for_the_whole_bless, .init = setup, .timeout = 300)
+Test(bless, holds_an_exclusive_lock_for_the_whole_bless, .init = setup, .timeout = 900)
 {
     small_corpus();
     char dir[1024], m[1200], fr[1200], l[1200], lock[1200];
@@ -609,7 +612,7 @@ Test(bless, holds_an_exclusive_lock_for_the_whole_bless, .init = setup, .timeout
     free(t);
 }
 
-Test(bless, refuses_under_every_ci_variable, .init = setup, .timeout = 120)
+Test(bless, refuses_under_every_ci_variable, .init = setup, .timeout = 400)
 {
     small_corpus();
     char dir[1024], m[1200], fr[1200], l[1200];
@@ -624,12 +627,12 @@ Test(bless, refuses_under_every_ci_variable, .init = setup, .timeout = 120)
                     "0",        "--no-frames", "--baseline", m,   "--ledger", l,       NULL};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         setenv(vars[i][0], vars[i][1], 1);
-        cr_assert_eq(run(NULL, NULL, 60, argv), 2, "%s=%s", vars[i][0], vars[i][1]);
+        cr_assert_eq(run(NULL, NULL, 200, argv), 2, "%s=%s", vars[i][0], vars[i][1]);
         unsetenv(vars[i][0]);
         cr_assert_neq(access(m, F_OK), 0, "blessed with %s set", vars[i][0]);
     }
     setenv("CI", "false", 1); /* explicitly not CI */
-    cr_assert_eq(run(NULL, NULL, 120, argv), 0);
+    cr_assert_eq(run(NULL, NULL, 400, argv), 0);
     unsetenv("CI");
 }
 
@@ -673,7 +676,7 @@ static void write_bomb_level(const char *corpus, int level, const char *dir)
     free(f);
 }
 
-Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 300)
+Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 900)
 {
     const char *corpus = small_corpus();
     char dir[1024], json[1200];
@@ -698,7 +701,7 @@ Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 300)
                     "--json",
                     json,
                     NULL};
-    int rc = run(NULL, NULL, 240, argv);
+    int rc = run(NULL, NULL, 600, argv);
     cr_assert_eq(rc, 1, "the bomb is that level's decode error (exit %d)", rc);
     char *r = slurp(json);
     cr_assert(strstr(r, "memory limit reached"), "the error names the limit: %.600s", r);
@@ -707,7 +710,7 @@ Test(memory, a_level_past_its_cap_fails_alone, .init = setup, .timeout = 300)
     snprintf(json1, sizeof json1, "%s/r1.json", dir);
     char *one[] = {"gcverify",   "sweep", "--corpus", dir,      "--levels", "1", "--no-frames",
                    "--baseline", "none",  "--quiet",  "--json", json1,      NULL};
-    cr_assert_lt(run(NULL, NULL, 120, one), 2); /* corpus-scope rules may fail on one level */
+    cr_assert_lt(run(NULL, NULL, 400, one), 2); /* corpus-scope rules may fail on one level */
     char *r1 = slurp(json1);
     const char *l1 = strstr(r1, "\"level\": 1,");
     cr_assert_not_null(l1);
@@ -829,7 +832,7 @@ Test(loader, files_over_the_size_cap_are_refused, .init = setup, .timeout = 60)
     free(e);
 }
 
-Test(loader, zero_invariants_is_exit_2_and_yml_files_count, .init = setup, .timeout = 120)
+Test(loader, zero_invariants_is_exit_2_and_yml_files_count, .init = setup, .timeout = 400)
 {
     small_corpus();
     char dir[1024], errf[1200], yml[1400];
@@ -850,7 +853,7 @@ Test(loader, zero_invariants_is_exit_2_and_yml_files_count, .init = setup, .time
     snprintf(yml, sizeof yml, "%s/failing.yml", empty);
     put(yml, "invariants:\n  - id: test.always_fails\n    table: level.header\n"
              "    expect: false\n    why: proves the .yml file was read\n");
-    cr_assert_eq(run(NULL, NULL, 60, argv), 1, "the rule in the .yml file did not run");
+    cr_assert_eq(run(NULL, NULL, 200, argv), 1, "the rule in the .yml file did not run");
 }
 
 Test(loader, an_over_long_id_gets_the_length_message, .init = setup, .timeout = 60)
@@ -871,7 +874,7 @@ Test(loader, an_over_long_id_gets_the_length_message, .init = setup, .timeout = 
     free(e);
 }
 
-Test(memory, a_tight_budget_changes_nothing_in_the_report, .init = setup, .timeout = 300)
+Test(memory, a_tight_budget_changes_nothing_in_the_report, .init = setup, .timeout = 900)
 {
     small_corpus();
     char dir[1024], a[1200], b[1200], tj[1200];
@@ -881,7 +884,7 @@ Test(memory, a_tight_budget_changes_nothing_in_the_report, .init = setup, .timeo
     snprintf(tj, sizeof tj, "%s/t.json", dir);
     char *free_run[] = {"gcverify",   "sweep", "--scale", "small",  "--jobs", "1",
                         "--baseline", "none",  "--quiet", "--json", a,        NULL};
-    int rc = run(NULL, NULL, 240, free_run);
+    int rc = run(NULL, NULL, 600, free_run);
     cr_assert_lt(rc, 2);
     /* 3 jobs in a budget that holds the largest small level alone (about
      * 4 MB) but not three in flight (about 12 MB): levels wait, and some are
@@ -889,7 +892,7 @@ Test(memory, a_tight_budget_changes_nothing_in_the_report, .init = setup, .timeo
     char *tight[] = {"gcverify", "sweep",   "--scale",        "small", "--jobs", "3", "--baseline",
                      "none",     "--quiet", "--memory-limit", "6M",    "--json", b,   "--timings",
                      tj,         NULL};
-    cr_assert_eq(run(NULL, NULL, 240, tight), rc);
+    cr_assert_eq(run(NULL, NULL, 600, tight), rc);
     char *x = slurp(a), *y = slurp(b), *t = slurp(tj);
     cr_assert_str_eq(x, y, "the report depends on the memory budget");
     unsigned long long limit = 0, peak = 0, waits = 0;
