@@ -39,7 +39,7 @@ static int run(const char *fault, gc_report *rep)
     return run_with(fault, "", rep);
 }
 
-Test(faults, clean_run_passes, .init = setup, .timeout = 300)
+Test(faults, clean_run_passes, .init = setup, .timeout = 900)
 {
     gc_report rep;
     int rc = run(NULL, &rep);
@@ -58,7 +58,7 @@ ParameterizedTestParameters(faults, caught_by_name)
     return cr_make_param_array(int, ids, GC_FAULT_COUNT - 1);
 }
 
-ParameterizedTest(int *id, faults, caught_by_name, .init = setup, .timeout = 300)
+ParameterizedTest(int *id, faults, caught_by_name, .init = setup, .timeout = 900)
 {
     if (!GC_FAULTS_BUILT)
         cr_skip_test("built without -DGC_FAULTS=ON: the fault switches are not compiled in");

@@ -822,7 +822,7 @@ static int allowed_also(const mutation *m, const char *id)
 
 /* ---- the tests ----------------------------------------------------------------- */
 
-TestSuite(invariant_selftest, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(invariant_selftest, .init = setup, .fini = teardown, .timeout = 900);
 
 Test(invariant_selftest, clean_corpus_passes_every_invariant)
 {
