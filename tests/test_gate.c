@@ -141,7 +141,7 @@ static const gc_column *column(const gc_table_desc *d, const char *name)
 
 /* ---- defect 1: --levels subsets ---- */
 
-Test(gate, levels_subset_passes_against_the_full_baseline, .init = setup, .timeout = 300)
+Test(gate, levels_subset_passes_against_the_full_baseline, .init = setup, .timeout = 900)
 {
     char dir[1024];
     tmpdir(dir, sizeof dir, "subset");
@@ -160,7 +160,7 @@ Test(gate, levels_subset_passes_against_the_full_baseline, .init = setup, .timeo
     }
 }
 
-Test(gate, subset_bless_keeps_the_corpus_figures, .init = setup, .timeout = 300)
+Test(gate, subset_bless_keeps_the_corpus_figures, .init = setup, .timeout = 900)
 {
     gc_baseline keep;
     int found = 0;
@@ -230,7 +230,7 @@ Test(gate, a_missing_named_file_or_an_empty_selection_is_exit_2, .init = setup)
 
 /* ---- defect 3: clean stdout, closing line ---- */
 
-Test(gate, json_on_stdout_is_the_json_alone, .init = setup, .timeout = 300)
+Test(gate, json_on_stdout_is_the_json_alone, .init = setup, .timeout = 900)
 {
     char dir[1024], out[1200], errp[1200], err[512];
     tmpdir(dir, sizeof dir, "jsonstdout");
@@ -250,7 +250,7 @@ Test(gate, json_on_stdout_is_the_json_alone, .init = setup, .timeout = 300)
     free(e);
 }
 
-Test(gate, closing_line_counts_frame_regressions, .init = setup, .timeout = 300)
+Test(gate, closing_line_counts_frame_regressions, .init = setup, .timeout = 900)
 {
     char dir[1024], frames[1200], out[1200], errp[1200], junit[1200], err[4096];
     tmpdir(dir, sizeof dir, "closing");
@@ -312,7 +312,7 @@ static void copy_corpus(const char *dst, int modify_level)
     }
 }
 
-Test(gate, baseline_is_keyed_by_corpus_identity, .init = setup, .timeout = 300)
+Test(gate, baseline_is_keyed_by_corpus_identity, .init = setup, .timeout = 900)
 {
     char same[1024], moved[1024], err[4096];
     tmpdir(same, sizeof same, "copy");
@@ -356,7 +356,7 @@ Test(gate, baseline_is_keyed_by_corpus_identity, .init = setup, .timeout = 300)
 
 /* ---- defect 6: JUnit ---- */
 
-Test(gate, junit_is_valid_junit10_with_times_and_failure_text, .init = setup, .timeout = 300)
+Test(gate, junit_is_valid_junit10_with_times_and_failure_text, .init = setup, .timeout = 900)
 {
     need_xmllint();
     char inv[1024], dir[1024], junit[1200], out[1200], errp[1200];
@@ -403,7 +403,7 @@ Test(gate, junit_is_valid_junit10_with_times_and_failure_text, .init = setup, .t
 
 /* ---- failures that say where ---- */
 
-Test(gate, sample_names_table_parent_and_container_location, .init = setup, .timeout = 300)
+Test(gate, sample_names_table_parent_and_container_location, .init = setup, .timeout = 900)
 {
     char inv[1024], err[4096];
     failing_invariants(inv, sizeof inv, "locinv", "row != 7");
@@ -463,7 +463,7 @@ Test(gate, sample_names_table_parent_and_container_location, .init = setup, .tim
 
 /* ---- show ---- */
 
-Test(gate, show_prints_the_rows_the_expression_selects, .init = setup, .timeout = 300)
+Test(gate, show_prints_the_rows_the_expression_selects, .init = setup, .timeout = 900)
 {
     char dir[1024], out[1200], errp[1200];
     tmpdir(dir, sizeof dir, "show");
@@ -553,7 +553,7 @@ static void sweep_to(const char *inv, const char *json)
     gc_report_free(&rep);
 }
 
-Test(gate, diff_lists_rows_newly_failing_and_passing, .init = setup, .timeout = 300)
+Test(gate, diff_lists_rows_newly_failing_and_passing, .init = setup, .timeout = 900)
 {
     char inv1[1024], inv2[1024], dir[1024], a[1200], b[1200], out[1200], errp[1200], err[256];
     failing_invariants(inv1, sizeof inv1, "diffa", "row != 7 and row != 8");
@@ -591,7 +591,7 @@ Test(gate, diff_lists_rows_newly_failing_and_passing, .init = setup, .timeout = 
     cr_assert_eq(run_captured(gc_cmd_diff, same, out, errp), 0);
 }
 
-Test(gate, merge_writes_junit_and_names_a_missing_shard, .init = setup, .timeout = 300)
+Test(gate, merge_writes_junit_and_names_a_missing_shard, .init = setup, .timeout = 900)
 {
     need_xmllint();
     char dir[1024], s1[1200], s2[1200], out[1200], junit[1200], md[1200], o1[1200], e1[1200];
@@ -637,7 +637,7 @@ Test(gate, merge_writes_junit_and_names_a_missing_shard, .init = setup, .timeout
 
 /* ---- the frame image store ---- */
 
-Test(gate, regressed_frame_gets_expected_and_diff_from_the_store, .init = setup, .timeout = 300)
+Test(gate, regressed_frame_gets_expected_and_diff_from_the_store, .init = setup, .timeout = 900)
 {
     char dir[1024], frames_out[1200], review[1200], golden[1200], err[4096];
     tmpdir(dir, sizeof dir, "store");

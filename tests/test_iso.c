@@ -114,7 +114,7 @@ static long xorriso_lba(const char *iso, const char *name, long *size)
     return lba;
 }
 
-Test(iso, xorriso_reads_the_synthetic_image_as_documented, .init = setup, .timeout = 300)
+Test(iso, xorriso_reads_the_synthetic_image_as_documented, .init = setup, .timeout = 900)
 {
     cr_assert(have_xorriso(), "xorriso is needed for this test (bash ci/deps.sh installs it)");
     char dir[1024], iso[1100];
@@ -156,7 +156,7 @@ Test(iso, xorriso_reads_the_synthetic_image_as_documented, .init = setup, .timeo
     free(img);
 }
 
-Test(iso, image_bytes_are_deterministic, .init = setup, .timeout = 300)
+Test(iso, image_bytes_are_deterministic, .init = setup, .timeout = 900)
 {
     char dir[1024], a[1100], b[1100];
     tmpdir(dir, sizeof dir, "determinism");
@@ -181,7 +181,7 @@ Test(iso, image_bytes_are_deterministic, .init = setup, .timeout = 300)
     free(y);
 }
 
-Test(iso, reader_finds_files_xorriso_wrote, .init = setup, .timeout = 300)
+Test(iso, reader_finds_files_xorriso_wrote, .init = setup, .timeout = 900)
 {
     cr_assert(have_xorriso(), "xorriso is needed for this test (bash ci/deps.sh installs it)");
     char dir[1024], iso[1100], cmd[12000], err[1024] = "";
@@ -321,7 +321,7 @@ static void m_no_table(uint8_t *img, size_t n)
     memset(img + 1001u * SECTOR, 0xEE, SECTOR);
 }
 
-Test(iso, toc_disagreements_are_findings, .init = setup, .timeout = 300)
+Test(iso, toc_disagreements_are_findings, .init = setup, .timeout = 900)
 {
     struct {
         mutator m;
@@ -362,7 +362,7 @@ Test(iso, toc_disagreements_are_findings, .init = setup, .timeout = 300)
     gc_corpus_close(&c);
 }
 
-Test(iso, toc_finding_gates_the_sweep, .init = setup, .timeout = 300)
+Test(iso, toc_finding_gates_the_sweep, .init = setup, .timeout = 900)
 {
     char dir[1024], iso[1100], bad[1100];
     tmpdir(dir, sizeof dir, "gate");
@@ -482,7 +482,7 @@ static int open_fails(const uint8_t *img, size_t n, const char *tag, const char 
     return 1;
 }
 
-Test(iso, hostile_images_are_clear_errors, .init = setup, .timeout = 300)
+Test(iso, hostile_images_are_clear_errors, .init = setup, .timeout = 900)
 {
     char dir[1024], iso[1100], err[1024] = "";
     tmpdir(dir, sizeof dir, "hostile");

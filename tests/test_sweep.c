@@ -59,7 +59,7 @@ static void tmpdir(char *out, size_t n, const char *tag)
     cr_assert_eq(gc_mkdir_p(out, err, sizeof err), 0, "%s", err);
 }
 
-Test(sweep, report_identical_for_any_jobs, .init = setup, .timeout = 300)
+Test(sweep, report_identical_for_any_jobs, .init = setup, .timeout = 900)
 {
     gc_sweep_opts o;
     small_opts(&o, "0-8");
@@ -116,7 +116,7 @@ static const gc_rep_level *find_level(const gc_report *r, int level)
     return NULL;
 }
 
-Test(sweep, bad_level_never_stops_the_others, .init = setup, .timeout = 300)
+Test(sweep, bad_level_never_stops_the_others, .init = setup, .timeout = 900)
 {
     char cdir[4096], err[4096] = "";
     cr_assert_eq(gc_corpus_synthetic(SY_SCALE_SMALL, 1, 2, 0, cdir, sizeof cdir, err, sizeof err),
@@ -178,7 +178,7 @@ Test(sweep, bad_level_never_stops_the_others, .init = setup, .timeout = 300)
     gc_report_free(&good);
 }
 
-Test(sweep, merged_shards_equal_the_single_run, .init = setup, .timeout = 300)
+Test(sweep, merged_shards_equal_the_single_run, .init = setup, .timeout = 900)
 {
     char dir[1024], err[4096] = "";
     tmpdir(dir, sizeof dir, "shards");
@@ -208,7 +208,7 @@ Test(sweep, merged_shards_equal_the_single_run, .init = setup, .timeout = 300)
     free(single);
 }
 
-Test(sweep, baseline_changes_are_reported_per_field, .init = setup, .timeout = 300)
+Test(sweep, baseline_changes_are_reported_per_field, .init = setup, .timeout = 900)
 {
     char dir[1024], path[1200], err[4096] = "";
     tmpdir(dir, sizeof dir, "baseline");
@@ -266,7 +266,7 @@ Test(bless, refuses_in_ci_and_without_reason, .init = setup)
     cr_assert_neq(access(path, F_OK), 0, "bless wrote a baseline without a reason");
 }
 
-Test(bless, writes_baseline_atomically_and_appends_the_ledger, .init = setup, .timeout = 300)
+Test(bless, writes_baseline_atomically_and_appends_the_ledger, .init = setup, .timeout = 900)
 {
     char dir[1024], path[1200], ledger[1200], err[4096] = "";
     tmpdir(dir, sizeof dir, "bless");
@@ -302,7 +302,7 @@ Test(bless, writes_baseline_atomically_and_appends_the_ledger, .init = setup, .t
     gc_report_free(&rep);
 }
 
-Test(report, json_round_trip_and_junit_testcases, .init = setup, .timeout = 300)
+Test(report, json_round_trip_and_junit_testcases, .init = setup, .timeout = 900)
 {
     gc_sweep_opts o;
     small_opts(&o, "0,4");
