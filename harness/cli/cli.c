@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "gc_fsutil.h"
+#include "gc_level.h"
 #include "gc_membudget.h"
+#include "gc_paths.h"
 #include "sy_corpus.h"
 
 void gc_term_init(gc_term *t, int fd)
@@ -416,4 +418,26 @@ int gc_cli_write_reports(const gc_report *r, const char *json, const char *junit
     rc |= write_one(r, junit, gc_report_junit);
     rc |= write_one(r, md, gc_report_markdown);
     return rc ? -1 : 0;
+}
+
+gc_inv_set *gc_cli_load_invariants(const char *cmd, const char *dir)
+{
+    if (!dir || !dir[0]) {
+        fprintf(stderr, "gcverify %s: %s\n", cmd, gc_no_data_dir_message);
+        return NULL;
+    }
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+    enum { ERR_BYTES = 65536 }; /* every loader message of a whole directory */
+    char *err = malloc(ERR_BYTES);
+    if (!err)
+        return NULL;
+    gc_inv_set *set = gc_inv_load_dir(dir, descs, ndesc, err, ERR_BYTES);
+    if (!set) {
+        fprintf(stderr, "%s", err);
+        if (err[0] && err[strlen(err) - 1] != '\n')
+            fputc('\n', stderr);
+    }
+    free(err);
+    return set;
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli.h"
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_paths.h"
@@ -125,22 +126,11 @@ int gc_cmd_coverage(int argc, char **argv)
             return 2;
         }
     }
-    if (!dir[0]) {
-        fprintf(stderr, "gcverify coverage: %s\n", gc_no_data_dir_message);
+    gc_inv_set *set = gc_cli_load_invariants("coverage", dir);
+    if (!set)
         return 2;
-    }
     size_t ndesc;
     const gc_table_desc *const *descs = gc_table_registry(&ndesc);
-    char *err = malloc(65536);
-    if (!err)
-        return 2;
-    gc_inv_set *set = gc_inv_load_dir(dir, descs, ndesc, err, 65536);
-    if (!set) {
-        fprintf(stderr, "%s", err);
-        free(err);
-        return 2;
-    }
-    free(err);
     gc_strbuf unread;
     gc_sb_init(&unread);
     size_t total = 0, read_total = 0, mission_unread = 0;

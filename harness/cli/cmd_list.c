@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli.h"
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_paths.h"
@@ -31,24 +32,9 @@ int gc_cmd_list(int argc, char **argv)
             return 2;
         }
     }
-    if (!dir[0]) {
-        fprintf(stderr, "gcverify list: %s\n", gc_no_data_dir_message);
+    gc_inv_set *set = gc_cli_load_invariants("list", dir);
+    if (!set)
         return 2;
-    }
-    size_t ndesc;
-    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
-    char *err = malloc(65536);
-    if (!err)
-        return 2;
-    gc_inv_set *set = gc_inv_load_dir(dir, descs, ndesc, err, 65536);
-    if (!set) {
-        fprintf(stderr, "%s", err);
-        if (err[0] && err[strlen(err) - 1] != '\n')
-            fputc('\n', stderr);
-        free(err);
-        return 2;
-    }
-    free(err);
     if (metrics) {
         for (size_t m = 0; m < gc_inv_metric_count(set); m++)
             printf("%s\n", gc_inv_metric_name(set, m));

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gc_inv.h"
 #include "gc_report.h"
 #include "gc_sweep.h"
 
@@ -28,6 +29,10 @@ void gc_cli_print_summary(const gc_report *r, const gc_term *t, int verbose, FIL
 
 /* Write a report in each requested format (NULL paths skipped). 0 or -1 (message printed). */
 int gc_cli_write_reports(const gc_report *r, const char *json, const char *junit, const char *md);
+
+/* The invariant set of DIR over every registered table, for command CMD; NULL after
+ * printing why on stderr (no data directory, or the loader's errors). */
+gc_inv_set *gc_cli_load_invariants(const char *cmd, const char *dir);
 
 /* Parse an unsigned number; 0 or -1. */
 int gc_cli_uint(const char *s, unsigned long long max, unsigned long long *out);
