@@ -121,6 +121,45 @@ void gc_level_mem_release(gc_level *lv, size_t bytes)
         lv->mem.release(lv->mem.ctx, bytes);
 }
 
+size_t gc_level_drop_tables(gc_level *lv, const bool *keep)
+{
+    size_t freed = 0;
+    for (size_t i = 0; i < NDECODERS; i++)
+        if (decoders[i]->release)
+            decoders[i]->release(lv);
+    for (size_t i = 0; i < lv->table_count; i++) {
+        gc_rowbuf *rb = &lv->tables[i];
+        size_t row = rb->desc->row_size;
+        if (!keep || keep[i]) {
+            /* a kept table gives back the slack of its doubling growth (up
+             * to half of it; glibc shrinks a large block in place) */
+            if (rb->count && rb->count < rb->cap) {
+                void *p = realloc(rb->data, rb->count * row);
+                if (p) {
+                    freed += (rb->cap - rb->count) * row;
+                    rb->data = p;
+                    rb->cap = rb->count;
+                }
+            }
+            continue;
+        }
+        freed += rb->cap * row;
+        free(rb->data);
+        rb->data = NULL;
+        rb->count = 0;
+        rb->cap = 0;
+    }
+    free(lv->core_data);
+    free(lv->gameplay);
+    lv->core_data = NULL;
+    lv->core_data_size = 0;
+    lv->gameplay = NULL;
+    lv->gameplay_size = 0;
+    lv->file = NULL;
+    lv->file_size = 0;
+    return freed;
+}
+
 gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc)
 {
     for (size_t i = 0; i < lv->table_count; i++)

@@ -137,7 +137,9 @@ typedef struct gc_decoder {
      * when the decoder could not safely go on. Rows pushed before a failure
      * stay (they were decoded correctly); partial geometry must not be pushed. */
     gc_status (*run)(gc_level *lv, gc_diag *diag);
-    /* Free decoder-private state stored in lv->priv[slot] (may be NULL). */
+    /* Free decoder-private state stored in lv->priv[slot] (may be NULL).
+     * Called by gc_level_drop_tables and again by gc_level_free, so it must
+     * leave nothing behind to free twice (pointers back to NULL). */
     void (*release)(gc_level *lv);
 } gc_decoder;
 
@@ -204,6 +206,19 @@ gc_status gc_level_init(gc_level *lv, int index, const char *name, const uint8_t
  * a decoder whose inputs are missing records itself as skipped. */
 void gc_level_decode(gc_level *lv);
 void gc_level_free(gc_level *lv);
+/* Free what a decoded level holds beyond the tables a caller still reads:
+ * the rows of every table whose keep[i] (gc_table_registry() order) is
+ * false (keep NULL keeps every table), the unused capacity of the kept
+ * ones, the decompressed core_data and gameplay streams, the file pointer
+ * and the decoders' private state. The tables and their invariants read the
+ * same afterwards; the renderer does NOT (its textures are read from
+ * core_data and the file's GS RAM image), so drop after rendering. The
+ * level stays valid for gc_level_tables (dropped tables read as empty),
+ * gc_level_rows and gc_level_free. Returns the bytes freed from row storage.
+ * The sweep calls it once a level's invariants, digests and frames are
+ * done, so a corpus sweep holds one working set per job, not every level's
+ * tables and streams. */
+size_t gc_level_drop_tables(gc_level *lv, const bool *keep);
 
 /* Ask the level's memory hook for `bytes` before allocating them: 0 granted,
  * -1 refused (lv->mem_refused set). gc_level_mem_release gives them back. */

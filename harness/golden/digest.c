@@ -319,6 +319,22 @@ static void add_change(gc_report *r, int level, const char *field, const gc_rep_
     c->rows_changed = UINT64_MAX;
 }
 
+gc_rep_digest *gc_digest_sorted_copy(const gc_rep_digest *d, size_t n)
+{
+    gc_rep_digest *s = n ? malloc(n * sizeof *s) : NULL;
+    if (!s)
+        return NULL;
+    memcpy(s, d, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_digest);
+    return s;
+}
+
+const gc_rep_digest *gc_digest_find(const gc_rep_digest *sorted, size_t n, int level,
+                                    const char *field)
+{
+    return find(sorted, n, level, field);
+}
+
 void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
 {
     gc_rep_digest *so = NULL;

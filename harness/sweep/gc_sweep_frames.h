@@ -44,9 +44,15 @@ void gc_sweep_frames_free_golden(gc_sweep_frame_golden *g);
 void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
                            const gc_sweep_frame_golden *g, gc_sweep_level_frames *out);
 void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep);
-/* Render the first view of lv again, twice, on this thread; a hash that
- * differs from the pool's render marks that frame "nondeterministic". */
-void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_report *rep);
+/* The determinism check: the first view of a level rendered again, twice,
+ * on a thread other than the one that rendered it for the report.
+ * gc_sweep_frames_rerender hashes the passes into hex (returns how many);
+ * gc_sweep_frames_determinism marks the report's frame "nondeterministic"
+ * when one of them differs from it. */
+#define GC_SWEEP_RERENDERS 2
+int gc_sweep_frames_rerender(const gc_level *lv, const gc_sweep_opts *o,
+                             char hex[GC_SWEEP_RERENDERS][65]);
+void gc_sweep_frames_determinism(gc_report *rep, int level, const char hex[][65], int n);
 /* Attach to each mismatching frame the names of its level's changed metrics. */
 void gc_sweep_frames_annotate(gc_report *rep);
 void gc_sweep_level_frames_free(gc_sweep_level_frames *f);

@@ -11,6 +11,10 @@
 #include "gc_report.h"
 #include "gc_table.h"
 
+/* 1 when a selected corpus-scope invariant reads table `name` (its table,
+ * or named in its expect or where): the tables kept after a level's worker. */
+int gc_sweep_table_needed(const gc_inv_set *set, const int *selected, const char *name);
+
 /* JSON object {"<level>": {"<table>": {"columns": [...], "rows": [[...]]}}}
  * holding every table that a selected corpus-scope invariant reads. */
 char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,

@@ -109,6 +109,9 @@ typedef struct level_slot {
     size_t digest_count;
     double t_digest;  /* thread CPU seconds of the digests (part of t_eval) */
     int store_failed; /* a column snapshot could not be stored */
+    /* slot 0: its first view rendered again on another thread */
+    char rerender_hex[GC_SWEEP_RERENDERS][65];
+    int rerender_count;
 } level_slot;
 
 static double cpu_now(void)
@@ -139,6 +142,11 @@ typedef struct sweep_ctx {
     int progress;
     gc_membudget budget;
     char column_store[4096]; /* gc_column_store_dir() */
+    const gc_table_desc *const *descs;
+    bool *keep_corpus;           /* per table: read by a selected corpus-scope invariant */
+    gc_rep_digest *base_digests; /* the baseline's, sorted (gc_digest_find); may be NULL */
+    size_t base_digest_count;
+    size_t *order; /* pool task -> slot: largest file first (NULL: slot order) */
 } sweep_ctx;
 
 static void progress_line(sweep_ctx *c, const level_slot *s)
@@ -184,6 +192,94 @@ static void reset_slot(sweep_ctx *c, level_slot *s)
     memset(s, 0, sizeof *s);
     s->level = level;
     s->file = file;
+}
+
+static size_t table_index(const sweep_ctx *c, const char *name)
+{
+    for (size_t t = 0; name && t < c->ndesc; t++)
+        if (strcmp(c->descs[t]->name, name) == 0)
+            return t;
+    return (size_t)-1;
+}
+
+/* The table of a digest's "<table>.<column>" field (table names hold dots,
+ * column names do not), or (size_t)-1. */
+static size_t field_table(const sweep_ctx *c, const char *field)
+{
+    const char *dot = strrchr(field, '.');
+    for (size_t t = 0; dot && t < c->ndesc; t++) {
+        size_t n = strlen(c->descs[t]->name);
+        if (n == (size_t)(dot - field) && strncmp(c->descs[t]->name, field, n) == 0)
+            return t;
+    }
+    return (size_t)-1;
+}
+
+/* Once a level's invariants, metrics, digests and frames are done, all that
+ * is read of it after the join is: the tables of the corpus-scope
+ * invariants (and the corpus_tables of a shard's report), decode.status
+ * (the report's decoder list), the table of each failure sample (its parent
+ * row, in gc_sweep_annotate), and each table with a column whose digest
+ * moved against the baseline (its rows, in gc_column_store_attribute).
+ * Everything else is freed here, so the sweep's memory is one working set
+ * per job plus those, not all 27 levels' tables (issue 18: 905 MB before).
+ * A failed allocation here only keeps everything. */
+static void trim_level(sweep_ctx *c, level_slot *s)
+{
+    gc_corpus_file_unload(s->file);
+    bool *keep = calloc(c->ndesc ? c->ndesc : 1, sizeof *keep);
+    if (!keep || !s->lv_ready || s->lv.table_count != c->ndesc) {
+        free(keep);
+        return;
+    }
+    for (size_t t = 0; t < c->ndesc; t++)
+        keep[t] = c->keep_corpus[t] || c->descs[t] == &gc_table_decode_status;
+    for (size_t k = 0; s->results && k < c->ninv; k++) {
+        const gc_inv_info *info = gc_inv_get(c->set, k);
+        if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL || !s->results[k].sample_count)
+            continue;
+        size_t t = table_index(c, info->table);
+        if (t != (size_t)-1)
+            keep[t] = true;
+    }
+    for (size_t d = 0; c->base_digests && d < s->digest_count; d++) {
+        const gc_rep_digest *n = &s->digests[d];
+        const gc_rep_digest *o =
+            gc_digest_find(c->base_digests, c->base_digest_count, s->level, n->field);
+        if (o && (o->rows != n->rows || strcmp(o->digest, n->digest) != 0)) {
+            size_t t = field_table(c, n->field);
+            if (t != (size_t)-1)
+                keep[t] = true;
+        }
+    }
+    gc_level_drop_tables(&s->lv, keep);
+    gc_level_tables(&s->lv, s->tables);
+    free(keep);
+}
+
+typedef struct rerender_job {
+    const gc_level *lv;
+    const gc_sweep_opts *o;
+    level_slot *s;
+} rerender_job;
+
+static void *rerender_main(void *v)
+{
+    rerender_job *j = v;
+    j->s->rerender_count = gc_sweep_frames_rerender(j->lv, j->o, j->s->rerender_hex);
+    return NULL;
+}
+
+/* The determinism check of the first level, while its tables are still
+ * whole: rendered again on a thread of its own (a renderer that kept state
+ * per thread, or read memory it never wrote, hashes differently there).
+ * Without a thread the check is skipped, as with --no-determinism. */
+static void rerender_on_other_thread(sweep_ctx *c, level_slot *s)
+{
+    rerender_job j = {&s->lv, c->o, s};
+    pthread_t t;
+    if (pthread_create(&t, NULL, rerender_main, &j) == 0)
+        pthread_join(t, NULL);
 }
 
 /* One attempt at a level; 1 when the memory budget stopped it (to be run
@@ -274,30 +370,26 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     s->t_decode = t1 - t0;
     s->t_eval = t2 - t1;
     s->t_render = t3 - t2;
-    /* The tables are all that is read from here on (corpus scope, reports),
-     * except by the determinism re-render of slot 0: drop the decompressed
-     * streams and the file's bytes now, so peak memory is one level's
-     * working set per job plus the tables, not the whole corpus. */
-    if (i != 0) {
-        free(s->lv.core_data);
-        s->lv.core_data = NULL;
-        s->lv.core_data_size = 0;
-        free(s->lv.gameplay);
-        s->lv.gameplay = NULL;
-        s->lv.gameplay_size = 0;
-        s->lv.file = NULL;
-        s->lv.file_size = 0;
-        gc_corpus_file_unload(f);
-    }
+    if (i == 0 && !c->o->no_frames && !c->o->skip_determinism)
+        rerender_on_other_thread(c, s);
+    trim_level(c, s);
     return 0;
 }
 
-static void run_level(void *vctx, size_t i)
+static size_t slot_size(const sweep_ctx *c, size_t i)
+{
+    return c->slots[i].file->ok ? c->slots[i].file->size : 0;
+}
+
+/* Pool task p runs slot order[p]; the memory budget ages levels by p (the
+ * order they were claimed in). */
+static void run_level(void *vctx, size_t p)
 {
     sweep_ctx *c = vctx;
+    size_t i = c->order ? c->order[p] : p;
     level_slot *s = &c->slots[i];
     for (int rerun = 0;; rerun = 1) {
-        gc_memacct_begin(&c->budget, &s->acct, i, rerun);
+        gc_memacct_begin(&c->budget, &s->acct, p, rerun);
         if (!run_level_once(c, s, i))
             break;
         gc_memacct_end(&s->acct);
@@ -530,6 +622,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     c.ninv = gc_inv_count(set);
     c.nmetric = gc_inv_metric_count(set);
     c.ndesc = ndesc;
+    c.descs = descs;
     c.fault = fault;
     c.progress = o->progress;
     gc_column_store_dir(c.column_store, sizeof c.column_store);
@@ -655,12 +748,45 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         c.slots[i].level = sel[i];
         c.slots[i].file = &corpus.files[sel[i]];
     }
+    c.keep_corpus = calloc(ndesc ? ndesc : 1, sizeof *c.keep_corpus);
+    if (!c.keep_corpus) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+        goto out;
+    }
+    for (size_t t = 0; t < ndesc; t++)
+        c.keep_corpus[t] = gc_sweep_table_needed(set, c.selected_inv, descs[t]->name) != 0;
+    if (base_found && base.digest_count) {
+        c.base_digests = gc_digest_sorted_copy(base.digests, base.digest_count);
+        c.base_digest_count = c.base_digests ? base.digest_count : 0;
+        if (!c.base_digests) {
+            snprintf(err, errlen, "out of memory");
+            rc = 2;
+            goto out;
+        }
+    }
     size_t mem_limit = o->memory_limit_bytes ? o->memory_limit_bytes : gc_membudget_default_bytes();
     size_t level_limit = o->level_memory_limit_bytes ? o->level_memory_limit_bytes : mem_limit;
     if (gc_membudget_init(&c.budget, mem_limit, level_limit, nsel) != 0) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
         goto out;
+    }
+    /* With two or more jobs the largest levels start first: level work is
+     * uneven (LEVEL3 is 4x LEVEL24), and a big level claimed last leaves the
+     * other cores idle while it runs alone. One job keeps container order.
+     * The report is built in slot order after the join, so this changes
+     * nothing but the wall time (and the order of the progress lines). */
+    if (jobs > 1 && nsel > 1 && (c.order = malloc(nsel * sizeof *c.order)) != NULL) {
+        for (size_t i = 0; i < nsel; i++)
+            c.order[i] = i;
+        for (size_t i = 1; i < nsel; i++) /* insertion sort: 27 entries, stable */
+            for (size_t j = i; j > 0 && slot_size(&c, c.order[j]) > slot_size(&c, c.order[j - 1]);
+                 j--) {
+                size_t t = c.order[j];
+                c.order[j] = c.order[j - 1];
+                c.order[j - 1] = t;
+            }
     }
     pthread_mutex_init(&c.lock, NULL);
     double w_pool = wall_now();
@@ -739,10 +865,13 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     }
     w_corpus = wall_now() - w_corpus0;
 
-    /* Determinism: the first level's first view rendered again on this
-     * thread must hash the same as the pool's render. */
-    if (!o->no_frames && !o->skip_determinism && nsel > 0 && c.slots[0].lv_ready)
-        gc_sweep_frames_determinism(&c.slots[0].lv, o, rep);
+    /* Determinism: the first level's first view, rendered again on another
+     * thread while its worker ran (rerender_on_other_thread), must hash the
+     * same as the pool's render. */
+    if (!o->no_frames && !o->skip_determinism && nsel > 0)
+        gc_sweep_frames_determinism(rep, c.slots[0].level,
+                                    (const char(*)[65])c.slots[0].rerender_hex,
+                                    c.slots[0].rerender_count);
 
     /* Baseline comparison (only the levels that ran; corpus figures only
      * when every level ran). */
@@ -813,6 +942,9 @@ out:
             gc_level_free(&s->lv);
     }
     free(c.slots);
+    free(c.keep_corpus);
+    free(c.order);
+    free(c.base_digests);
     free(c.selected_inv);
     gc_membudget_destroy(&c.budget);
     gc_sweep_frames_free_golden(&golden);

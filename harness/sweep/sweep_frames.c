@@ -188,33 +188,46 @@ void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_rep
     }
 }
 
-void gc_sweep_frames_determinism(const gc_level *lv, const gc_sweep_opts *o, gc_report *rep)
+int gc_sweep_frames_rerender(const gc_level *lv, const gc_sweep_opts *o,
+                             char hex[GC_SWEEP_RERENDERS][65])
 {
-    (void)o;
+    const char *const *names;
+    if (gc_render_view_names(&names) < 1)
+        return 0;
+    int n = 0;
+    for (int pass = 0; pass < GC_SWEEP_RERENDERS; pass++) {
+        gc_frame f;
+        memset(&f, 0, sizeof f);
+        char params[512], err[256], manifest[GC_FRAME_MANIFEST_MAX];
+        if (gc_render_level_lighting(lv, !o->lighting_off, names[0], GC_FRAME_WIDTH,
+                                     GC_FRAME_HEIGHT, &f, params, sizeof params, err,
+                                     sizeof err) != 0)
+            return n;
+        int ok = gc_frame_sha256(&f, hex[n], manifest, sizeof manifest) == 0;
+        gc_frame_free(&f);
+        if (!ok)
+            return n;
+        n++;
+    }
+    return n;
+}
+
+void gc_sweep_frames_determinism(gc_report *rep, int level, const char hex[][65], int n)
+{
     const char *const *names;
     if (gc_render_view_names(&names) < 1)
         return;
     gc_rep_frame *target = NULL;
     for (size_t i = 0; i < rep->frame_count; i++)
-        if (rep->frames[i].level == lv->index && strcmp(rep->frames[i].view, names[0]) == 0)
+        if (rep->frames[i].level == level && strcmp(rep->frames[i].view, names[0]) == 0)
             target = &rep->frames[i];
     if (!target || strcmp(target->status, "error") == 0)
         return;
-    for (int pass = 0; pass < 2; pass++) {
-        gc_frame f;
-        memset(&f, 0, sizeof f);
-        char params[512], err[256], hex[65], manifest[GC_FRAME_MANIFEST_MAX];
-        if (gc_render_level_lighting(lv, !o->lighting_off, names[0], GC_FRAME_WIDTH,
-                                     GC_FRAME_HEIGHT, &f, params, sizeof params, err,
-                                     sizeof err) != 0)
-            return;
-        int ok = gc_frame_sha256(&f, hex, manifest, sizeof manifest) == 0;
-        gc_frame_free(&f);
-        if (ok && strcmp(hex, target->sha256) != 0) {
+    for (int pass = 0; pass < n; pass++)
+        if (strcmp(hex[pass], target->sha256) != 0) {
             snprintf(target->status, sizeof target->status, "nondeterministic");
             return;
         }
-    }
 }
 
 void gc_sweep_frames_annotate(gc_report *rep)

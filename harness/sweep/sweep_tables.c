@@ -31,7 +31,7 @@ static int mentions(const char *text, const char *name)
     return 0;
 }
 
-static int table_needed(const gc_inv_set *set, const int *selected, const char *name)
+int gc_sweep_table_needed(const gc_inv_set *set, const int *selected, const char *name)
 {
     for (size_t k = 0; k < gc_inv_count(set); k++) {
         const gc_inv_info *info = gc_inv_get(set, k);
@@ -131,7 +131,7 @@ char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
     for (size_t l = 0; l < nlevels; l++) {
         int any_table = 0;
         for (size_t t = 0; t < ndesc; t++) {
-            if (!table_needed(set, selected, descs[t]->name))
+            if (!gc_sweep_table_needed(set, selected, descs[t]->name))
                 continue;
             const gc_table *tab = &levels[l][t];
             if (!any_table)
