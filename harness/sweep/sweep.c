@@ -48,6 +48,8 @@ void gc_sweep_default_paths(const char *key, char *metrics, size_t mlen, char *f
         suffix = "";
     else if (strcmp(key, "synthetic-small-seed1") == 0)
         suffix = "-small";
+    else if (strcmp(key, "synthetic-edge-seed1") == 0)
+        suffix = "-edge";
     if (!suffix) {
         metrics[0] = frames[0] = '\0';
         return;
