@@ -3,7 +3,8 @@
 #  1. the gate-tier sweep on the small synthetic corpus (fails on exit code != 0),
 #     with JUnit/Markdown/JSON reports kept in build/ci-reports/;
 #  2. the same sweep with --jobs 1 and --jobs 2 must write byte-identical JSON;
-#     then the retail-shaped corpus against its blessed metrics and frames;
+#     then the edge corpus (legal extremes) and the retail-shaped corpus against their
+#     blessed metrics, column digests and frames;
 #  3. frame hashes identical under gcc and clang, -O0 and -O2 (ci/frames_crosscheck.sh);
 #  4. the fault catalogue: every fault caught by its named invariant (ci/faults.sh);
 #  5. what a user relies on (ci/ux.sh): --levels, mistyped paths, --json -, a frame
@@ -34,6 +35,23 @@ cmp "$out/gate.json" "$out/gate-j1.json" || { echo "reports differ between --job
 echo "gate sweep: passed; reports identical for --jobs 1 and 2"
 $py ci/validate_reports.py docs/schemas/report.schema.json "$out/gate.json" "$out/gate-j1.json"
 xmllint --noout --schema ci/schemas/junit-10.xsd "$out/gate.junit.xml"
+
+echo "== coverage: every decoded column guarded by an invariant, a metric or its blessed digest"
+for scale in small edge; do
+  $gcv coverage --check --baseline golden/metrics-$scale.yaml >/dev/null ||
+    { echo "coverage --check failed against golden/metrics-$scale.yaml"; exit 1; }
+done
+echo "coverage: no column guarded by nothing"
+
+echo "== edge synthetic corpus against golden/metrics-edge.yaml and golden/frames-edge.yaml"
+$gcv sweep --scale edge --tier gate --jobs 2 --quiet --json "$out/edge.json" \
+  --junit "$out/edge.junit.xml" --markdown "$out/edge.md" || {
+  rc=$?; cat "$out/edge.md" 2>/dev/null || true; echo "edge sweep failed (exit $rc)"; exit 1; }
+$gcv sweep --scale edge --tier gate --jobs 1 --quiet --json "$out/edge-j1.json" || true
+cmp "$out/edge.json" "$out/edge-j1.json" || { echo "edge reports differ between --jobs 1 and 2"; exit 1; }
+echo "edge sweep: passed; reports identical for --jobs 1 and 2"
+$py ci/validate_reports.py docs/schemas/report.schema.json "$out/edge.json"
+xmllint --noout --schema ci/schemas/junit-10.xsd "$out/edge.junit.xml"
 
 echo "== retail-shaped synthetic corpus against golden/metrics.yaml and golden/frames.yaml"
 $gcv sweep --tier gate --jobs 2 --quiet --json "$out/retail.json" --markdown "$out/retail.md" || {

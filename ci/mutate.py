@@ -8,8 +8,8 @@ same mutants, same order):
   1. apply one small change to a copy of the sources (a flipped comparison,
      an off-by-one constant, a swapped arithmetic or logical operator);
   2. rebuild only the gcverify binary in that copy's build directory;
-  3. run the gate: `gcverify sweep --scale small` against the copy's
-     golden/metrics-small.yaml and golden/frames-small.yaml;
+  3. run the gate: `gcverify sweep --scale small` and `--scale edge` against the
+     copy's golden/metrics-<scale>.yaml and golden/frames-<scale>.yaml;
   4. if the gate passes, compare its JSON report with the unmutated one:
      identical (every metric, every column digest, every frame hash) means
      the mutant changes no decoded value on the corpus: "equivalent";
@@ -176,6 +176,9 @@ def main():
                     "test_vif|test_tables|test_harden|test_digest",
                     help="ctest -R regex run on gate survivors ('' = the whole suite)")
     ap.add_argument("--jobs", default="2")
+    ap.add_argument("--corpora", default="small,edge",
+                    help="synthetic scales the gate sweeps, each against golden/metrics-<scale>"
+                    ".yaml and golden/frames-<scale>.yaml")
     ap.add_argument("--json", help="write the results here")
     a = ap.parse_args()
 
@@ -197,25 +200,34 @@ def main():
         sys.exit(f"mutate: cmake configure failed (see {a.work}/configure.log)")
     gcv = os.path.join(build, "gcverify")
 
+    corpora = [c for c in a.corpora.split(",") if c]
+
     def gate(tag):
-        out = os.path.join(a.work, f"report-{tag}.json")
-        if os.path.exists(out):
-            os.remove(out)
-        rc, secs = run([gcv, "sweep", "--scale", "small", "--quiet", "--jobs", a.jobs,
-                        "--baseline", os.path.join(src, "golden/metrics-small.yaml"),
-                        "--frames-golden", os.path.join(src, "golden/frames-small.yaml"),
-                        "--json", out], src, a.timeout, env,
-                       os.path.join(a.work, f"gate-{tag}.log"))
-        return rc, secs, out
+        """Sweep every corpus against its baselines: (first failing exit or 0, seconds, the
+        normalised reports by corpus, or None for a failed sweep)."""
+        total, reports = 0.0, {}
+        for scale in corpora:
+            out = os.path.join(a.work, f"report-{tag}-{scale}.json")
+            if os.path.exists(out):
+                os.remove(out)
+            rc, secs = run([gcv, "sweep", "--scale", scale, "--quiet", "--jobs", a.jobs,
+                            "--baseline", os.path.join(src, f"golden/metrics-{scale}.yaml"),
+                            "--frames-golden", os.path.join(src, f"golden/frames-{scale}.yaml"),
+                            "--json", out], src, a.timeout, env,
+                           os.path.join(a.work, f"gate-{tag}-{scale}.log"))
+            total += secs
+            if rc != 0:
+                return rc, total, None
+            reports[scale] = normalised_report(out)
+        return 0, total, reports
 
     rc, _ = run(["cmake", "--build", build, "-j", a.jobs, "--target", "gcverify"], a.work, 1800,
                 env, os.path.join(a.work, "build-ref.log"))
     if rc != 0:
         sys.exit("mutate: the unmutated sources do not build")
-    rc, secs, ref_path = gate("ref")
+    rc, secs, ref = gate("ref")
     if rc != 0:
-        sys.exit(f"mutate: the unmutated gate does not pass (exit {rc}; {a.work}/gate-ref.log)")
-    ref = normalised_report(ref_path)
+        sys.exit(f"mutate: the unmutated gate does not pass (exit {rc}; {a.work}/gate-ref-*.log)")
     print(f"mutate: reference gate passes in {secs:.1f} s", flush=True)
 
     all_sites = sites(src)
@@ -240,7 +252,7 @@ def main():
             if grc != 0:
                 res["fate"] = "killed"
                 res["by"] = "gate timeout" if grc == "timeout" else f"gate exit {grc}"
-            elif normalised_report(out) == ref:
+            elif out == ref:
                 res["fate"] = "equivalent"
             else:
                 # the gate passed but some output moved: the test suite's turn

@@ -2,7 +2,8 @@
 # Mutation testing of the decoders (nightly; slow: about 20 s per mutant on 2
 # cores, so 80 mutants take half an hour). Applies N seeded source mutations
 # to decoders/*.c one at a time in a copy of the checkout, rebuilds only the
-# gcverify binary, runs the gate (small corpus against its baselines) and, for
+# gcverify binary, runs the gate (small and edge corpora against their
+# baselines) and, for
 # a mutant the gate lets through while some output moved, the test suite;
 # every step under a per-mutant time limit (the process group is killed on
 # timeout). Reports killed / survived / equivalent and the surviving lines.

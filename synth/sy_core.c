@@ -52,7 +52,7 @@ static uint32_t moby_slots_used(const sy_ctx *c, uint32_t i, uint32_t tcount)
 static size_t region_bytes(const sy_ctx *c, size_t level0_bytes)
 {
     size_t v = level0_bytes * c->ext->size_pct / 100;
-    if (c->scale == SY_SCALE_SMALL)
+    if (c->scale != SY_SCALE_RETAIL)
         v /= 20;
     return align_up(v, 0x40);
 }
@@ -123,8 +123,9 @@ static uint32_t class_slots(const sy_ctx *c, int k, uint32_t i, uint32_t tcount)
 static int write_textures(const sy_ctx *c, tex_slot *slots, const uint32_t counts[SY_TEX_TABLES],
                           sy_buf *data, size_t textures_base, sy_buf *gs, sy_buf *gs_table)
 {
-    uint8_t *pix = malloc(128 * 128), *half = malloc(64 * 64), *q = malloc(32 * 32),
-            *e = malloc(16 * 16);
+    const size_t m = SY_TEXTURE_DIM_MAX;
+    uint8_t *pix = malloc(m * m), *half = malloc(m * m / 4), *q = malloc(m * m / 16),
+            *e = malloc(m * m / 64);
     if (!pix || !half || !q || !e) {
         free(pix), free(half), free(q), free(e);
         return -1;
@@ -133,7 +134,7 @@ static int write_textures(const sy_ctx *c, tex_slot *slots, const uint32_t count
     for (int t = 0; t < SY_TEX_TABLES; t++)
         for (unsigned i = 0; i < counts[t]; i++, k++) {
             tex_slot *s = &slots[k];
-            s->dim = sy_texture_dim(t, i, c->level);
+            s->dim = sy_texture_dim(c->scale, t, i, c->level);
             s->kind = sy_texture_kind(t, i, c->level);
             uint32_t pal[256];
             sy_texture_draw(s->kind, s->dim, c->seed * 0x9E37u + (uint32_t)c->level * 977u + k, pix,
@@ -343,7 +344,9 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
         goto done;
     sy_buf_align(data, 0x40);
     uint32_t ofs_sky = (uint32_t)data->len;
-    if (sy_sky_write(data, region_bytes(c, 420000), &r) != 0)
+    /* The edge scale cycles through the sky variants; the others keep the retail shape. */
+    int sky = c->scale == SY_SCALE_EDGE ? c->level % 5 : SY_SKY_RETAIL;
+    if (sy_sky_write(data, region_bytes(c, 420000), sky, &r) != 0)
         goto done;
     sy_buf_align(data, 0x40);
     uint32_t ofs_collision = (uint32_t)data->len;
@@ -437,18 +440,21 @@ int sy_core_build(const sy_ctx *c, sy_core_out *o)
     }
     {
         size_t spare = end - start - need;
-        uint32_t last_geo = 0;
-        for (uint32_t i = 0; i < nclass; i++)
-            if (!nogeo[i])
-                last_geo = i;
         /* Moby data in a shuffled order (offsets within a table are not monotonic on disc),
-         * tie and shrub in table order; the last class absorbs the rounding. */
+         * tie and shrub in table order; the class written last absorbs the rounding (a moby
+         * class when the tie and shrub tables are empty, as on some edge levels). */
         uint32_t *order = malloc(sizeof *order * (ncl[0] ? ncl[0] : 1));
         if (!order) {
             free(packets), free(zz), free(weight), free(ooo);
             goto done;
         }
         shuffle(order, ncl[0], &r);
+        uint32_t last_geo = 0;
+        for (uint32_t step = 0; step < nclass; step++) {
+            uint32_t i = step < ncl[0] ? order[step] : step;
+            if (!nogeo[i])
+                last_geo = i;
+        }
         uint32_t vif_left = sy_moby_vif_qw_level_target(c->scale, c->level);
         uint32_t packets_left = p->moby_packets;
         for (uint32_t step = 0; step < nclass && rc != -2; step++) {

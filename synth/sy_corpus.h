@@ -9,7 +9,14 @@
 
 #include "sy_buf.h"
 
-enum { SY_SCALE_RETAIL = 0, SY_SCALE_SMALL = 1 };
+/* retail: the disc's sizes; small: the same shape divided by 20; edge: small levels at the legal
+ * extremes neither of the others reaches (empty tables, 1024-texel sides, sky variants). */
+enum { SY_SCALE_RETAIL = 0, SY_SCALE_SMALL = 1, SY_SCALE_EDGE = 2, SY_SCALE_COUNT = 3 };
+
+/* "retail", "small" or "edge" (NULL for any other value). */
+const char *sy_scale_name(int scale);
+/* The scale named by `name`, or -1. */
+int sy_scale_parse(const char *name);
 
 typedef struct sy_options {
     int scale;

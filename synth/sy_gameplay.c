@@ -741,7 +741,7 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     begin_block(out, S_TIE_AMBIENT, base, 0x10);
     {
         size_t target = (size_t)600000 * c->ext->size_pct / 100;
-        if (c->scale == SY_SCALE_SMALL)
+        if (c->scale != SY_SCALE_RETAIL)
             target /= 20;
         size_t per = nti ? target / nti / 2 * 2 : 0;
         if (per > 0xFFFE)

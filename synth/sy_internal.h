@@ -57,7 +57,8 @@ enum { SY_KIND_PANEL = 0, SY_KIND_GRILLE, SY_KIND_ROCK, SY_KIND_GRASS, SY_KIND_S
 
 /* Square edge of texture i of a table on a level (a formula, so the plan can predict the GS RAM
  * image size). */
-unsigned sy_texture_dim(int table, unsigned i, int level);
+unsigned sy_texture_dim(int scale, int table, unsigned i, int level);
+#define SY_TEXTURE_DIM_MAX 1024u
 /* Which procedural image texture i of a table gets. */
 int sy_texture_kind(int table, unsigned i, int level);
 /* Draws one texture: dim*dim logical palette indices into pix, and the 256-entry logical
@@ -121,7 +122,17 @@ size_t sy_moby_class_min_bytes(uint32_t packets);
 
 /* Regions of core_data (sy_regions.c); each appends at out->len, 16-aligned start. */
 int sy_occlusion_grid_write(sy_buf *out, size_t target_bytes, sy_rng *r);
-int sy_sky_write(sy_buf *out, size_t target_bytes, sy_rng *r);
+/* Sky variants: the retail shape (2-4 shells, the outermost untextured), one untextured shell and
+ * no textures, the header's 8 shells all textured, no shells at all, every shell untextured over
+ * a texture table that no face uses. */
+enum {
+    SY_SKY_RETAIL = 0,
+    SY_SKY_ONE_BARE,
+    SY_SKY_EIGHT_TEXTURED,
+    SY_SKY_NO_SHELLS,
+    SY_SKY_ALL_BARE
+};
+int sy_sky_write(sy_buf *out, size_t target_bytes, int variant, sy_rng *r);
 /* Collision (sy_collision.c): a mesh over a rectangle of the level's terrain (area 0: the middle,
  * for the core; 1 and 2: opposite corners, for the chunks), zero-padded to target_bytes. */
 struct sy_terrain;

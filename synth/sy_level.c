@@ -125,8 +125,8 @@ static int build_chunk(const sy_ctx *c, int slot, sy_buf *out)
     sy_rng r = sy_rng_make(c->seed, c->level, 0xC400u + (uint32_t)slot);
     sy_terrain terrain;
     sy_level_terrain(c, &terrain);
-    int rc =
-        sy_collision_write(&raw, c->scale == SY_SCALE_SMALL ? 0x2000 : 0x20000, &terrain, slot, &r);
+    int rc = sy_collision_write(&raw, c->scale != SY_SCALE_RETAIL ? 0x2000 : 0x20000, &terrain,
+                                slot, &r);
     sy_buf_u32(out, 0);
     sy_buf_u32(out, 0x10);
     sy_buf_zero(out, 8);
@@ -168,8 +168,8 @@ int sy_level_build(const sy_options *opt, int index, sy_buf *out)
     if (c.plan->has_chunks)
         for (int k = 1; k < SY_CHUNK_SLOTS; k++) /* slot 0 lives in the core */
             if (build_chunk(&c, k, &chunk[k]) != 0 ||
-                sy_sound_bank_write(&cbank[k], c.scale == SY_SCALE_SMALL ? 0x1000 : 0x10000, c.seed,
-                                    index * 8 + k) != 0)
+                sy_sound_bank_write(&cbank[k], c.scale != SY_SCALE_RETAIL ? 0x1000 : 0x10000,
+                                    c.seed, index * 8 + k) != 0)
                 goto fail;
     /* Container: header padded to a sector, then the extents in Wrench's packing order. */
     {

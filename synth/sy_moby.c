@@ -83,7 +83,7 @@ uint32_t sy_moby_vif_qw_level_target(int scale, int level)
         total_pk += p->moby_packets;
     }
     const uint64_t num = 1270802u, den = 43467u;
-    uint64_t total_qw = scale == SY_SCALE_SMALL ? total_pk * num / den : num;
+    uint64_t total_qw = scale != SY_SCALE_RETAIL ? total_pk * num / den : num;
     if (total_pk == 0)
         return 0;
     return (uint32_t)((before + mine) * total_qw / total_pk - before * total_qw / total_pk);

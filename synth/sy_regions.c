@@ -126,10 +126,28 @@ int sy_occlusion_grid_write(sy_buf *out, size_t target, sy_rng *r)
  * textures (CSM1 palette + pixels), shells {s32 cluster_count, s32 flags} with clusters of 0x20
  * bytes at shell + 0x10, cluster data {s16 x, y, z, alpha} vertices, s16 STs and
  * {u8 i0, i1, i2, texture} faces. */
-int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
+int sy_sky_write(sy_buf *out, size_t target, int variant, sy_rng *r)
 {
     size_t base = out->len;
     unsigned shells = 2 + sy_rng_below(r, 3), clusters = 8, grid = 4; /* 5x5 verts, 32 tris */
+    /* Which shells are untextured (flags bit 0, every face texture 0xFF). */
+    int bare_last = 1, bare_all = 0, no_textures = 0;
+    switch (variant) {
+    case SY_SKY_ONE_BARE:
+        shells = 1, no_textures = 1;
+        break;
+    case SY_SKY_EIGHT_TEXTURED:
+        shells = 8, bare_last = 0; /* the header's eight shell slots, all used */
+        break;
+    case SY_SKY_NO_SHELLS:
+        shells = 0;
+        break;
+    case SY_SKY_ALL_BARE:
+        bare_all = 1;
+        break;
+    default:
+        break;
+    }
     unsigned verts = (grid + 1) * (grid + 1), tris = grid * grid * 2;
     size_t cl_data = (size_t)verts * 8 + (size_t)verts * 4 + (size_t)tris * 4;
     size_t geo = (size_t)shells * (16 + 32u * clusters + (size_t)clusters * cl_data);
@@ -139,13 +157,15 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
     unsigned ntex = target > fixed + tex_bytes ? (unsigned)((target - fixed) / tex_bytes) : 1;
     if (ntex > 64)
         ntex = 64;
+    if (no_textures)
+        ntex = 0;
     sy_buf_zero(out, 0x40);
     if (out->failed)
         return -1;
-    size_t defs = out->len - base;
+    size_t defs = ntex ? out->len - base : 0; /* no table: offset 0, as for fx and sprites */
     sy_buf_zero(out, 16 * (size_t)ntex);
     sy_buf_align(out, 0x10);
-    size_t tdata = out->len - base;
+    size_t tdata = ntex ? out->len - base : 0;
     uint8_t pix[128 * 128];
     for (unsigned t = 0; t < ntex; t++) {
         uint32_t pal[256];
@@ -169,7 +189,8 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
     for (unsigned s = 0; s < shells; s++) {
         shell_ofs[s] = out->len - base;
         sy_buf_u32(out, clusters);
-        sy_buf_u32(out, s == shells - 1 ? 1u : 0u); /* flags: bit 0 = untextured (outermost) */
+        int bare = bare_all || (bare_last && s == shells - 1) || ntex == 0;
+        sy_buf_u32(out, bare ? 1u : 0u); /* flags: bit 0 = untextured (outermost) */
         sy_buf_zero(out, 8);
         size_t ctab = out->len - base;
         sy_buf_zero(out, 32u * clusters);
@@ -221,11 +242,11 @@ int sy_sky_write(sy_buf *out, size_t target, sy_rng *r)
                 uint8_t f[8] = {(uint8_t)a,
                                 (uint8_t)(a + 1),
                                 (uint8_t)(a + grid + 1),
-                                (uint8_t)(s == shells - 1 ? 0xFF : k % ntex),
+                                (uint8_t)(bare ? 0xFF : k % ntex),
                                 (uint8_t)(a + 1),
                                 (uint8_t)(a + grid + 2),
                                 (uint8_t)(a + grid + 1),
-                                (uint8_t)(s == shells - 1 ? 0xFF : k % ntex)};
+                                (uint8_t)(bare ? 0xFF : k % ntex)};
                 sy_buf_put(out, f, 8);
             }
             if (out->failed)

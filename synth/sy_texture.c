@@ -8,8 +8,14 @@
 
 static const unsigned dims[8] = {64, 128, 64, 64, 32, 128, 64, 64};
 
-unsigned sy_texture_dim(int table, unsigned i, int level)
+/* Edge scale: tfrag texture 0 spans the legal sides, from the GS's largest (1024, TW = 10) to
+ * 8, whose level 3 is a single texel. */
+static const unsigned edge_sides[7] = {1024, 512, 256, 128, 64, 16, 8};
+
+unsigned sy_texture_dim(int scale, int table, unsigned i, int level)
 {
+    if (scale == SY_SCALE_EDGE && table == SY_TEX_TFRAG && i == 0)
+        return edge_sides[(unsigned)level % 7u];
     return dims[(i * 3u + (unsigned)table * 5u + (unsigned)level) % 8u];
 }
 

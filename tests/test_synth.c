@@ -349,7 +349,8 @@ static void check_classes(const level *L, const sy_level_plan *p)
     uint32_t zeros[3] = {0}, total = n[0] + n[1] + n[2], k = 0;
     uint32_t *all = malloc(sizeof *all * (total + 1));
     cr_assert_not_null(all);
-    uint32_t lo = rd32(h, 0x68); /* class data begins after the fx bank */
+    /* class data begins after the fx bank, at it when the bank is empty (no fx textures) */
+    uint32_t lo = rd32(h, 0x68), fx_empty = rd32(h, 0x58) == 0;
     for (int t = 0; t < 3; t++)
         for (uint32_t i = 0; i < n[t]; i++) {
             uint32_t o = rd32(h, at[t] + stride[t] * i);
@@ -357,7 +358,8 @@ static void check_classes(const level *L, const sy_level_plan *p)
                 zeros[t]++;
                 continue;
             }
-            cr_assert(o > lo && o < L->core_size, "class offset %u outside class data", o);
+            cr_assert((o > lo || (fx_empty && o == lo)) && o < L->core_size,
+                      "class offset %u outside class data", o);
             all[k++] = o;
         }
     cr_assert_eq(zeros[0], p->moby_classes_no_geometry);
@@ -541,10 +543,11 @@ static void check_gameplay_sound_occlusion(const level *L, const sy_level_plan *
         }
     }
     cr_assert_gt(nodes, 0);
-    /* Sky: shell count 1..8, every shell offset inside [sky, collision). */
+    /* Sky: shell count 0..8 (the header has 8 shell slots; 0 only on the edge scale), every
+     * shell offset inside [sky, collision). */
     const uint8_t *s = L->core + sky;
     uint32_t shells = rd16(s, 6), coll = rd32(L->index, 0x14);
-    cr_assert(shells >= 1 && shells <= 8);
+    cr_assert(shells <= 8);
     for (uint32_t k = 0; k < shells; k++) {
         uint32_t sh = rd32(s, 0x20 + 4 * k), clusters = rd32(s, sh);
         cr_assert_lt(sky + sh, coll);
@@ -583,6 +586,58 @@ Test(synth_small, every_level_keeps_its_promises, .timeout = 120)
         level_free(&L);
     }
     cr_assert_eq(smoother, count, "CSM1-remapped images must be smoother than raw index order");
+}
+
+/* The edge scale: every level keeps the same promises as the small one, and across the 27
+ * levels every extreme the plan names is really on disc (read back here without decoders/). */
+Test(synth_edge, every_level_keeps_its_promises_and_reaches_every_extreme, .timeout = 120)
+{
+    uint64_t opaque = 0, count = 0, smoother = 0;
+    unsigned sides_seen = 0, no_tie = 0, no_shrub = 0, no_moby_tex = 0, no_fx = 0;
+    unsigned shells_seen = 0, bare_only = 0, untextured_sky = 0;
+    for (int i = 0; i < SY_LEVEL_COUNT; i++) {
+        const sy_level_plan *p = sy_plan(SY_SCALE_EDGE, i);
+        cr_assert_not_null(p);
+        level L;
+        level_load(&L, SY_SCALE_EDGE, 1, i);
+        check_container(&L, p);
+        check_data_extent(&L, p);
+        check_index_chain(&L, p);
+        check_classes(&L, p);
+        check_textures(&L, &opaque, &count, &smoother);
+        check_overlay(&L, p);
+        check_gameplay_sound_occlusion(&L, p);
+        const uint8_t *h = L.index;
+        uint32_t side = rd16(h + rd32(h, 0x34), 4); /* tfrag texture 0 */
+        for (unsigned b = 3; b <= 10; b++)
+            if (side == 1u << b)
+                sides_seen |= 1u << b;
+        no_tie += rd32(h, 0x20) == 0;
+        no_shrub += rd32(h, 0x28) == 0;
+        no_moby_tex += rd32(h, 0x38) == 0;
+        no_fx += rd32(h, 0x58) == 0;
+        /* Sky header at core.sky: shell_count at +0x06, texture_count at +0x0c, shells from 0x20.
+         */
+        const uint8_t *sky = L.core + rd32(h, 0x10);
+        unsigned shells = rd16(sky, 6), textured = 0;
+        cr_assert_leq(shells, 8u);
+        shells_seen |= 1u << shells;
+        for (unsigned k = 0; k < shells; k++)
+            textured += (rd32(sky + rd32(sky, 0x20 + 4 * k), 4) & 1u) == 0;
+        bare_only += shells > 0 && textured == 0 && rd16(sky, 0x0c) == 0;
+        untextured_sky += shells > 1 && textured == 0 && rd16(sky, 0x0c) > 0;
+        level_free(&L);
+    }
+    /* 8, 16, 64, 128, 256, 512 and 1024 texels a side (bits 3..10 but 5) */
+    cr_assert_eq(sides_seen, 0x7D8u, "sides of tfrag texture 0 seen: 0x%x", sides_seen);
+    cr_assert_gt(no_tie, 0);
+    cr_assert_gt(no_shrub, 0);
+    cr_assert_gt(no_moby_tex, 0);
+    cr_assert_gt(no_fx, 0);
+    cr_assert(shells_seen & 1u, "no level without sky shells");
+    cr_assert(shells_seen & (1u << 8), "no level with the header's 8 shells");
+    cr_assert_gt(bare_only, 0, "no single untextured shell without textures");
+    cr_assert_gt(untextured_sky, 0, "no all-untextured sky over a texture table");
 }
 
 Test(synth_small, two_builds_are_byte_identical_and_the_seed_matters)

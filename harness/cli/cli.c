@@ -42,7 +42,8 @@ const char gc_cli_sweep_options_help[] =
     "                       ISO 9660 disc image holding them (its RC2.HDR is checked);\n"
     "                       default: the synthetic corpus, generated once into\n"
     "                       ~/.cache/gcverify\n"
-    "  --scale retail|small synthetic corpus scale (default retail)\n"
+    "  --scale retail|small|edge  synthetic corpus scale (default retail; edge: small\n"
+    "                       levels at the format's legal extremes)\n"
     "  --seed N             synthetic corpus seed (default 1)\n"
     "selection:\n"
     "  --levels LIST        levels to run, e.g. 0,3,5-7 (default all 27)\n"
@@ -61,7 +62,8 @@ const char gc_cli_sweep_options_help[] =
     "                       past it fails with 'memory limit reached' in its decode rows\n"
     "baselines:\n"
     "  --baseline F         metric baseline (default golden/metrics.yaml for the synthetic\n"
-    "                       retail corpus, golden/metrics-small.yaml for small; none for\n"
+    "                       retail corpus, golden/metrics-small.yaml / -edge.yaml for small /\n"
+    "                       edge; none for\n"
     "                       --corpus); 'none' disables the comparison. A named file must\n"
     "                       exist, and must have been blessed for this corpus (its\n"
     "                       identity, docs/golden.md), checked before decoding\n"
@@ -107,12 +109,9 @@ int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *e
         o->corpus_dir = v;
     } else if (strcmp(a, "--scale") == 0) {
         VAL();
-        if (strcmp(v, "retail") == 0)
-            o->scale = SY_SCALE_RETAIL;
-        else if (strcmp(v, "small") == 0)
-            o->scale = SY_SCALE_SMALL;
-        else {
-            snprintf(err, errlen, "--scale takes retail or small, not '%s'", v);
+        o->scale = sy_scale_parse(v);
+        if (o->scale < 0) {
+            snprintf(err, errlen, "--scale takes retail, small or edge, not '%s'", v);
             return -1;
         }
     } else if (strcmp(a, "--seed") == 0) {

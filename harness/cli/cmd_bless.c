@@ -363,8 +363,7 @@ int gc_cmd_bless(int argc, char **argv)
     if (o.corpus_dir)
         snprintf(key, sizeof key, "directory");
     else
-        snprintf(key, sizeof key, "synthetic-%s-seed%u",
-                 o.scale == SY_SCALE_SMALL ? "small" : "retail", (unsigned)o.seed);
+        snprintf(key, sizeof key, "synthetic-%s-seed%u", sy_scale_name(o.scale), (unsigned)o.seed);
     gc_sweep_default_paths(key, def_metrics, sizeof def_metrics, def_frames, sizeof def_frames);
     const char *metrics_arg = o.baseline && o.baseline[0] ? o.baseline : def_metrics;
     const char *frames_arg = o.frames_golden && o.frames_golden[0] ? o.frames_golden : def_frames;

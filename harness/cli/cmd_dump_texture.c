@@ -20,7 +20,7 @@ int gc_cmd_dump_texture(int argc, char **argv);
 static void dump_usage(FILE *f)
 {
     fprintf(f, "usage: gcverify dump-texture [--corpus DIR] --level N --texture I [--mip M]\n"
-               "                             -o FILE.png [--scale retail|small] [--seed S]\n"
+               "                             -o FILE.png [--scale retail|small|edge] [--seed S]\n"
                "\n"
                "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when no\n"
                "--corpus is given, and writes tfrag texture I as an RGBA PNG: 8-bit indices\n"
@@ -83,12 +83,10 @@ int gc_cmd_dump_texture(int argc, char **argv)
             bad = parse_uint(v, GC_TEXTURE_MIP_LEVELS - 1, &mip);
         else if (strcmp(a, "--seed") == 0)
             bad = parse_uint(v, UINT32_MAX, &seed);
-        else if (strcmp(v, "small") == 0)
-            scale = SY_SCALE_SMALL;
-        else if (strcmp(v, "retail") == 0)
-            scale = SY_SCALE_RETAIL;
-        else
-            bad = 1;
+        else {
+            scale = sy_scale_parse(v);
+            bad = scale < 0;
+        }
         if (bad) {
             fprintf(stderr, "gcverify dump-texture: bad value '%s' for %s\n", v, a);
             return 2;

@@ -265,6 +265,7 @@ int gc_cmd_merge(int argc, char **argv)
             merged.corpus_mismatch_accepted = r.corpus_mismatch_accepted;
             merged.frames_enabled = r.frames_enabled;
             merged.invariant_count = r.invariant_count;
+            merged.coverage = r.coverage; /* the same invariants and baseline on every shard */
         } else if (strcmp(r.corpus_key, merged.corpus_key) != 0 ||
                    strcmp(r.corpus_id, merged.corpus_id) != 0 || strcmp(r.tier, merged.tier) != 0 ||
                    (r.only == NULL) != (merged.only == NULL) ||

@@ -25,7 +25,7 @@ static void render_usage(FILE *f)
     fprintf(f,
             "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
             "                       [--width W --height H] [--golden FILE]\n"
-            "                       [--golden-images DIR] [--scale small|retail] [--seed N]\n"
+            "                       [--golden-images DIR] [--scale small|retail|edge] [--seed N]\n"
             "                       [--inject-fault NAME] [--lighting on|off]\n"
             "\n"
             "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
@@ -185,12 +185,8 @@ int gc_cmd_render(int argc, char **argv)
         } else if (strcmp(a, "--seed") == 0)
             bad = gc_cli_uint(v, UINT32_MAX, &seed) != 0;
         else if (strcmp(a, "--scale") == 0) {
-            if (strcmp(v, "small") == 0)
-                scale = SY_SCALE_SMALL;
-            else if (strcmp(v, "retail") == 0)
-                scale = SY_SCALE_RETAIL;
-            else
-                bad = 1;
+            scale = sy_scale_parse(v);
+            bad = scale < 0;
         }
         if (bad) {
             fprintf(stderr, "gcverify render: bad value '%s' for %s\n", v, a);

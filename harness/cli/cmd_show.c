@@ -21,20 +21,21 @@ enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gcverify show --level N TABLE [--where EXPR] [--columns a,b]\n"
-               "                     [--format table|csv|json] [--limit N] [--corpus DIR]\n"
-               "                     [--scale retail|small] [--seed N] [--inject-fault NAME]\n\n"
-               "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
-               "optionally only those for which EXPR is true. EXPR is the invariant language\n"
-               "(docs/invariants.md): columns, `row` (the row index), links such as\n"
-               "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
-               "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
-               "lists the rows it fails on.\n\n"
-               "  --columns a,b  these columns only (default: all), in this order\n"
-               "  --format F     table (aligned text, default), csv or json\n"
-               "  --limit N      at most N rows\n\n"
-               "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
-               "3 when the corpus or level cannot be read.\n");
+    fprintf(f,
+            "usage: gcverify show --level N TABLE [--where EXPR] [--columns a,b]\n"
+            "                     [--format table|csv|json] [--limit N] [--corpus DIR]\n"
+            "                     [--scale retail|small|edge] [--seed N] [--inject-fault NAME]\n\n"
+            "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
+            "optionally only those for which EXPR is true. EXPR is the invariant language\n"
+            "(docs/invariants.md): columns, `row` (the row index), links such as\n"
+            "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
+            "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
+            "lists the rows it fails on.\n\n"
+            "  --columns a,b  these columns only (default: all), in this order\n"
+            "  --format F     table (aligned text, default), csv or json\n"
+            "  --limit N      at most N rows\n\n"
+            "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
+            "3 when the corpus or level cannot be read.\n");
 }
 
 static const gc_table_desc *find_table(const char *name, size_t *index)
@@ -264,12 +265,10 @@ int gc_cmd_show(int argc, char **argv)
             corpus = argv[++i];
         } else if (strcmp(a, "--scale") == 0 && has) {
             const char *v = argv[++i];
-            if (strcmp(v, "retail") == 0)
-                scale = SY_SCALE_RETAIL;
-            else if (strcmp(v, "small") == 0)
-                scale = SY_SCALE_SMALL;
-            else {
-                fprintf(stderr, "gcverify show: --scale takes retail or small, not '%s'\n", v);
+            scale = sy_scale_parse(v);
+            if (scale < 0) {
+                fprintf(stderr, "gcverify show: --scale takes retail, small or edge, not '%s'\n",
+                        v);
                 return 2;
             }
         } else if (strcmp(a, "--seed") == 0 && has) {

@@ -20,20 +20,20 @@ int gc_cmd_synth(int argc, char **argv);
 
 static void synth_usage(FILE *f)
 {
-    fprintf(
-        f,
-        "usage: gcverify synth --out DIR | --iso F [--scale retail|small] [--seed N] [--jobs N]\n\n"
-        "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
-        "or as a disc image.\n"
-        "  --out DIR      output directory (created if missing)\n"
-        "  --iso F        an ISO 9660 image F with the level files and the RC2.HDR table of\n"
-        "                 contents at sector 1001, as the retail disc has them\n"
-        "                 (docs/formats/disc-image.md); deterministic bytes. With --out the\n"
-        "                 image is made from DIR, else from the synthetic corpus cache\n"
-        "  --scale S      retail (default): the real disc's shape; small: about 1/20 of it\n"
-        "  --seed N       generator seed (default 1); same version+scale+seed = same bytes\n"
-        "  --jobs N       levels built at once (default: the number of cores)\n",
-        sy_generator_version());
+    fprintf(f,
+            "usage: gcverify synth --out DIR | --iso F [--scale retail|small|edge] [--seed N] "
+            "[--jobs N]\n\n"
+            "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
+            "or as a disc image.\n"
+            "  --out DIR      output directory (created if missing)\n"
+            "  --iso F        an ISO 9660 image F with the level files and the RC2.HDR table of\n"
+            "                 contents at sector 1001, as the retail disc has them\n"
+            "                 (docs/formats/disc-image.md); deterministic bytes. With --out the\n"
+            "                 image is made from DIR, else from the synthetic corpus cache\n"
+            "  --scale S      retail (default): the real disc's shape; small: about 1/20 of it\n"
+            "  --seed N       generator seed (default 1); same version+scale+seed = same bytes\n"
+            "  --jobs N       levels built at once (default: the number of cores)\n",
+            sy_generator_version());
 }
 
 static int parse_u32(const char *s, uint32_t *v)
@@ -72,7 +72,7 @@ static int synth_iso(const char *iso, const char *dir, int scale, uint32_t seed,
     struct stat st;
     printf("synth: wrote the disc image %s (%s, seed %" PRIu32 ", %s): %.1f MB, RC2.HDR at "
            "sector 1001\n",
-           iso, scale == SY_SCALE_SMALL ? "small" : "retail", seed, sy_generator_version(),
+           iso, sy_scale_name(scale), seed, sy_generator_version(),
            stat(iso, &st) == 0 ? (double)st.st_size / 1e6 : 0.0);
     return 0;
 }
@@ -99,12 +99,10 @@ int gc_cmd_synth(int argc, char **argv)
         else if (strcmp(a, "--iso") == 0)
             iso = v;
         else if (strcmp(a, "--scale") == 0) {
-            if (strcmp(v, "retail") == 0)
-                scale = SY_SCALE_RETAIL;
-            else if (strcmp(v, "small") == 0)
-                scale = SY_SCALE_SMALL;
-            else {
-                fprintf(stderr, "gcverify synth: --scale must be retail or small, not '%s'\n", v);
+            scale = sy_scale_parse(v);
+            if (scale < 0) {
+                fprintf(stderr, "gcverify synth: --scale must be retail, small or edge, not '%s'\n",
+                        v);
                 return 2;
             }
         } else if (strcmp(a, "--seed") == 0) {
@@ -152,7 +150,7 @@ int gc_cmd_synth(int argc, char **argv)
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     printf("synth: wrote %d levels (%s, seed %" PRIu32 ", %s) to %s: %.1f MB in %.2f s on %" PRIu32
            " jobs\n",
-           SY_LEVEL_COUNT, scale == SY_SCALE_SMALL ? "small" : "retail", seed,
-           sy_generator_version(), out, (double)total / 1e6, secs, jobs);
+           SY_LEVEL_COUNT, sy_scale_name(scale), seed, sy_generator_version(), out,
+           (double)total / 1e6, secs, jobs);
     return iso ? synth_iso(iso, out, scale, seed, jobs, tty) : 0;
 }

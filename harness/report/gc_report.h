@@ -12,7 +12,7 @@
 
 #include "gc_strbuf.h"
 
-#define GC_REPORT_FORMAT 3
+#define GC_REPORT_FORMAT 4
 #define GC_LEVEL_CORPUS  (-1) /* "level" of a corpus-scope result or metric */
 
 typedef struct gc_rep_decoder {
@@ -110,6 +110,17 @@ typedef struct gc_rep_digest {
     char digest[GC_DIGEST_HEX + 1];
 } gc_rep_digest;
 
+/* What guards the decoded columns in this run (harness/report/gc_coverage.h): over every column
+ * of every registered table, file_ofs aside. */
+typedef struct gc_rep_coverage {
+    uint64_t columns;
+    uint64_t by_invariant;   /* read by at least one invariant */
+    uint64_t by_metric_only; /* aggregated by a metric, read by no invariant */
+    uint64_t digest_only;    /* only its column digest in the baseline guards it */
+    uint64_t unguarded;      /* no invariant, no metric and no digest in the baseline */
+    uint64_t mission_unread; /* of the mission's kinds and read by no invariant */
+} gc_rep_coverage;
+
 typedef struct gc_rep_change {
     int level; /* GC_LEVEL_CORPUS for corpus figures */
     char *field;
@@ -152,6 +163,7 @@ typedef struct gc_report {
     size_t change_count;
     gc_rep_digest *digests; /* per level x table x column, canonical order */
     size_t digest_count;
+    gc_rep_coverage coverage; /* set by the sweep (gc_coverage_compute) */
     /* rows of the tables corpus-scope invariants read, per level, so `merge`
      * can evaluate corpus scope exactly as a single run would: raw JSON text
      * (owned), one object per level, already in canonical form */

@@ -218,6 +218,16 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
     r->digests_unblessed =
         (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "digests_unblessed"), 0);
+    {
+        const gc_json *cv = gc_json_get(root, "coverage");
+        gc_rep_coverage *c = &r->coverage;
+        c->columns = (uint64_t)gc_json_num(gc_json_get(cv, "columns"), 0);
+        c->by_invariant = (uint64_t)gc_json_num(gc_json_get(cv, "by_invariant"), 0);
+        c->by_metric_only = (uint64_t)gc_json_num(gc_json_get(cv, "by_metric_only"), 0);
+        c->digest_only = (uint64_t)gc_json_num(gc_json_get(cv, "digest_only"), 0);
+        c->unguarded = (uint64_t)gc_json_num(gc_json_get(cv, "unguarded"), 0);
+        c->mission_unread = (uint64_t)gc_json_num(gc_json_get(cv, "mission_unread"), 0);
+    }
     gc_report_summarise(r);
     rc = 0;
     goto done;

@@ -76,6 +76,14 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
         (unsigned long long)r->digests_changed, (unsigned long long)r->digests_unblessed,
         (unsigned long long)r->frames_mismatched, (unsigned long long)r->items_passed,
         (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped, r->exit_code);
+    const gc_rep_coverage *cv = &r->coverage;
+    gc_sb_printf(b,
+                 "  \"coverage\": {\"columns\": %llu, \"by_invariant\": %llu, "
+                 "\"by_metric_only\": %llu, \"digest_only\": %llu, \"unguarded\": %llu, "
+                 "\"mission_unread\": %llu},\n",
+                 (unsigned long long)cv->columns, (unsigned long long)cv->by_invariant,
+                 (unsigned long long)cv->by_metric_only, (unsigned long long)cv->digest_only,
+                 (unsigned long long)cv->unguarded, (unsigned long long)cv->mission_unread);
 
     gc_sb_puts(b, "  \"levels\": [");
     for (size_t i = 0; i < r->level_count; i++) {
@@ -341,7 +349,18 @@ int gc_report_junit(const gc_report *r, gc_strbuf *b)
     gc_sb_xml(b, r->corpus_id);
     gc_sb_puts(b, "\"/>\n      <property name=\"tier\" value=\"");
     gc_sb_xml(b, r->tier);
-    gc_sb_puts(b, "\"/>\n    </properties>\n");
+    const gc_rep_coverage *cv = &r->coverage;
+    gc_sb_printf(b,
+                 "\"/>\n      <property name=\"coverage_columns\" value=\"%llu\"/>\n"
+                 "      <property name=\"coverage_by_invariant\" value=\"%llu\"/>\n"
+                 "      <property name=\"coverage_by_metric_only\" value=\"%llu\"/>\n"
+                 "      <property name=\"coverage_digest_only\" value=\"%llu\"/>\n"
+                 "      <property name=\"coverage_unguarded\" value=\"%llu\"/>\n"
+                 "      <property name=\"coverage_mission_unread\" value=\"%llu\"/>\n",
+                 (unsigned long long)cv->columns, (unsigned long long)cv->by_invariant,
+                 (unsigned long long)cv->by_metric_only, (unsigned long long)cv->digest_only,
+                 (unsigned long long)cv->unguarded, (unsigned long long)cv->mission_unread);
+    gc_sb_puts(b, "    </properties>\n");
     for (size_t i = 0; i < r->result_count; i++) {
         const gc_rep_result *x = &r->results[i];
         gc_sb_puts(b, "    <testcase classname=\"");
@@ -491,6 +510,16 @@ int gc_report_markdown(const gc_report *r, gc_strbuf *b)
                  (unsigned long long)r->metrics_changed, (unsigned long long)r->digests_changed,
                  (unsigned long long)r->frames_mismatched, (unsigned long long)r->items_passed,
                  (unsigned long long)r->items_failed, (unsigned long long)r->items_skipped);
+    {
+        const gc_rep_coverage *cv = &r->coverage;
+        gc_sb_printf(b,
+                     "Coverage (`gcverify coverage`): of %llu decoded columns, %llu read by an "
+                     "invariant, %llu by a metric only, %llu by the baseline's digest only, "
+                     "**%llu by nothing**; %llu of the mission's kinds read by no invariant.\n\n",
+                     (unsigned long long)cv->columns, (unsigned long long)cv->by_invariant,
+                     (unsigned long long)cv->by_metric_only, (unsigned long long)cv->digest_only,
+                     (unsigned long long)cv->unguarded, (unsigned long long)cv->mission_unread);
+    }
     if (!gc_report_complete(r) && !r->shard[0])
         gc_sb_printf(b,
                      "Levels run: %zu of 27 (`--levels`): corpus-scope invariants are reported "

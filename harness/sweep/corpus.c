@@ -323,7 +323,8 @@ int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, uns
 
 static const char *scale_name(int scale)
 {
-    return scale == SY_SCALE_SMALL ? "small" : "retail";
+    const char *n = sy_scale_name(scale);
+    return n ? n : "retail";
 }
 
 /* Remove older generations of the same scale and seed from the cache (each

@@ -19,6 +19,7 @@
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
 #include "gc_corpus_iso.h"
+#include "gc_coverage.h"
 #include "gc_digest.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
@@ -48,6 +49,8 @@ void gc_sweep_default_paths(const char *key, char *metrics, size_t mlen, char *f
         suffix = "";
     else if (strcmp(key, "synthetic-small-seed1") == 0)
         suffix = "-small";
+    else if (strcmp(key, "synthetic-edge-seed1") == 0)
+        suffix = "-edge";
     if (!suffix) {
         metrics[0] = frames[0] = '\0';
         return;
@@ -897,6 +900,15 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                     c.column_store);
             break;
         }
+    /* What guards each decoded column in this run: the loaded invariants and metrics, and the
+     * baseline's column digests (none without a baseline: its columns are then guarded only
+     * by what the invariants and metrics check). */
+    if (gc_coverage_compute(set, base_found ? base.digests : NULL,
+                            base_found ? base.digest_count : 0, NULL, NULL, &rep->coverage) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+        goto out;
+    }
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;

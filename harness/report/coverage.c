@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* What guards each decoded column (gc_coverage.h).
+ *
+ * A column is "read" by an invariant whose expressions name it: a bare name
+ * in an invariant on its own table, `<table>.<column>` anywhere (aggregates
+ * over another table), or `<link>.<column>` in an invariant on a child table
+ * whose parent link names this table. A metric "aggregates" it when its
+ * expression names `<table>.<column>` (count(<table>) aggregates the table's
+ * rows, not a column). A column with a digest in the digests given is guarded
+ * by it (gc_digest.h): the baseline notices when it moves, but no check says
+ * what it should be; a column with none of the three is guarded by nothing.
+ * The analysis is over the expression texts, the names the invariant
+ * language resolves. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_coverage.h"
+#include "gc_strbuf.h"
+
+static int name_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Does text mention `prefix` + `name` as a whole name? A bare mention
+ * (prefix "") must not follow a '.', so `patch.radius` is not `radius`. */
+static int mentions(const char *text, const char *prefix, const char *name)
+{
+    if (!text)
+        return 0;
+    char want[256];
+    snprintf(want, sizeof want, "%s%s", prefix, name);
+    size_t n = strlen(want);
+    for (const char *p = strstr(text, want); p; p = strstr(p + 1, want)) {
+        int before_ok = p == text || !(name_char(p[-1]) || p[-1] == '.');
+        if (before_ok && !name_char(p[n]))
+            return 1;
+    }
+    return 0;
+}
+
+static int inv_reads(const gc_inv_info *x, const gc_table_desc *const *descs, size_t ndesc,
+                     const gc_table_desc *t, const char *col)
+{
+    char dotted[200];
+    snprintf(dotted, sizeof dotted, "%s.", t->name);
+    if (mentions(x->expect, dotted, col) || mentions(x->where, dotted, col))
+        return 1;
+    if (x->table && strcmp(x->table, t->name) == 0 &&
+        (mentions(x->expect, "", col) || mentions(x->where, "", col)))
+        return 1;
+    /* the parent link column: read by every invariant that goes through it */
+    if (x->table && strcmp(x->table, t->name) == 0 && t->parent_column &&
+        strcmp(t->parent_column, col) == 0) {
+        char link[64];
+        snprintf(link, sizeof link, "%s.", t->parent_link);
+        if (strstr(x->expect ? x->expect : "", link) || strstr(x->where ? x->where : "", link))
+            return 1;
+    }
+    /* a child table's invariant naming its parent row's column */
+    for (size_t i = 0; x->table && i < ndesc; i++) {
+        const gc_table_desc *d = descs[i];
+        if (strcmp(d->name, x->table) != 0 || !d->parent_table ||
+            strcmp(d->parent_table, t->name) != 0)
+            continue;
+        char link[64];
+        snprintf(link, sizeof link, "%s.", d->parent_link);
+        if (mentions(x->expect, link, col) || mentions(x->where, link, col))
+            return 1;
+    }
+    return 0;
+}
+
+/* The mission's named kinds, by column name and unit (README, "mission"). */
+const char *gc_coverage_kind(const gc_column *c)
+{
+    const char *n = c->name;
+    if (strcmp(n, "file_ofs") == 0)
+        return NULL; /* where the row came from: every sample prints it */
+    if (strstr(n, "count") || strcmp(c->unit, "count") == 0 || strncmp(n, "n_", 2) == 0)
+        return "count";
+    if (strstr(n, "next") || strstr(n, "prev") || strstr(n, "chain"))
+        return "chain";
+    if (strstr(n, "radius") || strstr(n, "sphere"))
+        return "sphere";
+    if (strstr(n, "alpha") || strstr(n, "opac") || strstr(n, "opaque"))
+        return "opacity";
+    if (strcmp(n, "x") == 0 || strcmp(n, "y") == 0 || strcmp(n, "z") == 0 || strstr(n, "pos"))
+        return "position";
+    if (strstr(n, "index") || strstr(n, "_row") || strstr(n, "idx") || strstr(n, "indices") ||
+        strncmp(n, "parent", 6) == 0)
+        return "index";
+    return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int gc_coverage_compute(const gc_inv_set *set, const gc_rep_digest *digests, size_t ndigests,
+                        gc_coverage_fn each, void *ctx, gc_coverage *out)
+{
+    memset(out, 0, sizeof *out);
+    /* the digested fields, sorted for lookup (one entry per level: duplicates are harmless) */
+    const char **fields = malloc(sizeof *fields * (ndigests ? ndigests : 1));
+    if (!fields)
+        return -1;
+    for (size_t i = 0; i < ndigests; i++)
+        fields[i] = digests[i].field;
+    qsort(fields, ndigests, sizeof *fields, cmp_str);
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+    int rc = 0;
+    for (size_t t = 0; t < ndesc && rc == 0; t++) {
+        const gc_table_desc *d = descs[t];
+        char dotted[200];
+        snprintf(dotted, sizeof dotted, "%s.", d->name);
+        for (size_t k = 0; k < d->column_count; k++) {
+            const gc_column *c = &d->columns[k];
+            gc_strbuf invs, mets;
+            gc_sb_init(&invs);
+            gc_sb_init(&mets);
+            gc_coverage_column cc = {d, c, gc_coverage_kind(c), "", "", 0, 0, 0, 0};
+            for (size_t i = 0; i < gc_inv_count(set); i++) {
+                const gc_inv_info *x = gc_inv_get(set, i);
+                if (inv_reads(x, descs, ndesc, d, c->name))
+                    gc_sb_printf(&invs, "%s%s", cc.invariant_count++ ? ", " : "", x->id);
+            }
+            for (size_t m = 0; m < gc_inv_metric_count(set); m++)
+                if (mentions(gc_inv_metric_expr(set, m), dotted, c->name))
+                    gc_sb_printf(&mets, "%s%s", cc.metric_count++ ? ", " : "",
+                                 gc_inv_metric_name(set, m));
+            char field[256];
+            snprintf(field, sizeof field, "%s.%s", d->name, c->name);
+            const char *key = field;
+            cc.digested = ndigests && bsearch(&key, fields, ndigests, sizeof *fields, cmp_str);
+            cc.is_ofs = strcmp(c->name, "file_ofs") == 0;
+            if (invs.failed || mets.failed)
+                rc = -1;
+            cc.invariants = invs.s ? invs.s : "";
+            cc.metrics = mets.s ? mets.s : "";
+            if (!cc.is_ofs) {
+                out->columns++;
+                if (cc.invariant_count)
+                    out->by_invariant++;
+                else if (cc.metric_count)
+                    out->by_metric_only++;
+                else if (cc.digested)
+                    out->digest_only++;
+                else
+                    out->unguarded++;
+                out->mission_unread += cc.kind && !cc.invariant_count;
+            }
+            if (each)
+                each(&cc, ctx);
+            gc_sb_free(&invs);
+            gc_sb_free(&mets);
+        }
+    }
+    free(fields);
+    return rc;
+}
