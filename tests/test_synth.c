@@ -569,6 +569,19 @@ static void check_gameplay_sound_occlusion(const level *L, const sy_level_plan *
     }
 }
 
+/* Every promise of a level's plan, read without the decoders (both scales). */
+static void check_level(const level *L, const sy_level_plan *p, uint64_t *opaque, uint64_t *count,
+                        uint64_t *smoother)
+{
+    check_container(L, p);
+    check_data_extent(L, p);
+    check_index_chain(L, p);
+    check_classes(L, p);
+    check_textures(L, opaque, count, smoother);
+    check_overlay(L, p);
+    check_gameplay_sound_occlusion(L, p);
+}
+
 Test(synth_small, every_level_keeps_its_promises, .timeout = 120)
 {
     uint64_t opaque = 0, count = 0, smoother = 0;
@@ -576,13 +589,7 @@ Test(synth_small, every_level_keeps_its_promises, .timeout = 120)
         const sy_level_plan *p = sy_plan(SY_SCALE_SMALL, i);
         level L;
         level_load(&L, SY_SCALE_SMALL, 1, i);
-        check_container(&L, p);
-        check_data_extent(&L, p);
-        check_index_chain(&L, p);
-        check_classes(&L, p);
-        check_textures(&L, &opaque, &count, &smoother);
-        check_overlay(&L, p);
-        check_gameplay_sound_occlusion(&L, p);
+        check_level(&L, p, &opaque, &count, &smoother);
         level_free(&L);
     }
     cr_assert_eq(smoother, count, "CSM1-remapped images must be smoother than raw index order");
@@ -600,13 +607,7 @@ Test(synth_edge, every_level_keeps_its_promises_and_reaches_every_extreme, .time
         cr_assert_not_null(p);
         level L;
         level_load(&L, SY_SCALE_EDGE, 1, i);
-        check_container(&L, p);
-        check_data_extent(&L, p);
-        check_index_chain(&L, p);
-        check_classes(&L, p);
-        check_textures(&L, &opaque, &count, &smoother);
-        check_overlay(&L, p);
-        check_gameplay_sound_occlusion(&L, p);
+        check_level(&L, p, &opaque, &count, &smoother);
         const uint8_t *h = L.index;
         uint32_t side = rd16(h + rd32(h, 0x34), 4); /* tfrag texture 0 */
         for (unsigned b = 3; b <= 10; b++)
