@@ -131,13 +131,12 @@ Test(determinism, rerender_of_a_synthetic_level_equals_the_sweep_render, .timeou
         cr_assert(fr);
         gc_sweep_render_level(&lv, &o, &none, fr);
         cr_assert_geq(fr->count, 1);
-        cr_assert_str_eq(fr->items[0].status, "new", "no golden entry: %s",
-                         fr->items[0].params);
+        cr_assert_str_eq(fr->items[0].status, "new", "no golden entry: %s", fr->items[0].params);
         char hex[GC_SWEEP_RERENDERS][65];
         cr_assert_eq(gc_sweep_frames_rerender(&lv, &o, hex), GC_SWEEP_RERENDERS);
         for (int i = 0; i < GC_SWEEP_RERENDERS; i++)
-            cr_assert_str_eq(hex[i], fr->items[0].sha256, "lighting_off=%d pass %d",
-                             lighting_off, i);
+            cr_assert_str_eq(hex[i], fr->items[0].sha256, "lighting_off=%d pass %d", lighting_off,
+                             i);
         if (!lighting_off)
             snprintf(lit_hex, sizeof lit_hex, "%s", fr->items[0].sha256);
         else /* the option reaches both paths: lit and unlit frames differ */

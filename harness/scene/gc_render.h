@@ -10,7 +10,12 @@
  * (cx, cy, cz, radius), tfrag.vertex (patch_row, index, tier, x, y, z, r, g,
  * b, a), tfrag.vertex_info (patch_row, index, tier, s, t, vertex, parent0),
  * tfrag.triangle (patch_row, lod, a, b, c, va, vb, vc, texture) and
- * tfrag.adgif (patch_row, texture, wrap_s, wrap_t). */
+ * tfrag.adgif (patch_row, texture, wrap_s, wrap_t); for the objects
+ * tie/shrub/moby.class (rows only), .packet (class_row; moby lod),
+ * .vertex (packet_row, index or moby slot, x y z or moby px py pz, s, t),
+ * .triangle (packet_row, a b c or moby v0 v1 v2, texture_entry; tie lod,
+ * shrub zero_area) and .instance (class_row, c0x..c2z, and c3x c3y c3z or
+ * moby x y z); docs/golden.md "What is drawn". */
 #ifndef GC_RENDER_H
 #define GC_RENDER_H
 
