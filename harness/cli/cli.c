@@ -15,7 +15,12 @@
 
 void gc_term_init(gc_term *t, int fd)
 {
-    t->color = isatty(fd) && !getenv("NO_COLOR");
+    gc_term_init_color(t, fd, GC_COLOR_AUTO);
+}
+
+void gc_term_init_color(gc_term *t, int fd, int mode)
+{
+    t->color = gc_color_enabled(mode, fd);
     t->red = t->color ? "\033[31m" : "";
     t->green = t->color ? "\033[32m" : "";
     t->yellow = t->color ? "\033[33m" : "";
@@ -36,186 +41,190 @@ int gc_cli_uint(const char *s, unsigned long long max, unsigned long long *out)
     return 0;
 }
 
-const char gc_cli_sweep_options_help[] =
-    "corpus:\n"
-    "  --corpus DIR|F.iso   directory with LEVEL0.WAD .. LEVEL26.WAD (any case), or an\n"
-    "                       ISO 9660 disc image holding them (its RC2.HDR is checked);\n"
-    "                       default: the synthetic corpus, generated once into\n"
-    "                       ~/.cache/gcverify\n"
-    "  --scale retail|small|edge  synthetic corpus scale (default retail; edge: small\n"
-    "                       levels at the format's legal extremes)\n"
-    "  --seed N             synthetic corpus seed (default 1)\n"
-    "selection:\n"
-    "  --levels LIST        levels to run, e.g. 0,3,5-7 (default all 27)\n"
-    "  --shard K/N          run the K-th of N deterministic level subsets (for CI matrices;\n"
-    "                       combine the reports with `gcverify merge`)\n"
-    "  --only GLOB          only invariants whose id matches GLOB (e.g. 'tfrag.*')\n"
-    "  --tier gate|nightly  gate: the every-push tier; nightly: every invariant (default)\n"
-    "  --invariants DIR     invariant YAML directory (default: invariants/ of the data\n"
-    "                       directory: share/gcverify when installed, the checkout in a\n"
-    "                       build tree, or $GCVERIFY_DATA_DIR)\n"
-    "  --jobs N             levels decoded in parallel (default: the core count)\n"
-    "  --memory-limit SIZE  memory budget of the levels in flight, e.g. 4G or 512M\n"
-    "                       (default: half the physical memory, or of the cgroup limit); a\n"
-    "                       level waits for budget before it allocates past it\n"
-    "  --level-memory-limit SIZE  cap of one level (default: the memory limit); a level\n"
-    "                       past it fails with 'memory limit reached' in its decode rows\n"
-    "baselines:\n"
-    "  --baseline F         metric baseline (default golden/metrics.yaml for the synthetic\n"
-    "                       retail corpus, golden/metrics-small.yaml / -edge.yaml for small /\n"
-    "                       edge; none for\n"
-    "                       --corpus); 'none' disables the comparison. A named file must\n"
-    "                       exist, and must have been blessed for this corpus (its\n"
-    "                       identity, docs/golden.md), checked before decoding\n"
-    "  --accept-corpus-mismatch  compare with a baseline of another corpus identity\n"
-    "                       (a modified copy of the blessed corpus)\n"
-    "  --frames-golden F    frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
-    "                       a named file must exist\n"
-    "  --no-frames          do not render or compare frames\n"
-    "  --lighting on|off    draw tfrag with the lighting pass's colours (on, the default)\n"
-    "                       or the stored unlit ones (off; frames then differ from goldens)\n"
-    "  --snapshots          keep every decoded column in the column store ($GC_COLUMN_STORE,\n"
-    "                       else the cache's columns/), so `gcverify diff` of two such\n"
-    "                       reports names the changed rows (bless always keeps them)\n"
-    "  --frames-out DIR     write every rendered frame as PNG (and into the image store)\n"
-    "  --golden-images DIR  for each regressed frame write actual, expected (from the image\n"
-    "                       store) and diff PNGs, and count the pixels that changed\n"
-    "  --frame-store DIR    the frame image store (default $GC_FRAME_STORE, else\n"
-    "                       ~/.cache/gcverify/frames)\n"
-    "  --inject-fault NAME  re-introduce a catalogued decoder defect (GC_FAULTS builds)\n"
-    "  --samples N          failures kept per invariant and level (default 5)\n";
+static const gc_opt sweep_corpus_opts[] = {
+    {"corpus", GC_SWEEP_K_CORPUS, "DIR|F.iso",
+     "directory with LEVEL0.WAD .. LEVEL26.WAD (any case), or an\n"
+     "ISO 9660 disc image holding them (its RC2.HDR is checked);\n"
+     "default: the synthetic corpus, generated once into\n"
+     "~/.cache/gcverify"},
+    {"scale", GC_SWEEP_K_SCALE, "retail|small|edge",
+     "synthetic corpus scale (default retail; edge: small\n"
+     "levels at the format's legal extremes)"},
+    {"seed", GC_SWEEP_K_SEED, "N",
+     "synthetic corpus seed (default 1)"},
+};
+static const gc_opt sweep_selection_opts[] = {
+    {"levels", GC_SWEEP_K_LEVELS, "LIST",
+     "levels to run, e.g. 0,3,5-7 (default all 27)"},
+    {"shard", GC_SWEEP_K_SHARD, "K/N",
+     "run the K-th of N deterministic level subsets (for CI matrices;\n"
+     "combine the reports with `gcverify merge`)"},
+    {"only", GC_SWEEP_K_ONLY, "GLOB",
+     "only invariants whose id matches GLOB (e.g. 'tfrag.*')"},
+    {"tier", GC_SWEEP_K_TIER, "gate|nightly",
+     "gate: the every-push tier; nightly: every invariant (default)"},
+    {"invariants", GC_SWEEP_K_INVARIANTS, "DIR",
+     "invariant YAML directory (default: invariants/ of the data\n"
+     "directory: share/gcverify when installed, the checkout in a\n"
+     "build tree, or $GCVERIFY_DATA_DIR)"},
+    {"jobs", 'j', "N",
+     "levels decoded in parallel (default: the core count)"},
+    {"memory-limit", GC_SWEEP_K_MEMORY_LIMIT, "SIZE",
+     "memory budget of the levels in flight, e.g. 4G or 512M\n"
+     "(default: half the physical memory, or of the cgroup limit); a\n"
+     "level waits for budget before it allocates past it"},
+    {"level-memory-limit", GC_SWEEP_K_LEVEL_MEMORY_LIMIT, "SIZE",
+     "cap of one level (default: the memory limit); a level\n"
+     "past it fails with 'memory limit reached' in its decode rows"},
+};
+static const gc_opt sweep_baselines_opts[] = {
+    {"baseline", GC_SWEEP_K_BASELINE, "F",
+     "metric baseline (default golden/metrics.yaml for the synthetic\n"
+     "retail corpus, golden/metrics-small.yaml / -edge.yaml for small /\n"
+     "edge; none for\n"
+     "--corpus); 'none' disables the comparison. A named file must\n"
+     "exist, and must have been blessed for this corpus (its\n"
+     "identity, docs/golden.md), checked before decoding"},
+    {"accept-corpus-mismatch", GC_SWEEP_K_ACCEPT_CORPUS_MISMATCH, NULL,
+     "compare with a baseline of another corpus identity\n"
+     "(a modified copy of the blessed corpus)"},
+    {"frames-golden", GC_SWEEP_K_FRAMES_GOLDEN, "F",
+     "frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
+     "a named file must exist"},
+    {"no-frames", GC_SWEEP_K_NO_FRAMES, NULL,
+     "do not render or compare frames"},
+    {"lighting", GC_SWEEP_K_LIGHTING, "on|off",
+     "draw tfrag with the lighting pass's colours (on, the default)\n"
+     "or the stored unlit ones (off; frames then differ from goldens)"},
+    {"snapshots", GC_SWEEP_K_SNAPSHOTS, NULL,
+     "keep every decoded column in the column store ($GC_COLUMN_STORE,\n"
+     "else the cache's columns/), so `gcverify diff` of two such\n"
+     "reports names the changed rows (bless always keeps them)"},
+    {"frames-out", GC_SWEEP_K_FRAMES_OUT, "DIR",
+     "write every rendered frame as PNG (and into the image store)"},
+    {"golden-images", GC_SWEEP_K_GOLDEN_IMAGES, "DIR",
+     "for each regressed frame write actual, expected (from the image\n"
+     "store) and diff PNGs, and count the pixels that changed"},
+    {"frame-store", GC_SWEEP_K_FRAME_STORE, "DIR",
+     "the frame image store (default $GC_FRAME_STORE, else\n"
+     "~/.cache/gcverify/frames)"},
+    {"inject-fault", GC_SWEEP_K_INJECT_FAULT, "NAME",
+     "re-introduce a catalogued decoder defect (GC_FAULTS builds)"},
+    {"samples", GC_SWEEP_K_SAMPLES, "N",
+     "failures kept per invariant and level (default 5)"},
+};
 
-static int need(int argc, char **argv, int *i, const char **v, char *err, size_t errlen)
-{
-    if (*i + 1 >= argc) {
-        snprintf(err, errlen, "%s needs a value", argv[*i]);
-        return -1;
-    }
-    *v = argv[++*i];
-    return 0;
-}
+const gc_opt_group gc_cli_sweep_groups[GC_CLI_SWEEP_GROUPS] = {
+    GC_OPT_GROUP("corpus:", sweep_corpus_opts),
+    GC_OPT_GROUP("selection:", sweep_selection_opts),
+    GC_OPT_GROUP("baselines:", sweep_baselines_opts),
+};
 
-int gc_cli_sweep_option(int argc, char **argv, int *i, gc_sweep_opts *o, char *err, size_t errlen)
+int gc_cli_sweep_apply(const gc_opts *p, int key, gc_sweep_opts *o)
 {
-    const char *a = argv[*i], *v = NULL;
+    const char *v = p->value;
     unsigned long long n;
-#define VAL()                                                                                      \
-    do {                                                                                           \
-        if (need(argc, argv, i, &v, err, errlen) != 0)                                             \
-            return -1;                                                                             \
-    } while (0)
-    if (strcmp(a, "--corpus") == 0) {
-        VAL();
+    switch (key) {
+    case GC_SWEEP_K_CORPUS:
         o->corpus_dir = v;
-    } else if (strcmp(a, "--scale") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_SCALE:
         o->scale = sy_scale_parse(v);
-        if (o->scale < 0) {
-            snprintf(err, errlen, "--scale takes retail, small or edge, not '%s'", v);
-            return -1;
-        }
-    } else if (strcmp(a, "--seed") == 0) {
-        VAL();
-        if (gc_cli_uint(v, 0xffffffffu, &n) != 0) {
-            snprintf(err, errlen, "--seed takes a number, not '%s'", v);
-            return -1;
-        }
+        if (o->scale < 0)
+            return gc_opts_bad(p, "--scale takes retail, small or edge, not '%s'", v), -1;
+        break;
+    case GC_SWEEP_K_SEED:
+        if (gc_cli_uint(v, 0xffffffffu, &n) != 0)
+            return gc_opts_bad(p, "--seed takes a number, not '%s'", v), -1;
         o->seed = (uint32_t)n;
-    } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
-        VAL();
-        if (gc_cli_uint(v, 256, &n) != 0 || n == 0) {
-            snprintf(err, errlen, "--jobs takes a number from 1 to 256, not '%s'", v);
-            return -1;
-        }
+        break;
+    case 'j':
+        if (gc_cli_uint(v, 256, &n) != 0 || n == 0)
+            return gc_opts_bad(p, "--jobs takes a number from 1 to 256, not '%s'", v), -1;
         o->jobs = (unsigned)n;
-    } else if (strcmp(a, "--memory-limit") == 0 || strcmp(a, "--level-memory-limit") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_MEMORY_LIMIT:
+    case GC_SWEEP_K_LEVEL_MEMORY_LIMIT: {
         size_t bytes;
-        if (gc_parse_size(v, &bytes) != 0 || bytes < (1u << 20)) {
-            snprintf(err, errlen, "%s takes a size of at least 1M, like 512M or 4G, not '%s'", a,
-                     v);
-            return -1;
-        }
-        if (a[2] == 'm')
+        if (gc_parse_size(v, &bytes) != 0 || bytes < (1u << 20))
+            return gc_opts_bad(p, "--%s takes a size of at least 1M, like 512M or 4G, not '%s'",
+                               p->opt->name, v),
+                   -1;
+        if (key == GC_SWEEP_K_MEMORY_LIMIT)
             o->memory_limit_bytes = bytes;
         else
             o->level_memory_limit_bytes = bytes;
-    } else if (strcmp(a, "--levels") == 0) {
-        VAL();
-        if (gc_parse_level_list(v, o->levels, &o->level_count) != 0) {
-            snprintf(err, errlen, "--levels takes a list like 0,3,5-7 of levels 0..26, not '%s'",
-                     v);
-            return -1;
-        }
-    } else if (strcmp(a, "--shard") == 0) {
-        VAL();
+        break;
+    }
+    case GC_SWEEP_K_LEVELS:
+        if (gc_parse_level_list(v, o->levels, &o->level_count) != 0)
+            return gc_opts_bad(p, "--levels takes a list like 0,3,5-7 of levels 0..26, not '%s'",
+                               v),
+                   -1;
+        break;
+    case GC_SWEEP_K_SHARD: {
         int k, nn;
         char c;
-        if (sscanf(v, "%d/%d%c", &k, &nn, &c) != 2 || nn < 1 || nn > 27 || k < 1 || k > nn) {
-            snprintf(err, errlen, "--shard takes K/N with 1 <= K <= N <= 27, not '%s'", v);
-            return -1;
-        }
+        if (sscanf(v, "%d/%d%c", &k, &nn, &c) != 2 || nn < 1 || nn > 27 || k < 1 || k > nn)
+            return gc_opts_bad(p, "--shard takes K/N with 1 <= K <= N <= 27, not '%s'", v), -1;
         o->shard_k = k;
         o->shard_n = nn;
-    } else if (strcmp(a, "--only") == 0) {
-        VAL();
+        break;
+    }
+    case GC_SWEEP_K_ONLY:
         o->only = v;
-    } else if (strcmp(a, "--tier") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_TIER:
         if (strcmp(v, "gate") == 0)
             o->tier_nightly = 0;
         else if (strcmp(v, "nightly") == 0)
             o->tier_nightly = 1;
-        else {
-            snprintf(err, errlen, "--tier takes gate or nightly, not '%s'", v);
-            return -1;
-        }
-    } else if (strcmp(a, "--invariants") == 0) {
-        VAL();
+        else
+            return gc_opts_bad(p, "--tier takes gate or nightly, not '%s'", v), -1;
+        break;
+    case GC_SWEEP_K_INVARIANTS:
         o->invariants_dir = v;
-    } else if (strcmp(a, "--baseline") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_BASELINE:
         o->baseline = strcmp(v, "none") == 0 ? "" : v;
-    } else if (strcmp(a, "--frames-golden") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_FRAMES_GOLDEN:
         o->frames_golden = strcmp(v, "none") == 0 ? "" : v;
-    } else if (strcmp(a, "--accept-corpus-mismatch") == 0) {
+        break;
+    case GC_SWEEP_K_ACCEPT_CORPUS_MISMATCH:
         o->accept_corpus_mismatch = 1;
-    } else if (strcmp(a, "--frame-store") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_FRAME_STORE:
         o->frame_store = v;
-    } else if (strcmp(a, "--no-frames") == 0) {
+        break;
+    case GC_SWEEP_K_NO_FRAMES:
         o->no_frames = 1;
-    } else if (strcmp(a, "--lighting") == 0) {
-        VAL();
-        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
-            o->lighting_off = strcmp(v, "off") == 0;
-        else {
-            snprintf(err, errlen, "--lighting takes on or off, not '%s'", v);
-            return -1;
-        }
-    } else if (strcmp(a, "--snapshots") == 0) {
+        break;
+    case GC_SWEEP_K_LIGHTING:
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return gc_opts_bad(p, "--lighting takes on or off, not '%s'", v), -1;
+        o->lighting_off = strcmp(v, "off") == 0;
+        break;
+    case GC_SWEEP_K_SNAPSHOTS:
         o->store_columns = 1;
-    } else if (strcmp(a, "--frames-out") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_FRAMES_OUT:
         o->frames_out = v;
-    } else if (strcmp(a, "--golden-images") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_GOLDEN_IMAGES:
         o->golden_images = v;
-    } else if (strcmp(a, "--inject-fault") == 0) {
-        VAL();
+        break;
+    case GC_SWEEP_K_INJECT_FAULT:
         o->fault = v;
-    } else if (strcmp(a, "--samples") == 0) {
-        VAL();
-        if (gc_cli_uint(v, 1000, &n) != 0) {
-            snprintf(err, errlen, "--samples takes a number up to 1000, not '%s'", v);
-            return -1;
-        }
+        break;
+    case GC_SWEEP_K_SAMPLES:
+        if (gc_cli_uint(v, 1000, &n) != 0)
+            return gc_opts_bad(p, "--samples takes a number up to 1000, not '%s'", v), -1;
         o->max_samples = (size_t)n;
-    } else {
+        break;
+    default:
         return 0;
     }
-#undef VAL
     return 1;
 }
 

@@ -17,6 +17,7 @@
 
 #include "gc_exit.h"
 #include "gc_fsutil.h"
+#include "gc_cli_opts.h"
 #include "gc_history_args.h"
 #include "gc_paths.h"
 #include "gc_report.h"
@@ -179,28 +180,34 @@ static int copy_file(const char *from, const char *to, mode_t mode)
     return rc == 0 ? chmod(to, mode) : -1;
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gcverify bisect --good REV --bad REV [--invariant ID [--level N] |\n"
-               "                       --frame N:VIEW | --metric N:NAME] [--repo DIR]\n"
-               "                       [--build-dir DIR] [--jobs N] [-- SWEEP OPTIONS...]\n\n"
-               "Find the first commit between REV (good) and REV (bad) at which the item\n"
-               "goes bad, with `git bisect run`: each step builds gcverify from the\n"
-               "checked-out commit (in a build directory outside the checkout), runs\n"
-               "`gcverify sweep --quiet --json F SWEEP OPTIONS` and judges the item from\n"
-               "the report: an invariant failing any row (on --level N, or any level), a\n"
-               "frame that regressed, a metric that moved against that commit's baseline.\n"
-               "With no item, a gating sweep (exit 1) is bad. A commit that does not build\n"
-               "or whose sweep cannot run (exit 2 or more) is skipped (exit 125). The\n"
-               "checkout is restored afterwards (git bisect reset).\n\n"
-               "  --repo DIR           the checkout (default: the one this gcverify was\n"
-               "                       built from, else the working directory); its tracked\n"
-               "                       files must be unmodified\n"
-               "  --build-dir DIR      reuse this build directory (default: a temporary one)\n"
-               "  --jobs N             build jobs (default 2)\n\n"
-               "Prints 'first bad commit: SHA subject'. exit codes: 0 found; 1 not found\n"
-               "(only skipped commits left, or good was not good); 2 bad usage.\n");
-}
+enum { K_GOOD = GC_OPT_LONG, K_BAD, K_REPO, K_BUILD_DIR, K_JOBS };
+
+static const gc_opt bisect_opts[] = {
+    {"good", K_GOOD, "REV", "a commit where the item is good (required)"},
+    {"bad", K_BAD, "REV", "a commit where the item is bad (required)"},
+    {"repo", K_REPO, "DIR",
+     "the checkout (default: the one this gcverify was\n"
+     "built from, else the working directory); its tracked\n"
+     "files must be unmodified"},
+    {"build-dir", K_BUILD_DIR, "DIR", "reuse this build directory (default: a temporary one)"},
+    {"jobs", K_JOBS, "N", "build jobs (default 2)"},
+};
+
+static const char bisect_about[] =
+    "Find the first commit between REV (good) and REV (bad) at which the item\n"
+    "goes bad, with `git bisect run`: each step builds gcverify from the\n"
+    "checked-out commit (in a build directory outside the checkout), runs\n"
+    "`gcverify sweep --quiet --json F SWEEP OPTIONS` and judges the item from\n"
+    "the report: an invariant failing any row (on --level N, or any level), a\n"
+    "frame that regressed, a metric that moved against that commit's baseline.\n"
+    "With no item, a gating sweep (exit 1) is bad. A commit that does not build\n"
+    "or whose sweep cannot run (exit 2 or more) is skipped (exit 125). The\n"
+    "checkout is restored afterwards (git bisect reset). Everything after `--`\n"
+    "is passed to each step's sweep.\n";
+
+static const char bisect_footer[] =
+    "Prints 'first bad commit: SHA subject'. exit codes: 0 found; 1 not found\n"
+    "(only skipped commits left, or good was not good); 2 bad usage.\n";
 
 int gc_cmd_bisect(int argc, char **argv)
 {
@@ -211,39 +218,50 @@ int gc_cmd_bisect(int argc, char **argv)
     const char *good = NULL, *bad = NULL, *repo = NULL, *build_dir = NULL, *jobs = "2";
     char err[1024];
     int sweep_from = argc;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            sweep_from = i + 1;
-            break;
-        }
-        int r = gc_hist_arg(argc, argv, &i, &a, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify bisect: %s\n", err);
+    const gc_opt_group groups[] = {GC_OPT_GROUP("bisect:", bisect_opts), gc_hist_group};
+    const gc_cmd_spec spec = GC_CMD_SPEC(
+        "bisect",
+        "--good REV --bad REV [--invariant ID [--level N] |\n"
+        "--frame N:VIEW | --metric N:NAME] [--repo DIR]\n"
+        "[--build-dir DIR] [--jobs N] [-- SWEEP OPTIONS...]",
+        bisect_about, groups, bisect_footer);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    (void)err;
+    for (int k; sweep_from == argc && (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_hist_apply(&p, k, &a);
+        if (r < 0)
             return GC_EXIT_USAGE;
-        }
         if (r > 0)
             continue;
-        const char *o = argv[i];
-        const char **dst = strcmp(o, "--good") == 0        ? &good
-                           : strcmp(o, "--bad") == 0       ? &bad
-                           : strcmp(o, "--repo") == 0      ? &repo
-                           : strcmp(o, "--build-dir") == 0 ? &build_dir
-                           : strcmp(o, "--jobs") == 0      ? &jobs
-                                                           : NULL;
-        if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-            usage(stdout);
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        }
-        if (!dst) {
-            fprintf(stderr, "gcverify bisect: unknown option '%s' (see gcverify bisect --help)\n",
-                    o);
+        case GC_OPT_ERROR:
             return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            if (!p.after_dashdash)
+                return gc_opts_usage_error(&spec, "unexpected '%s' (sweep options go after --)",
+                                           p.value);
+            sweep_from = p.rest - 1; /* this and the rest: the sweep's */
+            break;
+        case K_GOOD:
+            good = p.value;
+            break;
+        case K_BAD:
+            bad = p.value;
+            break;
+        case K_REPO:
+            repo = p.value;
+            break;
+        case K_BUILD_DIR:
+            build_dir = p.value;
+            break;
+        case K_JOBS:
+            jobs = p.value;
+            break;
         }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "gcverify bisect: %s needs a value\n", o);
-            return GC_EXIT_USAGE;
-        }
-        *dst = argv[++i];
     }
     if (!good || !bad) {
         fprintf(stderr, "gcverify bisect: --good REV and --bad REV are needed\n");

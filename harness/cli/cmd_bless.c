@@ -19,6 +19,7 @@
 #include "gc_baseline.h"
 #include "gc_bless_targets.h"
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_golden_frames.h"
@@ -28,29 +29,34 @@
 
 int gc_cmd_bless(int argc, char **argv);
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify bless --reason \"...\" [--frames] [--ledger F] [sweep options]\n\n"
-            "Runs the sweep and writes its per-level metrics as the new baseline\n"
-            "(golden/metrics.yaml for the default corpus), and with --frames its frame\n"
-            "hashes as the new goldens (golden/frames.yaml), each atomically. Appends the\n"
-            "date, the reason and every field that moved to LEDGER.md in the baseline's\n"
-            "directory (golden/LEDGER.md for the project's baselines; --ledger F overrides).\n"
-            "Bless writes only beside its baselines, never into an installed gcverify's\n"
-            "share/gcverify: an installed gcverify blesses only with --baseline F (and\n"
-            "--frames-golden F with --frames).\n"
-            "Refuses in CI (CI, GITHUB_ACTIONS, GITLAB_CI, BUILDKITE or JENKINS_URL set),\n"
-            "and without a reason. A transaction: everything is decided (sweep run, every\n"
-            "input read, frames checked) before anything is written; the files are staged,\n"
-            "a journal names them, then they are renamed; a bless stopped half-way is\n"
-            "completed by the next one. An exclusive lock (.gcverify-bless.lock in the\n"
-            "baseline's directory) is held for the whole bless.\n"
-            "exit codes: 0 blessed; 1 a frame in error (nothing written); 2 bad usage, CI,\n"
-            "unreadable baseline or ledger; 3 corpus unreadable; 4 part of the corpus\n"
-            "unreadable (nothing written); 5 a file could not be written.\n\n%s",
-            gc_cli_sweep_options_help);
-}
+enum { K_REASON = GC_OPT_LONG, K_FRAMES, K_LEDGER };
+
+static const gc_opt bless_opts[] = {
+    {"reason", K_REASON, "TEXT", "why the baseline moves (required; goes into LEDGER.md)"},
+    {"frames", K_FRAMES, NULL, "also write the frame hashes as the new goldens"},
+    {"ledger", K_LEDGER, "F", "the ledger (default LEDGER.md beside the baseline)"},
+};
+
+static const char bless_about[] =
+    "Runs the sweep and writes its per-level metrics as the new baseline\n"
+    "(golden/metrics.yaml for the default corpus), and with --frames its frame\n"
+    "hashes as the new goldens (golden/frames.yaml), each atomically. Appends the\n"
+    "date, the reason and every field that moved to LEDGER.md in the baseline's\n"
+    "directory (golden/LEDGER.md for the project's baselines; --ledger F overrides).\n"
+    "Bless writes only beside its baselines, never into an installed gcverify's\n"
+    "share/gcverify: an installed gcverify blesses only with --baseline F (and\n"
+    "--frames-golden F with --frames).\n"
+    "Refuses in CI (CI, GITHUB_ACTIONS, GITLAB_CI, BUILDKITE or JENKINS_URL set),\n"
+    "and without a reason. A transaction: everything is decided (sweep run, every\n"
+    "input read, frames checked) before anything is written; the files are staged,\n"
+    "a journal names them, then they are renamed; a bless stopped half-way is\n"
+    "completed by the next one. An exclusive lock (.gcverify-bless.lock in the\n"
+    "baseline's directory) is held for the whole bless.\n";
+
+static const char bless_footer[] =
+    "exit codes: 0 blessed; 1 a frame in error (nothing written); 2 bad usage, CI,\n"
+    "unreadable baseline or ledger; 3 corpus unreadable; 4 part of the corpus\n"
+    "unreadable (nothing written); 5 a file could not be written.\n";
 
 /* Paths inside the data directory (the checkout's, gc_paths.h) are written
  * relative to it, so the ledger reads the same from every checkout. */
@@ -319,27 +325,39 @@ int gc_cmd_bless(int argc, char **argv)
     const char *reason = NULL, *ledger = NULL;
     int frames = 0;
     char err[4096];
-    for (int i = 1; i < argc; i++) {
-        int r = gc_cli_sweep_option(argc, argv, &i, &o, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify bless: %s\n", err);
-            return 2;
-        }
+    const gc_opt_group groups[] = {
+        GC_OPT_GROUP("bless:", bless_opts),
+        gc_cli_sweep_groups[0],
+        gc_cli_sweep_groups[1],
+        gc_cli_sweep_groups[2],
+    };
+    const gc_cmd_spec spec = GC_CMD_SPEC("bless", "--reason \"...\" [--frames] [--ledger F] [sweep options]",
+                                         bless_about, groups, bless_footer);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_cli_sweep_apply(&p, k, &o);
+        if (r < 0)
+            return GC_EXIT_USAGE;
         if (r > 0)
             continue;
-        if (strcmp(argv[i], "--reason") == 0 && i + 1 < argc) {
-            reason = argv[++i];
-        } else if (strcmp(argv[i], "--frames") == 0) {
-            frames = 1;
-        } else if (strcmp(argv[i], "--ledger") == 0 && i + 1 < argc) {
-            ledger = argv[++i];
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else {
-            fprintf(stderr, "gcverify bless: unknown option '%s' (see gcverify bless --help)\n",
-                    argv[i]);
-            return 2;
+        case GC_OPT_ERROR:
+            return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_REASON:
+            reason = p.value;
+            break;
+        case K_FRAMES:
+            frames = 1;
+            break;
+        case K_LEDGER:
+            ledger = p.value;
+            break;
         }
     }
     const char *ci_name, *ci_value;

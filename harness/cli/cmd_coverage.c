@@ -8,6 +8,7 @@
 
 #include "gc_baseline.h"
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_coverage.h"
 #include "gc_inv.h"
 #include "gc_level.h"
@@ -81,33 +82,56 @@ int gc_cmd_coverage(int argc, char **argv)
     gc_data_path(def_base, sizeof def_base, "golden/metrics-small.yaml");
     const char *dir = def_dir, *baseline = def_base;
     int check = 0, check_kinds = 0, markdown = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--invariants") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc) {
-            baseline = argv[++i];
-        } else if (strcmp(argv[i], "--check") == 0) {
-            check = 1;
-        } else if (strcmp(argv[i], "--check-kinds") == 0) {
-            check_kinds = 1;
-        } else if (strcmp(argv[i], "--markdown") == 0) {
-            markdown = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gcverify coverage [--invariants DIR] [--baseline F] [--markdown]\n"
-                   "                         [--check] [--check-kinds]\n\n"
-                   "For every table and column: the invariants that read it, the metrics that\n"
-                   "aggregate it, 'digest only' when only its column digest in the baseline\n"
-                   "(default golden/metrics-small.yaml; 'none': no digests) guards it, or\n"
-                   "'nothing'; per table the share of columns a semantic invariant checks; then\n"
-                   "the columns no invariant reads, with the mission's kinds (counts, chains,\n"
-                   "spheres, opacity, positions, indices) named. --check: exit 1 if a column is\n"
-                   "guarded by nothing (the gate runs it); --check-kinds: exit 1 if a column of\n"
-                   "the mission's kinds is guarded by its digest alone. See\n"
-                   "docs/verification.md.\n");
+    enum { K_INVARIANTS = GC_OPT_LONG, K_BASELINE, K_CHECK, K_CHECK_KINDS, K_MARKDOWN };
+    static const gc_opt opts[] = {
+        {"invariants", K_INVARIANTS, "DIR", "invariant YAML directory (default: the data directory's)"},
+        {"baseline", K_BASELINE, "F",
+         "the baseline whose column digests count as guards\n"
+         "(default golden/metrics-small.yaml; 'none': no digests)"},
+        {"markdown", K_MARKDOWN, NULL, "Markdown tables instead of text"},
+        {"check", K_CHECK, NULL, "exit 1 if a column is guarded by nothing (the gate runs it)"},
+        {"check-kinds", K_CHECK_KINDS, NULL,
+         "exit 1 if a column of the mission's kinds is guarded by\n"
+         "its digest alone"},
+    };
+    static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
+    static const gc_cmd_spec spec = GC_CMD_SPEC(
+        "coverage",
+        "[--invariants DIR] [--baseline F] [--markdown]\n"
+        "[--check] [--check-kinds]",
+        "For every table and column: the invariants that read it, the metrics that\n"
+        "aggregate it, 'digest only' when only its column digest in the baseline\n"
+        "guards it, or 'nothing'; per table the share of columns a semantic invariant\n"
+        "checks; then the columns no invariant reads, with the mission's kinds\n"
+        "(counts, chains, spheres, opacity, positions, indices) named. See\n"
+        "docs/verification.md.\n",
+        groups, NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else {
-            fprintf(stderr, "gcverify coverage: unknown option '%s'\n", argv[i]);
+        case GC_OPT_ERROR:
             return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_INVARIANTS:
+            dir = p.value;
+            break;
+        case K_BASELINE:
+            baseline = p.value;
+            break;
+        case K_CHECK:
+            check = 1;
+            break;
+        case K_CHECK_KINDS:
+            check_kinds = 1;
+            break;
+        case K_MARKDOWN:
+            markdown = 1;
+            break;
         }
     }
     gc_inv_set *set = gc_cli_load_invariants("coverage", dir);

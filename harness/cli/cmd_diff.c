@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli_opts.h"
 #include "gc_column_store.h"
 #include "gc_digest.h"
 #include "gc_fsutil.h"
@@ -121,44 +122,49 @@ int gc_cmd_diff(int argc, char **argv)
 {
     const char *paths[2] = {NULL, NULL};
     int np = 0, fmt = FMT_TEXT;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            printf("usage: gcverify diff OLD.json NEW.json [--format text|json|markdown]\n\n"
-                   "Reports every metric (including each invariant's checked and failed counts)\n"
-                   "and every frame hash that differs between two sweep reports, field by field,\n"
-                   "and per invariant x level the rows that newly fail (+) and newly pass (-),\n"
-                   "from the reports' failure samples (exact when every failure is a sample;\n"
-                   "raise `sweep --samples N` otherwise). The JSON form is described in\n"
-                   "docs/report-format.md. Exit 0 if nothing changed, 1 if something did, 2 on\n"
-                   "bad input.\n");
+    enum { K_FORMAT = GC_OPT_LONG };
+    static const gc_opt opts[] = {
+        {"format", K_FORMAT, "text|json|markdown", "output form (default text; md = markdown)"},
+    };
+    static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
+    static const gc_cmd_spec spec = GC_CMD_SPEC(
+        "diff", "OLD.json NEW.json [--format text|json|markdown]",
+        "Reports every metric (including each invariant's checked and failed counts)\n"
+        "and every frame hash that differs between two sweep reports, field by field,\n"
+        "and per invariant x level the rows that newly fail (+) and newly pass (-),\n"
+        "from the reports' failure samples (exact when every failure is a sample;\n"
+        "raise `sweep --samples N` otherwise). The JSON form is described in\n"
+        "docs/report-format.md. Exit 0 if nothing changed, 1 if something did, 2 on\n"
+        "bad input.\n",
+        groups, NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (strcmp(a, "--format") == 0 && i + 1 < argc) {
-            const char *v = argv[++i];
-            if (strcmp(v, "text") == 0)
-                fmt = FMT_TEXT;
-            else if (strcmp(v, "json") == 0)
-                fmt = FMT_JSON;
-            else if (strcmp(v, "markdown") == 0 || strcmp(v, "md") == 0)
-                fmt = FMT_MD;
-            else {
-                fprintf(stderr, "gcverify diff: --format takes text, json or markdown, not '%s'\n",
-                        v);
-                return 2;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gcverify diff: unknown option or missing value '%s'\n", a);
+        case GC_OPT_ERROR:
             return 2;
-        } else if (np < 2) {
-            paths[np++] = a;
-        } else {
-            np = 3;
+        case GC_OPT_ARG:
+            if (np < 2)
+                paths[np] = p.value;
+            np++;
+            break;
+        case K_FORMAT:
+            if (strcmp(p.value, "text") == 0)
+                fmt = FMT_TEXT;
+            else if (strcmp(p.value, "json") == 0)
+                fmt = FMT_JSON;
+            else if (strcmp(p.value, "markdown") == 0 || strcmp(p.value, "md") == 0)
+                fmt = FMT_MD;
+            else
+                return gc_opts_bad(&p, "--format takes text, json or markdown, not '%s'", p.value);
+            break;
         }
     }
-    if (np != 2) {
-        fprintf(stderr, "usage: gcverify diff OLD.json NEW.json [--format text|json|markdown]\n");
-        return 2;
-    }
+    if (np != 2)
+        return gc_opts_usage_error(&spec, "two reports are needed, OLD.json and NEW.json");
     gc_report a, b;
     if (load(paths[0], &a) != 0)
         return 2;

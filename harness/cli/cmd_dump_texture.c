@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli_opts.h"
 #include "gc_corpus.h"
 #include "gc_exit.h"
 #include "gc_level.h"
@@ -17,20 +18,31 @@
 
 int gc_cmd_dump_texture(int argc, char **argv);
 
-static void dump_usage(FILE *f)
-{
-    fprintf(f, "usage: gcverify dump-texture [--corpus DIR] --level N --texture I [--mip M]\n"
-               "                             -o FILE.png [--scale retail|small|edge] [--seed S]\n"
-               "\n"
-               "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when no\n"
-               "--corpus is given, and writes tfrag texture I as an RGBA PNG: 8-bit indices\n"
-               "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
-               "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
-               "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
-               "file and renamed (-o - is standard output). Exit codes: 0 ok; 1 the texture\n"
-               "could not be decoded; 2 bad usage; 3 corpus unreadable; 5 the PNG could not\n"
-               "be written.\n");
-}
+enum { K_CORPUS = GC_OPT_LONG, K_LEVEL, K_TEXTURE, K_MIP, K_SCALE, K_SEED };
+
+static const gc_opt dump_opts[] = {
+    {"corpus", K_CORPUS, "DIR", "the corpus (default: the synthetic one)"},
+    {"level", K_LEVEL, "N", "the level, 0..26 (required)"},
+    {"texture", K_TEXTURE, "I", "the tfrag texture index (required)"},
+    {"mip", K_MIP, "M", "mip level 0 (default) to 3"},
+    {"output", 'o', "FILE.png", "the PNG to write (required; - for stdout)"},
+    {"scale", K_SCALE, "retail|small|edge", "synthetic corpus scale (default retail)"},
+    {"seed", K_SEED, "S", "synthetic corpus seed (default 1)"},
+};
+static const gc_opt_group dump_groups[] = {GC_OPT_GROUP(NULL, dump_opts)};
+static const gc_cmd_spec dump_spec = GC_CMD_SPEC(
+    "dump-texture",
+    "[--corpus DIR] --level N --texture I [--mip M]\n"
+    "-o FILE.png [--scale retail|small|edge] [--seed S]",
+    "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when no\n"
+    "--corpus is given, and writes tfrag texture I as an RGBA PNG: 8-bit indices\n"
+    "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
+    "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
+    "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
+    "file and renamed (-o - is standard output).\n",
+    dump_groups,
+    "Exit codes: 0 ok; 1 the texture could not be decoded; 2 bad usage; 3 corpus\n"
+    "unreadable; 5 the PNG could not be written.\n");
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 {
@@ -50,54 +62,47 @@ int gc_cmd_dump_texture(int argc, char **argv)
     const char *corpus = NULL, *out = NULL;
     unsigned long level = ~0ul, texture = ~0ul, mip = 0, seed = 1;
     int scale = SY_SCALE_RETAIL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            dump_usage(stdout);
-            return 0;
-        }
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int takes = strcmp(a, "--corpus") == 0 || strcmp(a, "--level") == 0 ||
-                    strcmp(a, "--texture") == 0 || strcmp(a, "--mip") == 0 ||
-                    strcmp(a, "-o") == 0 || strcmp(a, "--scale") == 0 || strcmp(a, "--seed") == 0;
-        if (!takes) {
-            fprintf(stderr, "gcverify dump-texture: unknown option '%s'\n", a);
-            dump_usage(stderr);
-            return 2;
-        }
-        if (!v) {
-            fprintf(stderr, "gcverify dump-texture: %s needs a value\n", a);
-            return 2;
-        }
-        i++;
+    gc_opts p;
+    if (gc_opts_init(&p, &dump_spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        const char *v = p.value;
         int bad = 0;
-        if (strcmp(a, "--corpus") == 0)
+        switch (k) {
+        case GC_OPT_HELP:
+            return 0;
+        case GC_OPT_ERROR:
+            return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&dump_spec, "unexpected argument '%s'", v);
+        case K_CORPUS:
             corpus = v;
-        else if (strcmp(a, "-o") == 0)
+            break;
+        case 'o':
             out = v;
-        else if (strcmp(a, "--level") == 0)
+            break;
+        case K_LEVEL:
             bad = parse_uint(v, GC_LEVEL_COUNT - 1, &level);
-        else if (strcmp(a, "--texture") == 0)
+            break;
+        case K_TEXTURE:
             bad = parse_uint(v, UINT32_MAX, &texture);
-        else if (strcmp(a, "--mip") == 0)
+            break;
+        case K_MIP:
             bad = parse_uint(v, GC_TEXTURE_MIP_LEVELS - 1, &mip);
-        else if (strcmp(a, "--seed") == 0)
+            break;
+        case K_SEED:
             bad = parse_uint(v, UINT32_MAX, &seed);
-        else {
+            break;
+        case K_SCALE:
             scale = sy_scale_parse(v);
             bad = scale < 0;
+            break;
         }
-        if (bad) {
-            fprintf(stderr, "gcverify dump-texture: bad value '%s' for %s\n", v, a);
-            return 2;
-        }
+        if (bad)
+            return gc_opts_bad(&p, "bad value '%s' for %s", v, p.spelled);
     }
-    if (level == ~0ul || texture == ~0ul || !out) {
-        fprintf(stderr, "gcverify dump-texture: --level, --texture and -o are required\n");
-        dump_usage(stderr);
-        return 2;
-    }
-
+    if (level == ~0ul || texture == ~0ul || !out)
+        return gc_opts_usage_error(&dump_spec, "--level, --texture and -o are required");
     char err[512] = "";
     gc_corpus c;
     gc_level lv;

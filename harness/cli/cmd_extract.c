@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli_opts.h"
 #include "gc_corpus.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
@@ -16,16 +17,24 @@
 
 int gc_cmd_extract(int argc, char **argv);
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: gcverify extract [--corpus DIR] --level N --out DIR\n"
-               "  Decodes LEVEL<N>.WAD (of DIR, or of the default synthetic corpus) and writes\n"
-               "  data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
-               "  (decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n"
-               "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
-               "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
-               "be written.\n");
-}
+enum { K_CORPUS = GC_OPT_LONG, K_LEVEL };
+
+static const gc_opt extract_opts[] = {
+    {"corpus", K_CORPUS, "DIR", "the corpus (default: the synthetic one)"},
+    {"level", K_LEVEL, "N", "the level, 0..26 (required)"},
+    {"output", 'o', "DIR", "the output directory (required; created if missing)"},
+    {"out", 'o', "DIR", NULL},
+};
+static const gc_opt_group extract_groups[] = {GC_OPT_GROUP(NULL, extract_opts)};
+static const gc_cmd_spec extract_spec = GC_CMD_SPEC(
+    "extract", "[--corpus DIR] --level N -o DIR",
+    "Decodes LEVEL<N>.WAD (of DIR, or of the default synthetic corpus) and writes\n"
+    "data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
+    "(decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n",
+    extract_groups,
+    "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
+    "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
+    "be written.\n");
 
 static int write_one(const char *dir, const char *name, const uint8_t *p, size_t n, int have)
 {
@@ -47,32 +56,34 @@ int gc_cmd_extract(int argc, char **argv)
 {
     const char *corpus = NULL, *out = NULL;
     long level = -1;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
+    gc_opts p;
+    if (gc_opts_init(&p, &extract_spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        char *end;
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc) {
-            corpus = argv[++i];
-        } else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out = argv[++i];
-        } else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
-            char *end;
-            level = strtol(argv[++i], &end, 10);
-            if (*end || level < 0 || level >= GC_LEVEL_COUNT) {
-                fprintf(stderr, "gcverify extract: --level wants 0..%d, got '%s'\n",
-                        GC_LEVEL_COUNT - 1, argv[i]);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "gcverify extract: unknown or incomplete option '%s'\n", argv[i]);
-            usage(stderr);
+        case GC_OPT_ERROR:
             return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&extract_spec, "unexpected argument '%s'", p.value);
+        case K_CORPUS:
+            corpus = p.value;
+            break;
+        case 'o':
+            out = p.value;
+            break;
+        case K_LEVEL:
+            level = strtol(p.value, &end, 10);
+            if (!*p.value || *end || level < 0 || level >= GC_LEVEL_COUNT)
+                return gc_opts_bad(&p, "--level takes 0..%d, not '%s'", GC_LEVEL_COUNT - 1,
+                                   p.value);
+            break;
         }
     }
-    if (level < 0 || !out) {
-        usage(stderr);
-        return 2;
-    }
+    if (level < 0 || !out)
+        return gc_opts_usage_error(&extract_spec, "--level N and -o DIR are required");
     char err[512];
     gc_corpus c;
     gc_level lv;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_faultcheck.h"
 #include "gc_faults.h"
@@ -12,40 +13,61 @@
 
 int gc_cmd_faults(int argc, char **argv);
 
+enum { K_CHECK = GC_OPT_LONG, K_MARKDOWN };
+
+static const gc_opt faults_opts[] = {
+    {"check", K_CHECK, NULL,
+     "run the sweep clean and once per fault (default corpus:\n"
+     "the small synthetic one); exit 1 unless the clean run\n"
+     "passes and every fault makes its named invariant fail"},
+    {"markdown", K_MARKDOWN, "F", "with --check: write the table of docs/fault-catalogue.md"},
+};
+
 int gc_cmd_faults(int argc, char **argv)
 {
-    int check = 0;
+    int check = 0, scale_given = 0;
     const char *md = NULL;
     gc_sweep_opts o;
     gc_sweep_opts_init(&o);
     char err[4096];
-    for (int i = 1; i < argc; i++) {
-        int r = gc_cli_sweep_option(argc, argv, &i, &o, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify faults: %s\n", err);
-            return 2;
-        }
+    char about[512];
+    snprintf(about, sizeof about,
+             "Lists the fault catalogue: one historical decoder defect per line as\n"
+             "NAME INVARIANT DESCRIPTION. Re-introduce one with\n"
+             "`gcverify sweep --inject-fault NAME` in a build configured with\n"
+             "-DGC_FAULTS=ON (make FAULTS=ON); this build %s the switches.\n",
+             GC_FAULTS_BUILT ? "has" : "does not have");
+    const gc_opt_group groups[] = {
+        GC_OPT_GROUP("faults:", faults_opts),
+        gc_cli_sweep_groups[0],
+        gc_cli_sweep_groups[1],
+        gc_cli_sweep_groups[2],
+    };
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("faults", "[--check [--markdown F] [sweep options]]", about, groups, NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_cli_sweep_apply(&p, k, &o);
+        if (r < 0)
+            return GC_EXIT_USAGE;
+        scale_given |= k == GC_SWEEP_K_SCALE || k == GC_SWEEP_K_CORPUS;
         if (r > 0)
             continue;
-        if (strcmp(argv[i], "--check") == 0) {
-            check = 1;
-        } else if (strcmp(argv[i], "--markdown") == 0 && i + 1 < argc) {
-            md = argv[++i];
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gcverify faults [--check [--markdown F] [sweep options]]\n\n"
-                   "Lists the fault catalogue: one historical decoder defect per line as\n"
-                   "NAME INVARIANT DESCRIPTION. Re-introduce one with\n"
-                   "`gcverify sweep --inject-fault NAME` in a build configured with\n"
-                   "-DGC_FAULTS=ON (make FAULTS=ON); this build %s the switches.\n\n"
-                   "--check runs the sweep clean and once per fault (default corpus: the small\n"
-                   "synthetic one) and exits 1 unless the clean run passes and every fault makes\n"
-                   "its named invariant fail; --markdown F writes the table of\n"
-                   "docs/fault-catalogue.md.\n",
-                   GC_FAULTS_BUILT ? "has" : "does not have");
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else {
-            fprintf(stderr, "gcverify faults: unknown option '%s'\n", argv[i]);
-            return 2;
+        case GC_OPT_ERROR:
+            return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_CHECK:
+            check = 1;
+            break;
+        case K_MARKDOWN:
+            md = p.value;
+            break;
         }
     }
     if (check) {
@@ -55,9 +77,6 @@ int gc_cmd_faults(int argc, char **argv)
                     "-DGC_FAULTS=ON (make FAULTS=ON BUILD=build-faults)\n");
             return 2;
         }
-        int scale_given = 0;
-        for (int i = 1; i < argc; i++)
-            scale_given |= strcmp(argv[i], "--scale") == 0 || strcmp(argv[i], "--corpus") == 0;
         if (!scale_given)
             o.scale = 1; /* SY_SCALE_SMALL */
         gc_fault_outcome out[GC_FAULT_COUNT];

@@ -6,32 +6,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fields_doc.h"
 
 int gc_cmd_fields(int argc, char **argv);
 
-static void fields_usage(FILE *f)
-{
-    fprintf(f, "usage: gcverify fields [--markdown]\n\n"
-               "Print every table the decoders publish, with each column's name, type,\n"
-               "unit and doc. --markdown writes the form committed as docs/fields.md:\n"
-               "  ./build/gcverify fields --markdown > docs/fields.md\n");
-}
-
 int gc_cmd_fields(int argc, char **argv)
 {
     int markdown = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--markdown") == 0) {
-            markdown = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fields_usage(stdout);
+    enum { K_MARKDOWN = GC_OPT_LONG };
+    static const gc_opt opts[] = {
+        {"markdown", K_MARKDOWN, NULL, "the form committed as docs/fields.md"},
+    };
+    static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
+    static const gc_cmd_spec spec = GC_CMD_SPEC(
+        "fields", "[--markdown]",
+        "Print every table the decoders publish, with each column's name, type,\n"
+        "unit and doc. --markdown writes the form committed as docs/fields.md:\n"
+        "  ./build/gcverify fields --markdown > docs/fields.md\n",
+        groups, NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else {
-            fprintf(stderr, "gcverify fields: unknown argument '%s'\n", argv[i]);
-            fields_usage(stderr);
+        case GC_OPT_ERROR:
             return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_MARKDOWN:
+            markdown = 1;
+            break;
         }
     }
     char *s = markdown ? gc_fields_markdown() : gc_fields_text();

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_history.h"
 #include "gc_history_args.h"
@@ -16,35 +17,34 @@ int gc_cmd_last_good(int argc, char **argv)
     gc_hist_args a;
     gc_hist_args_init(&a);
     char err[1024];
-    for (int i = 1; i < argc; i++) {
-        int r = gc_hist_arg(argc, argv, &i, &a, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify last-good: %s\n", err);
-            return GC_EXIT_USAGE;
-        }
-        if (r > 0)
-            continue;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gcverify last-good ID [--level N] --history DB\n"
-                   "       gcverify last-good --frame N:VIEW | --metric N:NAME --history DB\n\n"
-                   "The newest recorded run in which the invariant ID (on every level, or on\n"
-                   "--level N) was clean, the frame matched, or the metric did not move\n"
-                   "against the baseline, and the first run after it that was not, with\n"
-                   "their commits.\n\n"
-                   "exit codes: 0 a clean run was found; 1 bad in every recorded run;\n"
-                   "2 bad usage, or the item was never recorded.\n\n%s",
-                   gc_hist_args_help);
-            return 0;
-        }
-        if (argv[i][0] != '-' && !a.item_given) {
-            a.q.kind = GC_HIST_INVARIANT;
-            a.q.id = argv[i];
-            a.item_given = 1;
-            continue;
-        }
-        fprintf(stderr, "gcverify last-good: unexpected '%s' (see gcverify last-good --help)\n",
-                argv[i]);
+    const gc_opt_group groups[] = {gc_hist_group};
+    const gc_cmd_spec spec = GC_CMD_SPEC(
+        "last-good",
+        "ID [--level N] --history DB\n"
+        "--frame N:VIEW | --metric N:NAME --history DB",
+        "The newest recorded run in which the invariant ID (on every level, or on\n"
+        "--level N) was clean, the frame matched, or the metric did not move\n"
+        "against the baseline, and the first run after it that was not, with\n"
+        "their commits.\n",
+        groups,
+        "exit codes: 0 a clean run was found; 1 bad in every recorded run;\n"
+        "2 bad usage, or the item was never recorded.\n");
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_hist_apply(&p, k, &a);
+        if (r < 0 || k == GC_OPT_ERROR)
+            return GC_EXIT_USAGE;
+        if (k == GC_OPT_HELP)
+            return 0;
+        if (k != GC_OPT_ARG)
+            continue;
+        if (a.item_given)
+            return gc_opts_usage_error(&spec, "unexpected '%s'", p.value);
+        a.q.kind = GC_HIST_INVARIANT;
+        a.q.id = p.value;
+        a.item_given = 1;
     }
     if (!a.db) {
         fprintf(stderr, "gcverify last-good: which database? --history DB (or "

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_inv.h"
 #include "gc_level.h"
 #include "gc_paths.h"
@@ -17,19 +18,33 @@ int gc_cmd_list(int argc, char **argv)
     gc_data_path(def_dir, sizeof def_dir, "invariants");
     const char *dir = def_dir;
     int metrics = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--invariants") == 0 && i + 1 < argc) {
-            dir = argv[++i];
-        } else if (strcmp(argv[i], "--metrics") == 0) {
-            metrics = 1;
-        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            printf("usage: gcverify list [--invariants DIR] [--metrics]\n\n"
-                   "One invariant per line: id, table (or '-'), tier, severity, scope, then why.\n"
-                   "--metrics lists the named per-level metrics instead.\n");
+    enum { K_INVARIANTS = GC_OPT_LONG, K_METRICS };
+    static const gc_opt opts[] = {
+        {"invariants", K_INVARIANTS, "DIR", "invariant YAML directory (default: the data directory's)"},
+        {"metrics", K_METRICS, NULL, "list the named per-level metrics instead"},
+    };
+    static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
+    static const gc_cmd_spec spec = GC_CMD_SPEC(
+        "list", "[--invariants DIR] [--metrics]",
+        "One invariant per line: id, table (or '-'), tier, severity, scope, then why.\n", groups,
+        NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else {
-            fprintf(stderr, "gcverify list: unknown option '%s'\n", argv[i]);
+        case GC_OPT_ERROR:
             return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_INVARIANTS:
+            dir = p.value;
+            break;
+        case K_METRICS:
+            metrics = 1;
+            break;
         }
     }
     gc_inv_set *set = gc_cli_load_invariants("list", dir);

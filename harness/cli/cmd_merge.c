@@ -12,6 +12,7 @@
 
 #include "gc_baseline.h"
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_inv.h"
@@ -163,23 +164,30 @@ static void apply_timings(gc_report *r, const char *path)
     free(text);
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify merge SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
-            "                      [--timings-from T.json]... [--invariants DIR] [--samples N]\n"
-            "                      [--html F [--html-assets DIR]] [--history DB]\n\n"
-            "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
-            "run over all their levels would have written (byte-identical), evaluating the\n"
-            "corpus-scope invariants over the union of the shards' levels. Every shard\n"
-            "1/N .. N/N must be given: a missing one is named and is exit 2. -o writes the\n"
-            "JSON (default stdout), --junit and --markdown the other reports; --timings-from\n"
-            "takes a shard's `sweep --timings` file for the JUnit case times. Exit code as\n"
-            "sweep: 0, 1 on a gating failure, 2 on bad input.\n\n%s"
-            "The page shows the review images the shards wrote (sweep --golden-images\n"
-            "DIR or --html-assets DIR) when those files are still there.\n",
-            gc_nightly_options_help);
-}
+enum { K_JUNIT = GC_OPT_LONG, K_MARKDOWN, K_TIMINGS_FROM, K_INVARIANTS, K_SAMPLES };
+
+static const gc_opt merge_opts[] = {
+    {"output", 'o', "OUT.json", "write the merged JSON report (default: stdout)"},
+    {"json", 'o', "OUT.json", NULL},
+    {"junit", K_JUNIT, "F", "JUnit XML report"},
+    {"markdown", K_MARKDOWN, "F", "Markdown summary"},
+    {"timings-from", K_TIMINGS_FROM, "T.json",
+     "a shard's `sweep --timings` file, for the JUnit case\n"
+     "times (once per shard)"},
+    {"invariants", K_INVARIANTS, "DIR", "invariant YAML directory (default: the data directory's)"},
+    {"samples", K_SAMPLES, "N", "failures kept per invariant and level (default 5)"},
+};
+
+static const char merge_about[] =
+    "Combines the reports of `gcverify sweep --shard K/N` runs into the report one\n"
+    "run over all their levels would have written (byte-identical), evaluating the\n"
+    "corpus-scope invariants over the union of the shards' levels. Every shard\n"
+    "1/N .. N/N must be given: a missing one is named and is exit 2. Exit code as\n"
+    "sweep: 0, 1 on a gating failure, 2 on bad input.\n";
+
+static const char merge_footer[] =
+    "The page shows the review images the shards wrote (sweep --golden-images\n"
+    "DIR or --html-assets DIR) when those files are still there.\n";
 
 int gc_cmd_merge(int argc, char **argv)
 {
@@ -191,52 +199,58 @@ int gc_cmd_merge(int argc, char **argv)
     size_t max_samples = 5;
     gc_nightly_opts nightly;
     gc_nightly_opts_init(&nightly);
-    for (int i = 1; i < argc; i++) {
-        char nerr[512];
-        int nr = gc_nightly_option(argc, argv, &i, &nightly, nerr, sizeof nerr);
-        if (nr < 0) {
-            fprintf(stderr, "gcverify merge: %s\n", nerr);
-            return 2;
-        }
-        if (nr > 0)
+    const gc_opt_group groups[] = {GC_OPT_GROUP("merge:", merge_opts), gc_nightly_group};
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("merge",
+                    "SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
+                    "[--timings-from T.json]... [--invariants DIR] [--samples N]\n"
+                    "[--html F [--html-assets DIR]] [--history DB]",
+                    merge_about, groups, merge_footer);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_nightly_apply(&p, k, &nightly);
+        if (r < 0)
+            return GC_EXIT_USAGE;
+        if (r > 0)
             continue;
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if ((strcmp(a, "-o") == 0 || strcmp(a, "--json") == 0) && has) {
-            out = argv[++i];
-        } else if (strcmp(a, "--junit") == 0 && has) {
-            junit = argv[++i];
-        } else if (strcmp(a, "--markdown") == 0 && has) {
-            md = argv[++i];
-        } else if (strcmp(a, "--timings-from") == 0 && has) {
-            if (ntim < 64)
-                timings[ntim++] = argv[++i];
-        } else if (strcmp(a, "--invariants") == 0 && has) {
-            inv_dir = argv[++i];
-        } else if (strcmp(a, "--samples") == 0 && has) {
-            unsigned long long v;
-            if (gc_cli_uint(argv[++i], 1000, &v) != 0) {
-                fprintf(stderr, "gcverify merge: --samples takes a number up to 1000\n");
-                return 2;
-            }
-            max_samples = (size_t)v;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+        unsigned long long v;
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gcverify merge: unknown option or missing value '%s'\n", a);
-            return 2;
-        } else if (nin < 64) {
-            inputs[nin++] = a;
-        } else {
-            fprintf(stderr, "gcverify merge: at most 64 reports\n");
-            return 2;
+        case GC_OPT_ERROR:
+            return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            if (nin >= 64)
+                return gc_opts_usage_error(&spec, "at most 64 reports");
+            inputs[nin++] = p.value;
+            break;
+        case 'o':
+            out = p.value;
+            break;
+        case K_JUNIT:
+            junit = p.value;
+            break;
+        case K_MARKDOWN:
+            md = p.value;
+            break;
+        case K_TIMINGS_FROM:
+            if (ntim < 64)
+                timings[ntim++] = p.value;
+            break;
+        case K_INVARIANTS:
+            inv_dir = p.value;
+            break;
+        case K_SAMPLES:
+            if (gc_cli_uint(p.value, 1000, &v) != 0)
+                return gc_opts_bad(&p, "--samples takes a number up to 1000, not '%s'", p.value);
+            max_samples = (size_t)v;
+            break;
         }
     }
-    if (nin == 0) {
-        usage(stderr);
-        return 2;
-    }
+    if (nin == 0)
+        return gc_opts_usage_error(&spec, "no shard reports given");
     char err[4096];
     gc_report merged;
     gc_report_init(&merged);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_corpus.h"
 #include "gc_exit.h"
 #include "gc_frame.h"
@@ -20,35 +21,70 @@
 
 int gc_cmd_render(int argc, char **argv);
 
-static void render_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
-            "                       [--width W --height H] [--golden FILE]\n"
-            "                       [--golden-images DIR] [--scale small|retail|edge] [--seed N]\n"
-            "                       [--inject-fault NAME] [--lighting on|off]\n"
-            "\n"
-            "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
-            "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
-            "at W x H (default %dx%d), prints the frame's sha256, its manifest and the\n"
-            "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
-            "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
-            "LEVEL<N>_<view>_actual.png into DIR and, when the golden hash is in the frame\n"
-            "image store ($GC_FRAME_STORE or ~/.cache/gcverify/frames), _expected.png and\n"
-            "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
-            "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
-            "--lighting off draws the stored (unlit) tfrag colours instead of the lighting\n"
-            "pass's (the manifest says lighting=lit or lighting=unlit).\n"
-            "\n"
-            "--level all renders every view of every level and prints one line each,\n"
-            "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
-            "then view order; -o DIR then writes DIR/LEVEL<N>_<view>.png. Exit 1 if any\n"
-            "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines), 4 if\n"
-            "a level could not be read.\n"
-            "-o - writes the PNG to standard output (the description goes to stderr).\n"
-            "A PNG that cannot be written is exit 5.\n",
-            GC_RENDER_WIDTH, GC_RENDER_HEIGHT);
-}
+/* The options of render. To add one: a K_ key here, a line in render_opts,
+ * a case in gc_cmd_render's switch (gc_cli_opts.h). */
+enum {
+    K_CORPUS = GC_OPT_LONG,
+    K_LEVEL,
+    K_VIEW,
+    K_WIDTH,
+    K_HEIGHT,
+    K_GOLDEN,
+    K_GOLDEN_IMAGES,
+    K_SCALE,
+    K_SEED,
+    K_INJECT_FAULT,
+    K_LIGHTING,
+};
+
+static const gc_opt render_opts[] = {
+    {"corpus", K_CORPUS, "DIR", "the corpus (default: the synthetic one)"},
+    {"level", K_LEVEL, "N|all", "the level 0..26, or all"},
+    {"view", K_VIEW, "NAME", "overview or ground (default overview)"},
+    {"output", 'o', "FILE.png", "write the frame as a PNG (- for stdout; with --level\n"
+     "all a directory for every frame)"},
+    {"width", K_WIDTH, "W", "frame width (default " GC_OPT_STR(GC_RENDER_WIDTH) ")"},
+    {"height", K_HEIGHT, "H", "frame height (default " GC_OPT_STR(GC_RENDER_HEIGHT) ")"},
+    {"golden", K_GOLDEN, "FILE", "compare the hash with a frames YAML file (exit 1 if it\n"
+     "regressed)"},
+    {"golden-images", K_GOLDEN_IMAGES, "DIR", "write the actual, expected and diff PNGs into DIR"},
+    {"scale", K_SCALE, "retail|small|edge", "synthetic corpus scale (default retail)"},
+    {"seed", K_SEED, "N", "synthetic corpus seed (default 1)"},
+    {"inject-fault", K_INJECT_FAULT, "NAME", "decode with a catalogued decoder defect (GC_FAULTS\n"
+     "builds)"},
+    {"lighting", K_LIGHTING, "on|off", "the lighting pass's tfrag colours (on, the default) or\n"
+     "the stored unlit ones (off)"},
+};
+
+static const char render_about[] =
+    "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
+    "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
+    "at W x H, prints the frame's sha256, its manifest and the\n"
+    "view's camera, and writes FILE.png if asked. --golden compares the hash with\n"
+    "a frames YAML file (exit 1 if it regressed); --golden-images writes\n"
+    "LEVEL<N>_<view>_actual.png into DIR and, when the golden hash is in the frame\n"
+    "image store ($GC_FRAME_STORE or ~/.cache/gcverify/frames), _expected.png and\n"
+    "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
+    "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
+    "--lighting off draws the stored (unlit) tfrag colours instead of the lighting\n"
+    "pass's (the manifest says lighting=lit or lighting=unlit).\n";
+
+static const char render_footer[] =
+    "--level all renders every view of every level and prints one line each,\n"
+    "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
+    "then view order; -o DIR then writes DIR/LEVEL<N>_<view>.png. Exit 1 if any\n"
+    "frame could not be rendered (ci/frames_crosscheck.sh diffs these lines), 4 if\n"
+    "a level could not be read.\n"
+    "-o - writes the PNG to standard output (the description goes to stderr).\n"
+    "A PNG that cannot be written is exit 5.\n";
+
+static const gc_opt_group render_groups[] = {GC_OPT_GROUP(NULL, render_opts)};
+static const gc_cmd_spec render_spec =
+    GC_CMD_SPEC("render", "[--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
+                          "[--width W --height H] [--golden FILE]\n"
+                          "[--golden-images DIR] [--scale small|retail|edge] [--seed N]\n"
+                          "[--inject-fault NAME] [--lighting on|off]",
+                render_about, render_groups, render_footer);
 
 /* Every view of every level, one line each; PNGs into dir when given. */
 static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault,
@@ -123,75 +159,69 @@ int gc_cmd_render(int argc, char **argv)
     int lighting = 1;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
     int scale = SY_SCALE_RETAIL, all = 0, fault = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            render_usage(stdout);
-            return 0;
-        }
-        int takes = strcmp(a, "--corpus") == 0 || strcmp(a, "--level") == 0 ||
-                    strcmp(a, "--view") == 0 || strcmp(a, "-o") == 0 || strcmp(a, "--width") == 0 ||
-                    strcmp(a, "--height") == 0 || strcmp(a, "--golden") == 0 ||
-                    strcmp(a, "--golden-images") == 0 || strcmp(a, "--scale") == 0 ||
-                    strcmp(a, "--seed") == 0 || strcmp(a, "--inject-fault") == 0 ||
-                    strcmp(a, "--lighting") == 0;
-        if (!takes) {
-            fprintf(stderr, "gcverify render: unknown option '%s'\n", a);
-            render_usage(stderr);
-            return 2;
-        }
-        if (!v) {
-            fprintf(stderr, "gcverify render: %s needs a value\n", a);
-            return 2;
-        }
-        i++;
+    gc_opts p;
+    if (gc_opts_init(&p, &render_spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        const char *v = p.value;
         int bad = 0;
-        if (strcmp(a, "--corpus") == 0)
+        switch (k) {
+        case GC_OPT_HELP:
+            return 0;
+        case GC_OPT_ERROR:
+            return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&render_spec, "unexpected argument '%s'", v);
+        case K_CORPUS:
             corpus = v;
-        else if (strcmp(a, "--level") == 0 && strcmp(v, "all") == 0)
-            all = 1;
-        else if (strcmp(a, "--level") == 0)
-            bad = gc_cli_uint(v, GC_LEVEL_COUNT - 1, &level) != 0;
-        else if (strcmp(a, "--lighting") == 0) {
-            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
-                fprintf(stderr, "gcverify render: --lighting takes on or off, not '%s'\n", v);
-                return 2;
-            }
+            break;
+        case K_LEVEL:
+            if (strcmp(v, "all") == 0)
+                all = 1;
+            else
+                bad = gc_cli_uint(v, GC_LEVEL_COUNT - 1, &level) != 0;
+            break;
+        case K_LIGHTING:
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                return gc_opts_bad(&p, "--lighting takes on or off, not '%s'", v);
             lighting = strcmp(v, "on") == 0;
-        } else if (strcmp(a, "--view") == 0)
+            break;
+        case K_VIEW:
             view = v;
-        else if (strcmp(a, "-o") == 0)
+            break;
+        case 'o':
             out_png = v;
-        else if (strcmp(a, "--width") == 0)
+            break;
+        case K_WIDTH:
             bad = gc_cli_uint(v, 8192, &width) != 0 || width == 0;
-        else if (strcmp(a, "--height") == 0)
+            break;
+        case K_HEIGHT:
             bad = gc_cli_uint(v, 8192, &height) != 0 || height == 0;
-        else if (strcmp(a, "--golden") == 0)
+            break;
+        case K_GOLDEN:
             golden = v;
-        else if (strcmp(a, "--golden-images") == 0)
+            break;
+        case K_GOLDEN_IMAGES:
             golden_images = v;
-        else if (strcmp(a, "--inject-fault") == 0) {
+            break;
+        case K_INJECT_FAULT:
             fault = gc_fault_lookup(v);
-            if (fault <= 0) {
-                fprintf(stderr, "gcverify render: unknown fault '%s' (see gcverify faults)\n", v);
-                return 2;
-            }
-            if (!GC_FAULTS_BUILT) {
-                fprintf(stderr, "gcverify render: --inject-fault needs a build configured with "
-                                "-DGC_FAULTS=ON (make FAULTS=ON)\n");
-                return 2;
-            }
-        } else if (strcmp(a, "--seed") == 0)
+            if (fault <= 0)
+                return gc_opts_bad(&p, "unknown fault '%s' (see gcverify faults)", v);
+            if (!GC_FAULTS_BUILT)
+                return gc_opts_bad(&p, "--inject-fault needs a build configured with "
+                                       "-DGC_FAULTS=ON (make FAULTS=ON)");
+            break;
+        case K_SEED:
             bad = gc_cli_uint(v, UINT32_MAX, &seed) != 0;
-        else if (strcmp(a, "--scale") == 0) {
+            break;
+        case K_SCALE:
             scale = sy_scale_parse(v);
             bad = scale < 0;
+            break;
         }
-        if (bad) {
-            fprintf(stderr, "gcverify render: bad value '%s' for %s\n", v, a);
-            return 2;
-        }
+        if (bad)
+            return gc_opts_bad(&p, "bad value '%s' for %s", v, p.spelled);
     }
     if (all) {
         char err[512] = "";
@@ -205,9 +235,7 @@ int gc_cmd_render(int argc, char **argv)
         return rc;
     }
     if (level == ~0ull) {
-        fprintf(stderr, "gcverify render: --level N is required\n");
-        render_usage(stderr);
-        return 2;
+        return gc_opts_usage_error(&render_spec, "--level N is required");
     }
     const char *const *names;
     int nv = gc_render_view_names(&names), known = 0;

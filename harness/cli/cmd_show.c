@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_corpus.h"
 #include "gc_inv.h"
 #include "gc_level.h"
@@ -19,24 +20,44 @@ int gc_cmd_show(int argc, char **argv);
 
 enum { FMT_TABLE, FMT_CSV, FMT_JSON };
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify show --level N TABLE [--where EXPR] [--columns a,b]\n"
-            "                     [--format table|csv|json] [--limit N] [--corpus DIR]\n"
-            "                     [--scale retail|small|edge] [--seed N] [--inject-fault NAME]\n\n"
-            "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
-            "optionally only those for which EXPR is true. EXPR is the invariant language\n"
-            "(docs/invariants.md): columns, `row` (the row index), links such as\n"
-            "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
-            "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
-            "lists the rows it fails on.\n\n"
-            "  --columns a,b  these columns only (default: all), in this order\n"
-            "  --format F     table (aligned text, default), csv or json\n"
-            "  --limit N      at most N rows\n\n"
-            "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
-            "3 when the corpus or level cannot be read.\n");
-}
+enum {
+    K_LEVEL = GC_OPT_LONG,
+    K_WHERE,
+    K_COLUMNS,
+    K_FORMAT,
+    K_LIMIT,
+    K_CORPUS,
+    K_SCALE,
+    K_SEED,
+    K_INJECT_FAULT,
+};
+
+static const gc_opt show_opts[] = {
+    {"level", K_LEVEL, "N", "the level, 0..26 (required)"},
+    {"where", K_WHERE, "EXPR", "only the rows for which EXPR is true"},
+    {"columns", K_COLUMNS, "a,b", "these columns only (default: all), in this order"},
+    {"format", K_FORMAT, "F", "table (aligned text, default), csv or json"},
+    {"limit", K_LIMIT, "N", "at most N rows"},
+    {"corpus", K_CORPUS, "DIR", "the corpus (default: the synthetic one)"},
+    {"scale", K_SCALE, "retail|small|edge", "synthetic corpus scale (default retail)"},
+    {"seed", K_SEED, "N", "synthetic corpus seed (default 1)"},
+    {"inject-fault", K_INJECT_FAULT, "NAME", "decode with a catalogued decoder defect"},
+};
+static const gc_opt_group show_groups[] = {GC_OPT_GROUP(NULL, show_opts)};
+static const gc_cmd_spec show_spec = GC_CMD_SPEC(
+    "show",
+    "--level N TABLE [--where EXPR] [--columns a,b]\n"
+    "[--format table|csv|json] [--limit N] [--corpus DIR]\n"
+    "[--scale retail|small|edge] [--seed N] [--inject-fault NAME]",
+    "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
+    "optionally only those for which EXPR is true. EXPR is the invariant language\n"
+    "(docs/invariants.md): columns, `row` (the row index), links such as\n"
+    "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
+    "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
+    "lists the rows it fails on.\n",
+    show_groups,
+    "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
+    "3 when the corpus or level cannot be read.\n");
 
 static const gc_table_desc *find_table(const char *name, size_t *index)
 {
@@ -228,72 +249,66 @@ int gc_cmd_show(int argc, char **argv)
     unsigned long long limit = UINT64_MAX, n;
     int fmt = FMT_TABLE, scale = SY_SCALE_RETAIL;
     uint32_t seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int has = i + 1 < argc;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+    gc_opts p;
+    if (gc_opts_init(&p, &show_spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        const char *v = p.value;
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (strcmp(a, "--level") == 0 && has) {
-            if (gc_cli_uint(argv[++i], 26, &n) != 0) {
-                fprintf(stderr, "gcverify show: --level takes 0..26, not '%s'\n", argv[i]);
-                return 2;
-            }
+        case GC_OPT_ERROR:
+            return 2;
+        case GC_OPT_ARG:
+            if (table)
+                return gc_opts_bad(&p, "one table only ('%s' and '%s')", table, v);
+            table = v;
+            break;
+        case K_LEVEL:
+            if (gc_cli_uint(v, 26, &n) != 0)
+                return gc_opts_bad(&p, "--level takes 0..26, not '%s'", v);
             level = (long long)n;
-        } else if (strcmp(a, "--where") == 0 && has) {
-            where = argv[++i];
-        } else if (strcmp(a, "--columns") == 0 && has) {
-            columns = argv[++i];
-        } else if (strcmp(a, "--format") == 0 && has) {
-            const char *v = argv[++i];
+            break;
+        case K_WHERE:
+            where = v;
+            break;
+        case K_COLUMNS:
+            columns = v;
+            break;
+        case K_FORMAT:
             if (strcmp(v, "table") == 0)
                 fmt = FMT_TABLE;
             else if (strcmp(v, "csv") == 0)
                 fmt = FMT_CSV;
             else if (strcmp(v, "json") == 0)
                 fmt = FMT_JSON;
-            else {
-                fprintf(stderr, "gcverify show: --format takes table, csv or json, not '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "--limit") == 0 && has) {
-            if (gc_cli_uint(argv[++i], UINT64_MAX, &limit) != 0) {
-                fprintf(stderr, "gcverify show: --limit takes a number, not '%s'\n", argv[i]);
-                return 2;
-            }
-        } else if (strcmp(a, "--corpus") == 0 && has) {
-            corpus = argv[++i];
-        } else if (strcmp(a, "--scale") == 0 && has) {
-            const char *v = argv[++i];
+            else
+                return gc_opts_bad(&p, "--format takes table, csv or json, not '%s'", v);
+            break;
+        case K_LIMIT:
+            if (gc_cli_uint(v, UINT64_MAX, &limit) != 0)
+                return gc_opts_bad(&p, "--limit takes a number, not '%s'", v);
+            break;
+        case K_CORPUS:
+            corpus = v;
+            break;
+        case K_SCALE:
             scale = sy_scale_parse(v);
-            if (scale < 0) {
-                fprintf(stderr, "gcverify show: --scale takes retail, small or edge, not '%s'\n",
-                        v);
-                return 2;
-            }
-        } else if (strcmp(a, "--seed") == 0 && has) {
-            if (gc_cli_uint(argv[++i], 0xffffffffu, &n) != 0) {
-                fprintf(stderr, "gcverify show: --seed takes a number, not '%s'\n", argv[i]);
-                return 2;
-            }
+            if (scale < 0)
+                return gc_opts_bad(&p, "--scale takes retail, small or edge, not '%s'", v);
+            break;
+        case K_SEED:
+            if (gc_cli_uint(v, 0xffffffffu, &n) != 0)
+                return gc_opts_bad(&p, "--seed takes a number, not '%s'", v);
             seed = (uint32_t)n;
-        } else if (strcmp(a, "--inject-fault") == 0 && has) {
-            fault = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "gcverify show: unknown option or missing value '%s' (see --help)\n",
-                    a);
-            return 2;
-        } else if (!table) {
-            table = a;
-        } else {
-            fprintf(stderr, "gcverify show: one table only ('%s' and '%s')\n", table, a);
-            return 2;
+            break;
+        case K_INJECT_FAULT:
+            fault = v;
+            break;
         }
     }
-    if (!table || level < 0) {
-        usage(stderr);
-        return 2;
-    }
+    if (!table || level < 0)
+        return gc_opts_usage_error(&show_spec, "--level N and a TABLE are needed");
     size_t ti = 0;
     const gc_table_desc *d = find_table(table, &ti);
     if (!d) {

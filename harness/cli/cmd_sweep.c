@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "gc_cli.h"
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_html.h"
@@ -15,34 +16,39 @@
 
 int gc_cmd_sweep(int argc, char **argv);
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify sweep [options]\n\n"
-            "Decode every selected level in parallel, evaluate every invariant in\n"
-            "invariants/*.yaml, render and hash the gate views, compare per-level metrics\n"
-            "with the blessed baseline and frames with their golden hashes, write reports.\n\n"
-            "%s%s"
-            "reports:\n"
-            "  --json F             full results (F = - for stdout; the terminal summary then\n"
-            "                       goes to stderr, so stdout is the JSON alone)\n"
-            "  --junit F            JUnit XML (junit-10.xsd): one testcase per invariant x\n"
-            "                       level, frame and per-level metric comparison, with its\n"
-            "                       CPU time\n"
-            "  --markdown F         Markdown summary for a CI job page\n"
-            "  --timings F          wall-clock timings as JSON (kept out of the JSON report so\n"
-            "                       it is byte-identical for any --jobs; JUnit times too)\n"
-            "  --quiet              no progress and no summary on the terminal\n"
-            "  --verbose            also list info-severity failures\n\n"
-            "The closing line 'sweep: N passed, N failed, N skipped' counts every gated\n"
-            "item: invariant x level results, frames, per-level baseline comparisons.\n\n"
-            "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
-            "changed against the baseline or a frame regressed; 2 bad usage (also a named\n"
-            "file that does not exist, a selection that selects nothing, a baseline of\n"
-            "another corpus) or invalid invariant YAML; 3 corpus unreadable; 4 part of the\n"
-            "corpus unreadable; 5 a report or other output could not be written.\n",
-            gc_cli_sweep_options_help, gc_nightly_options_help);
-}
+enum { K_JSON = GC_OPT_LONG, K_JUNIT, K_MARKDOWN, K_TIMINGS };
+
+static const gc_opt report_opts[] = {
+    {"json", K_JSON, "F",
+     "full results (F = - for stdout; the terminal summary then\n"
+     "goes to stderr, so stdout is the JSON alone)"},
+    {"junit", K_JUNIT, "F",
+     "JUnit XML (junit-10.xsd): one testcase per invariant x\n"
+     "level, frame and per-level metric comparison, with its\n"
+     "CPU time"},
+    {"markdown", K_MARKDOWN, "F", "Markdown summary for a CI job page"},
+    {"timings", K_TIMINGS, "F",
+     "wall-clock timings as JSON (kept out of the JSON report so\n"
+     "it is byte-identical for any --jobs; JUnit times too)"},
+    {"quiet", 'q', NULL, "no progress and no summary on the terminal"},
+    {"verbose", 'v', NULL, "also list info-severity failures"},
+};
+
+static const char about[] =
+    "Decode every selected level in parallel, evaluate every invariant in\n"
+    "invariants/*.yaml, render and hash the gate views, compare per-level metrics\n"
+    "with the blessed baseline and frames with their golden hashes, write reports.\n"
+    "On a terminal, progress is one updating line (levels done, percentage, elapsed\n"
+    "time, ETA); otherwise one line per level on stderr.\n";
+
+static const char footer[] =
+    "The closing line 'sweep: N passed, N failed, N skipped' counts every gated\n"
+    "item: invariant x level results, frames, per-level baseline comparisons.\n\n"
+    "exit codes: 0 no gating failure; 1 a gating invariant failed, a metric\n"
+    "changed against the baseline or a frame regressed; 2 bad usage (also a named\n"
+    "file that does not exist, a selection that selects nothing, a baseline of\n"
+    "another corpus) or invalid invariant YAML; 3 corpus unreadable; 4 part of the\n"
+    "corpus unreadable; 5 a report or other output could not be written.\n";
 
 int gc_cmd_sweep(int argc, char **argv)
 {
@@ -51,44 +57,53 @@ int gc_cmd_sweep(int argc, char **argv)
     const char *json = NULL, *junit = NULL, *md = NULL, *timings = NULL;
     gc_nightly_opts nightly;
     gc_nightly_opts_init(&nightly);
-    int quiet = 0, verbose = 0;
+    int quiet = 0, verbose = 0, color = GC_COLOR_AUTO;
     char err[4096];
-    for (int i = 1; i < argc; i++) {
-        int r = gc_cli_sweep_option(argc, argv, &i, &o, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify sweep: %s\n", err);
-            return 2;
-        }
+    const gc_opt_group groups[] = {
+        gc_cli_sweep_groups[0], gc_cli_sweep_groups[1], gc_cli_sweep_groups[2],
+        gc_nightly_group,       GC_OPT_GROUP("reports:", report_opts), gc_opt_color_group,
+    };
+    const gc_cmd_spec spec = GC_CMD_SPEC("sweep", "[options]", about, groups, footer);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
+        return GC_EXIT_USAGE;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        int r = gc_cli_sweep_apply(&p, k, &o);
+        if (r == 0)
+            r = gc_nightly_apply(&p, k, &nightly);
+        if (r < 0)
+            return GC_EXIT_USAGE;
         if (r > 0)
             continue;
-        r = gc_nightly_option(argc, argv, &i, &nightly, err, sizeof err);
-        if (r < 0) {
-            fprintf(stderr, "gcverify sweep: %s\n", err);
-            return 2;
-        }
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (strcmp(a, "--json") == 0 || strcmp(a, "--junit") == 0 ||
-                   strcmp(a, "--markdown") == 0 || strcmp(a, "--timings") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gcverify sweep: %s needs a value\n", a);
-                return 2;
-            }
-            const char **dst = a[2] == 'j'   ? (a[3] == 's' ? &json : &junit)
-                               : a[2] == 'm' ? &md
-                                             : &timings;
-            *dst = argv[++i];
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+        case GC_OPT_ERROR:
+            return GC_EXIT_USAGE;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
+        case K_JSON:
+            json = p.value;
+            break;
+        case K_JUNIT:
+            junit = p.value;
+            break;
+        case K_MARKDOWN:
+            md = p.value;
+            break;
+        case K_TIMINGS:
+            timings = p.value;
+            break;
+        case 'q':
             quiet = 1;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            break;
+        case 'v':
             verbose = 1;
-        } else {
-            fprintf(stderr, "gcverify sweep: unknown option '%s' (see gcverify sweep --help)\n", a);
-            return 2;
+            break;
+        case GC_OPT_COLOR:
+            if (gc_opts_color(&p, &color) != 0)
+                return GC_EXIT_USAGE;
+            break;
         }
     }
     /* an output directory that cannot be made is a failed write, before
@@ -174,7 +189,7 @@ int gc_cmd_sweep(int argc, char **argv)
                         (md && strcmp(md, "-") == 0);
         FILE *out = to_stdout ? stderr : stdout;
         gc_term term;
-        gc_term_init(&term, fileno(out));
+        gc_term_init_color(&term, fileno(out), color);
         gc_cli_print_summary(&rep, &term, verbose, out);
         fprintf(stderr,
                 "sweep: %.2f s wall on %u jobs (cpu: decode %.2f s, invariants %.2f s, frames %.2f "

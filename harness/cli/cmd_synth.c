@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gc_cli_opts.h"
 #include "gc_corpus.h"
 #include "gc_exit.h"
 #include "gc_iso_write.h"
@@ -18,23 +19,22 @@
 
 int gc_cmd_synth(int argc, char **argv);
 
-static void synth_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gcverify synth --out DIR | --iso F [--scale retail|small|edge] [--seed N] "
-            "[--jobs N]\n\n"
-            "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
-            "or as a disc image.\n"
-            "  --out DIR      output directory (created if missing)\n"
-            "  --iso F        an ISO 9660 image F with the level files and the RC2.HDR table of\n"
-            "                 contents at sector 1001, as the retail disc has them\n"
-            "                 (docs/formats/disc-image.md); deterministic bytes. With --out the\n"
-            "                 image is made from DIR, else from the synthetic corpus cache\n"
-            "  --scale S      retail (default): the real disc's shape; small: about 1/20 of it\n"
-            "  --seed N       generator seed (default 1); same version+scale+seed = same bytes\n"
-            "  --jobs N       levels built at once (default: the number of cores)\n",
-            sy_generator_version());
-}
+enum { K_ISO = GC_OPT_LONG, K_SCALE, K_SEED };
+
+static const gc_opt synth_opts[] = {
+    {"output", 'o', "DIR", "output directory (created if missing)"},
+    {"out", 'o', "DIR", NULL},
+    {"iso", K_ISO, "F",
+     "an ISO 9660 image F with the level files and the RC2.HDR table of\n"
+     "contents at sector 1001, as the retail disc has them\n"
+     "(docs/formats/disc-image.md); deterministic bytes. With -o the\n"
+     "image is made from DIR, else from the synthetic corpus cache"},
+    {"scale", K_SCALE, "S", "retail (default): the real disc's shape; small: about 1/20 of it;\n"
+                            "edge: small levels at the format's legal extremes"},
+    {"seed", K_SEED, "N", "generator seed (default 1); same version+scale+seed = same bytes"},
+    {"jobs", 'j', "N", "levels built at once (default: the number of cores)"},
+};
+static const gc_opt_group synth_groups[] = {GC_OPT_GROUP(NULL, synth_opts)};
 
 static int parse_u32(const char *s, uint32_t *v)
 {
@@ -82,50 +82,49 @@ int gc_cmd_synth(int argc, char **argv)
     const char *out = NULL, *iso = NULL;
     int scale = SY_SCALE_RETAIL;
     uint32_t seed = 1, jobs = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            synth_usage(stdout);
-            return 0;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "gcverify synth: unknown option or missing value: %s\n", a);
-            synth_usage(stderr);
-            return 2;
-        }
-        const char *v = argv[++i];
-        if (strcmp(a, "--out") == 0)
-            out = v;
-        else if (strcmp(a, "--iso") == 0)
-            iso = v;
-        else if (strcmp(a, "--scale") == 0) {
-            scale = sy_scale_parse(v);
-            if (scale < 0) {
-                fprintf(stderr, "gcverify synth: --scale must be retail, small or edge, not '%s'\n",
-                        v);
-                return 2;
-            }
-        } else if (strcmp(a, "--seed") == 0) {
-            if (parse_u32(v, &seed) != 0) {
-                fprintf(stderr, "gcverify synth: --seed needs an integer, not '%s'\n", v);
-                return 2;
-            }
-        } else if (strcmp(a, "--jobs") == 0) {
-            if (parse_u32(v, &jobs) != 0 || jobs == 0 || jobs > 256) {
-                fprintf(stderr, "gcverify synth: --jobs needs 1..256, not '%s'\n", v);
-                return 2;
-            }
-        } else {
-            fprintf(stderr, "gcverify synth: unknown option %s\n", a);
-            synth_usage(stderr);
-            return 2;
-        }
-    }
-    if (!out && !iso) {
-        fprintf(stderr, "gcverify synth: --out DIR or --iso F is required\n");
-        synth_usage(stderr);
+    char about[512];
+    snprintf(about, sizeof about,
+             "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
+             "or as a disc image. On a terminal, progress is one updating line.\n",
+             sy_generator_version());
+    const gc_cmd_spec spec = GC_CMD_SPEC(
+        "synth", "-o DIR | --iso F [--scale retail|small|edge] [--seed N] [--jobs N]", about,
+        synth_groups, NULL);
+    gc_opts p;
+    if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        const char *v = p.value;
+        switch (k) {
+        case GC_OPT_HELP:
+            return 0;
+        case GC_OPT_ERROR:
+            return 2;
+        case GC_OPT_ARG:
+            return gc_opts_usage_error(&spec, "unexpected argument '%s'", v);
+        case 'o':
+            out = v;
+            break;
+        case K_ISO:
+            iso = v;
+            break;
+        case K_SCALE:
+            scale = sy_scale_parse(v);
+            if (scale < 0)
+                return gc_opts_bad(&p, "--scale takes retail, small or edge, not '%s'", v);
+            break;
+        case K_SEED:
+            if (parse_u32(v, &seed) != 0)
+                return gc_opts_bad(&p, "--seed takes a number, not '%s'", v);
+            break;
+        case 'j':
+            if (parse_u32(v, &jobs) != 0 || jobs == 0 || jobs > 256)
+                return gc_opts_bad(&p, "--jobs takes a number from 1 to 256, not '%s'", v);
+            break;
+        }
     }
+    if (!out && !iso)
+        return gc_opts_usage_error(&spec, "-o DIR or --iso F is required");
     if (jobs == 0)
         jobs = gc_core_count();
     struct timespec t0, t1;

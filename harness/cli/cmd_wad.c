@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_lz.h"
@@ -24,26 +25,30 @@ int gc_cmd_wad(int argc, char **argv);
 #define GC_WAD_MAX_OUT     ((size_t)1 << 30)
 #define GC_WAD_LABEL_BYTES 9u
 
-static void wad_usage(FILE *f)
-{
-    fprintf(f, "usage: gcverify wad decompress IN OUT [--offset N]\n"
-               "       gcverify wad compress IN OUT [--label NAME]\n"
-               "\n"
-               "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
-               "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
-               "            stream's own size field (offset 3) bounds what is read; the output\n"
-               "            is bounded by what that many bytes of packets can produce (about\n"
-               "            72x) and by 1 GiB.\n"
-               "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
-               "            pads) with the synthetic corpus encoder, check that it decodes back\n"
-               "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
-               "            (default \"gcverify\"; at most 9 characters).\n"
-               "\n"
-               "OUT is written to a temporary file and renamed, so a failure leaves no\n"
-               "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
-               "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
-               "5 OUT could not be written.\n");
-}
+enum { K_OFFSET = GC_OPT_LONG, K_LABEL };
+
+static const gc_opt wad_opts[] = {
+    {"offset", K_OFFSET, "N", "decompress: where the stream starts in IN (default 0)"},
+    {"label", K_LABEL, "NAME", "compress: the 9-byte header label (default \"gcverify\")"},
+};
+static const gc_opt_group wad_groups[] = {GC_OPT_GROUP(NULL, wad_opts)};
+static const gc_cmd_spec wad_spec = GC_CMD_SPEC(
+    "wad", "decompress IN OUT [--offset N]\n"
+           "compress IN OUT [--label NAME]",
+    "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
+    "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
+    "            stream's own size field (offset 3) bounds what is read; the output\n"
+    "            is bounded by what that many bytes of packets can produce (about\n"
+    "            72x) and by 1 GiB.\n"
+    "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
+    "            pads) with the synthetic corpus encoder, check that it decodes back\n"
+    "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
+    "            (default \"gcverify\"; at most 9 characters).\n",
+    wad_groups,
+    "OUT is written to a temporary file and renamed, so a failure leaves no\n"
+    "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
+    "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
+    "5 OUT could not be written.\n");
 
 static int parse_offset(const char *s, uint64_t *out)
 {
@@ -205,38 +210,30 @@ int gc_cmd_wad(int argc, char **argv)
     const char *pos[3] = {NULL, NULL, NULL};
     int npos = 0;
     const char *offset_s = NULL, *label = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            wad_usage(stdout);
+    gc_opts p;
+    if (gc_opts_init(&p, &wad_spec, argc, argv) != 0)
+        return 2;
+    for (int k; (k = gc_opts_next(&p)) != GC_OPT_DONE;) {
+        switch (k) {
+        case GC_OPT_HELP:
             return 0;
-        } else if (strcmp(a, "--offset") == 0 || strcmp(a, "--label") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "gcverify wad: %s needs a value\n", a);
-                return 2;
-            }
-            if (a[2] == 'o')
-                offset_s = argv[++i];
-            else
-                label = argv[++i];
-        } else if (strncmp(a, "--offset=", 9) == 0) {
-            offset_s = a + 9;
-        } else if (strncmp(a, "--label=", 8) == 0) {
-            label = a + 8;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "gcverify wad: unknown option %s (see gcverify wad --help)\n", a);
+        case GC_OPT_ERROR:
             return 2;
-        } else if (npos < 3) {
-            pos[npos++] = a;
-        } else {
-            fprintf(stderr, "gcverify wad: too many arguments (see gcverify wad --help)\n");
-            return 2;
+        case GC_OPT_ARG:
+            if (npos >= 3)
+                return gc_opts_usage_error(&wad_spec, "too many arguments");
+            pos[npos++] = p.value;
+            break;
+        case K_OFFSET:
+            offset_s = p.value;
+            break;
+        case K_LABEL:
+            label = p.value;
+            break;
         }
     }
-    if (npos != 3) {
-        wad_usage(stderr);
-        return 2;
-    }
+    if (npos != 3)
+        return gc_opts_usage_error(&wad_spec, "an action, IN and OUT are needed");
     if (strcmp(pos[0], "decompress") == 0) {
         uint64_t offset = 0;
         if (label) {

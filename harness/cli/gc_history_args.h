@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "gc_cli_opts.h"
 #include "gc_history.h"
 
 typedef struct gc_hist_args {
@@ -15,8 +16,16 @@ typedef struct gc_hist_args {
 } gc_hist_args;
 
 void gc_hist_args_init(gc_hist_args *a);
-/* 1 consumed, 0 not ours, -1 bad value (err). */
-int gc_hist_arg(int argc, char **argv, int *i, gc_hist_args *a, char *err, size_t errlen);
-extern const char gc_hist_args_help[];
+enum {
+    GC_HIST_K_HISTORY = GC_OPT_HIST_BASE,
+    GC_HIST_K_INVARIANT,
+    GC_HIST_K_FRAME,
+    GC_HIST_K_METRIC,
+    GC_HIST_K_LEVEL,
+    GC_HIST_K_SINCE,
+};
+extern const gc_opt_group gc_hist_group;
+/* Apply an item option: 1 applied, 0 not ours, -1 a bad value (printed). */
+int gc_hist_apply(const gc_opts *p, int key, gc_hist_args *a);
 
 #endif

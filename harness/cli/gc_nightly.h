@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "gc_cli_opts.h"
 #include "gc_report.h"
 #include "gc_sweep.h"
 
@@ -19,9 +20,16 @@ typedef struct gc_nightly_opts {
 } gc_nightly_opts;
 
 void gc_nightly_opts_init(gc_nightly_opts *n);
-/* 1 consumed, 0 not ours, -1 bad value (err). */
-int gc_nightly_option(int argc, char **argv, int *i, gc_nightly_opts *n, char *err, size_t errlen);
-extern const char gc_nightly_options_help[];
+/* The option group and its keys. */
+enum {
+    GC_NIGHTLY_K_HTML = GC_OPT_NIGHTLY_BASE,
+    GC_NIGHTLY_K_HTML_ASSETS,
+    GC_NIGHTLY_K_HISTORY,
+    GC_NIGHTLY_K_HISTORY_RUNS,
+};
+extern const gc_opt_group gc_nightly_group;
+/* Apply a nightly option: 1 applied, 0 not ours, -1 a bad value (printed). */
+int gc_nightly_apply(const gc_opts *p, int key, gc_nightly_opts *n);
 /* Before a sweep: make sure the mismatching frames get review images when a
  * page is asked for. 0 or -1. */
 int gc_nightly_before_sweep(gc_nightly_opts *n, gc_sweep_opts *o, char *err, size_t errlen);

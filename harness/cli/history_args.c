@@ -51,51 +51,54 @@ static int parse_item(const char *v, gc_hist_args *a, char *err, size_t errlen, 
     return 0;
 }
 
-int gc_hist_arg(int argc, char **argv, int *i, gc_hist_args *a, char *err, size_t errlen)
+static const gc_opt hist_opts[] = {
+    {"history", GC_HIST_K_HISTORY, "DB", "the history database (default $GCVERIFY_HISTORY)"},
+    {"invariant", GC_HIST_K_INVARIANT, "ID", "an invariant (every level, or --level N)"},
+    {"frame", GC_HIST_K_FRAME, "N:VIEW", "a frame (level N, view VIEW: default, overview)"},
+    {"metric", GC_HIST_K_METRIC, "N:NAME", "a metric of level N (corpus:NAME for a corpus figure)"},
+    {"level", GC_HIST_K_LEVEL, "N", "restrict to level N (0..26, or corpus)"},
+    {"since", GC_HIST_K_SINCE, "DATE",
+     "only runs at or after DATE (2026-12-01 or 2026-12-01T05:00:00Z)"},
+};
+const gc_opt_group gc_hist_group = GC_OPT_GROUP("item:", hist_opts);
+
+int gc_hist_apply(const gc_opts *p, int key, gc_hist_args *a)
 {
-    const char *o = argv[*i];
-    int known = strcmp(o, "--history") == 0 || strcmp(o, "--invariant") == 0 ||
-                strcmp(o, "--frame") == 0 || strcmp(o, "--metric") == 0 ||
-                strcmp(o, "--level") == 0 || strcmp(o, "--since") == 0;
-    if (!known)
-        return 0;
-    if (*i + 1 >= argc) {
-        snprintf(err, errlen, "%s needs a value", o);
-        return -1;
-    }
-    const char *v = argv[++*i];
-    if (strcmp(o, "--history") == 0) {
+    const char *v = p->value;
+    char err[256];
+    switch (key) {
+    case GC_HIST_K_HISTORY:
         a->db = v;
-    } else if (strcmp(o, "--invariant") == 0) {
+        break;
+    case GC_HIST_K_INVARIANT:
         a->q.kind = GC_HIST_INVARIANT;
         a->q.id = v;
         a->item_given++;
-    } else if (strcmp(o, "--frame") == 0 || strcmp(o, "--metric") == 0) {
-        a->q.kind = o[2] == 'f' ? GC_HIST_FRAME : GC_HIST_METRIC;
+        break;
+    case GC_HIST_K_FRAME:
+    case GC_HIST_K_METRIC:
+        a->q.kind = key == GC_HIST_K_FRAME ? GC_HIST_FRAME : GC_HIST_METRIC;
         a->item_given++;
         /* a bare name (every level) is fine for a series */
         if (!strchr(v, ':')) {
             a->q.id = v;
-            return 1;
+            break;
         }
-        if (parse_item(v, a, err, errlen, o) != 0)
-            return -1;
+        if (parse_item(v, a, err, sizeof err, key == GC_HIST_K_FRAME ? "--frame" : "--metric") !=
+            0)
+            return gc_opts_bad(p, "%s", err), -1;
         a->level_given = 1;
-    } else if (strcmp(o, "--level") == 0) {
-        if (parse_level(v, &a->q.level) != 0) {
-            snprintf(err, errlen, "--level takes 0..26 or corpus, not '%s'", v);
-            return -1;
-        }
+        break;
+    case GC_HIST_K_LEVEL:
+        if (parse_level(v, &a->q.level) != 0)
+            return gc_opts_bad(p, "--level takes 0..26 or corpus, not '%s'", v), -1;
         a->level_given = 1;
-    } else {
+        break;
+    case GC_HIST_K_SINCE:
         a->q.since = v;
+        break;
+    default:
+        return 0;
     }
     return 1;
 }
-
-const char gc_hist_args_help[] =
-    "  --history DB         the history database (default $GCVERIFY_HISTORY)\n"
-    "  --invariant ID       an invariant (every level, or --level N)\n"
-    "  --frame N:VIEW       a frame (level N, view VIEW: default, overview)\n"
-    "  --metric N:NAME      a metric of level N (corpus:NAME for a corpus figure)\n"
-    "  --level N            restrict to level N (0..26, or corpus)\n";

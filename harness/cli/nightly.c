@@ -12,16 +12,20 @@
 #include "gc_paths.h"
 #include "gc_strbuf.h"
 
-const char gc_nightly_options_help[] =
-    "nightly:\n"
-    "  --html F             one self-contained HTML page: invariants x levels matrix,\n"
-    "                       failing samples, metric changes, frames side by side\n"
-    "                       (docs/html-report.md)\n"
-    "  --html-assets DIR    write the page's images into DIR (referenced relatively)\n"
-    "                       instead of inlining them\n"
-    "  --history DB         record the run in the SQLite history DB, and show the\n"
-    "                       last runs in the page (docs/history.md)\n"
-    "  --history-runs N     runs in the page's history strip (default 20)\n\n";
+static const gc_opt nightly_opts[] = {
+    {"html", GC_NIGHTLY_K_HTML, "F",
+     "one self-contained HTML page: invariants x levels matrix,\n"
+     "failing samples, metric changes, frames side by side\n"
+     "(docs/html-report.md)"},
+    {"html-assets", GC_NIGHTLY_K_HTML_ASSETS, "DIR",
+     "write the page's images into DIR (referenced relatively)\n"
+     "instead of inlining them"},
+    {"history", GC_NIGHTLY_K_HISTORY, "DB",
+     "record the run in the SQLite history DB, and show the\n"
+     "last runs in the page (docs/history.md)"},
+    {"history-runs", GC_NIGHTLY_K_HISTORY_RUNS, "N", "runs in the page's history strip (default 20)"},
+};
+const gc_opt_group gc_nightly_group = GC_OPT_GROUP("nightly:", nightly_opts);
 
 void gc_nightly_opts_init(gc_nightly_opts *n)
 {
@@ -29,32 +33,30 @@ void gc_nightly_opts_init(gc_nightly_opts *n)
     n->history_runs = 20;
 }
 
-int gc_nightly_option(int argc, char **argv, int *i, gc_nightly_opts *n, char *err, size_t errlen)
+int gc_nightly_apply(const gc_opts *p, int key, gc_nightly_opts *n)
 {
-    const char *a = argv[*i];
-    const char **dst = strcmp(a, "--html") == 0          ? &n->html
-                       : strcmp(a, "--html-assets") == 0 ? &n->html_assets
-                       : strcmp(a, "--history") == 0     ? &n->history
-                                                         : NULL;
-    int runs = strcmp(a, "--history-runs") == 0;
-    if (!dst && !runs)
-        return 0;
-    if (*i + 1 >= argc) {
-        snprintf(err, errlen, "%s needs a value", a);
-        return -1;
-    }
-    const char *v = argv[++*i];
-    if (runs) {
+    switch (key) {
+    case GC_NIGHTLY_K_HTML:
+        n->html = p->value;
+        return 1;
+    case GC_NIGHTLY_K_HTML_ASSETS:
+        n->html_assets = p->value;
+        return 1;
+    case GC_NIGHTLY_K_HISTORY:
+        n->history = p->value;
+        return 1;
+    case GC_NIGHTLY_K_HISTORY_RUNS: {
         unsigned long long k;
-        if (gc_cli_uint(v, 500, &k) != 0 || k == 0) {
-            snprintf(err, errlen, "--history-runs takes a number from 1 to 500, not '%s'", v);
-            return -1;
-        }
+        if (gc_cli_uint(p->value, 500, &k) != 0 || k == 0)
+            return gc_opts_bad(p, "--history-runs takes a number from 1 to 500, not '%s'",
+                               p->value),
+                   -1;
         n->history_runs = (size_t)k;
         return 1;
     }
-    *dst = v;
-    return 1;
+    default:
+        return 0;
+    }
 }
 
 int gc_nightly_before_sweep(gc_nightly_opts *n, gc_sweep_opts *o, char *err, size_t errlen)
