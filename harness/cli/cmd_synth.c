@@ -130,7 +130,8 @@ int gc_cmd_synth(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     char err[512] = "";
-    int tty = isatty(STDERR_FILENO);
+    /* the updating line on a terminal; nothing per level otherwise */
+    int tty = isatty(STDERR_FILENO) ? 2 : 0;
     if (!out) /* the image alone: from the cache, generated there if needed */
         return synth_iso(iso, NULL, scale, seed, jobs, tty);
     if (gc_corpus_write_synthetic(out, scale, seed, jobs, tty, err, sizeof err) != 0) {

@@ -18,6 +18,7 @@
 #include "gc_fsutil.h"
 #include "gc_level.h"
 #include "gc_pool.h"
+#include "gc_progress.h"
 #include "gc_synth_hash.h"
 #include "sy_corpus.h"
 
@@ -273,6 +274,7 @@ typedef struct synth_job {
     char error[GC_LEVEL_COUNT][256];
     pthread_mutex_t lock;
     int done;
+    double t0; /* for the terminal progress line (progress 2) */
 } synth_job;
 
 static void synth_one(void *ctx, size_t i)
@@ -293,9 +295,15 @@ static void synth_one(void *ctx, size_t i)
     sy_buf_free(&b);
     pthread_mutex_lock(&j->lock);
     j->done++;
-    if (j->progress)
+    if (j->progress == 2) {
+        char name[32];
+        snprintf(name, sizeof name, "LEVEL%zu.WAD", i);
+        gc_progress_draw(stderr, "synth", "levels", (size_t)j->done, GC_LEVEL_COUNT,
+                         gc_progress_now() - j->t0, name);
+    } else if (j->progress) {
         fprintf(stderr, "synth: [%2d/%d] LEVEL%zu.WAD %8.1f MB\n", j->done, GC_LEVEL_COUNT, i,
                 (double)bytes / 1e6);
+    }
     pthread_mutex_unlock(&j->lock);
 }
 
@@ -310,6 +318,7 @@ int gc_corpus_write_synthetic(const char *out_dir, int scale, uint32_t seed, uns
     j.opt.scale = scale;
     j.opt.seed = seed;
     j.progress = progress;
+    j.t0 = gc_progress_now();
     pthread_mutex_init(&j.lock, NULL);
     gc_pool_run(jobs, GC_LEVEL_COUNT, synth_one, &j);
     pthread_mutex_destroy(&j.lock);

@@ -28,6 +28,7 @@
 #include "gc_membudget.h"
 #include "gc_paths.h"
 #include "gc_pool.h"
+#include "gc_progress.h"
 #include "gc_sweep_frames.h"
 #include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
@@ -143,6 +144,7 @@ typedef struct sweep_ctx {
     pthread_mutex_t lock;
     size_t done;
     int progress;
+    double t0; /* wall clock at the start, for the progress line's elapsed and ETA */
     gc_membudget budget;
     char column_store[4096]; /* gc_column_store_dir() */
     const gc_table_desc *const *descs;
@@ -159,13 +161,8 @@ static void progress_line(sweep_ctx *c, const level_slot *s)
     pthread_mutex_lock(&c->lock);
     c->done++;
     if (c->progress == 2) {
-        int width = 30, fill = (int)(c->done * (size_t)width / c->nslots);
-        fprintf(stderr, "\r[");
-        for (int i = 0; i < width; i++)
-            fputc(i < fill ? '#' : '.', stderr);
-        fprintf(stderr, "] %zu/%zu levels  %-14s", c->done, c->nslots, s->file->name);
-        if (c->done == c->nslots)
-            fputc('\n', stderr);
+        gc_progress_draw(stderr, "sweep", "levels", c->done, c->nslots, wall_now() - c->t0,
+                         s->file->name);
     } else {
         fprintf(stderr, "sweep: %zu/%zu %s %s\n", c->done, c->nslots, s->file->name,
                 s->file->ok
@@ -628,6 +625,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     c.descs = descs;
     c.fault = fault;
     c.progress = o->progress;
+    c.t0 = wall_now();
     gc_column_store_dir(c.column_store, sizeof c.column_store);
     c.selected_inv = calloc(c.ninv ? c.ninv : 1, sizeof *c.selected_inv);
     if (!c.selected_inv) {
@@ -660,7 +658,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     unsigned jobs = o->jobs ? o->jobs : gc_core_count();
     gc_corpus corpus;
     double w_open0 = wall_now();
-    if (gc_corpus_scan_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress != 0, err,
+    if (gc_corpus_scan_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress, err,
                            errlen) != 0) {
         free(c.selected_inv);
         gc_inv_free(set);
