@@ -113,6 +113,16 @@ static void copy(char *d, size_t n, const char *s)
     d[l] = 0;
 }
 
+/* s with every run of blanks and newlines as one space (help text is wrapped). */
+static void squeeze(char *s)
+{
+    char *d = s;
+    for (const char *p = s; *p; p++)
+        if (!((*p == ' ' || *p == '\n') && d > s && d[-1] == ' '))
+            *d++ = *p == '\n' ? ' ' : *p;
+    *d = 0;
+}
+
 /* The options an option line of a --help names: "  -o, --output F" or
  * "  --levels LIST"; with whether it takes a value. */
 typedef struct help_opt {
@@ -181,7 +191,8 @@ Test(cli, a_near_miss_gets_the_nearest_option_and_a_prefix_is_not_taken, .timeou
     const char *a[] = {"sweep", "--level", "3", NULL};
     run(r, a);
     cr_expect_eq(r->rc, 2);
-    cr_expect_str_eq(r->err, "gcverify sweep: unknown option '--level' (did you mean '--levels'?)\n");
+    cr_expect_str_eq(r->err,
+                     "gcverify sweep: unknown option '--level' (did you mean '--levels'?)\n");
     /* a unique prefix is refused too (getopt_long alone would take it) */
     const char *b[] = {"sweep", "--markd", "x.md", NULL};
     run(r, b);
@@ -288,7 +299,10 @@ static const value_case value_cases[] = {
     {"extract", "--level", "99", "--level takes 0..26, not '99'", {NULL}},
     {"dump-texture", "--mip", "9", "bad value '9' for --mip", {NULL}},
     {"fields", "--markdown", NULL, "option '--markdown' takes no value", {NULL}},
-    {"coverage", "--baseline", "/nonexistent-gcv.yaml", "/nonexistent-gcv.yaml: no such baseline",
+    {"coverage",
+     "--baseline",
+     "/nonexistent-gcv.yaml",
+     "/nonexistent-gcv.yaml: no such baseline",
      {NULL}},
     {"faults", "--tier", "weekly", "--tier takes gate or nightly, not 'weekly'", {NULL}},
     {"wad", "--offset", "zz", "bad --offset 'zz'", {"decompress", "/dev/null", "/dev/null", NULL}},
@@ -382,9 +396,12 @@ Test(cli, old_spellings_still_work, .timeout = 600)
     cr_expect_str_eq(r->err, "gcverify extract: option '--output' needs a value\n");
     const char *s3[] = {"synth", "--help", NULL};
     run(r, s3);
-    cr_expect(strstr(r->out, "-o, --output DIR") && strstr(r->out, "(also --out DIR: the old spelling"));
+    squeeze(r->out);
+    cr_expect(strstr(r->out, "-o, --output DIR") &&
+              strstr(r->out, "(also --out DIR: the old spelling"));
     const char *m1[] = {"merge", "--help", NULL};
     run(r, m1);
+    squeeze(r->out);
     cr_expect(strstr(r->out, "(also --json OUT.json: the old spelling"));
     char cmdline[2048];
     snprintf(cmdline, sizeof cmdline, "rm -rf '%s'", dir);
@@ -432,9 +449,9 @@ Test(progress, color_follows_the_flag_and_auto_needs_a_terminal)
     close(fd);
 }
 
-/* Sweep two small levels with stderr on a pty (stdout to out); the bytes the
- * terminal received. */
-static size_t sweep_on_pty(char *buf, size_t n, const char *color, const char *out)
+/* gcverify argv with stderr on a pty (stdout to out); the bytes the terminal
+ * received. */
+static size_t on_pty(char *buf, size_t n, const char *out, char *const argv[])
 {
     int m, s;
     cr_assert_eq(openpty(&m, &s, NULL, NULL, NULL), 0);
@@ -447,8 +464,7 @@ static size_t sweep_on_pty(char *buf, size_t n, const char *color, const char *o
         dup2(s, 2);
         setenv("TERM", "xterm", 1);
         unsetenv("NO_COLOR");
-        execl(GCV, "gcverify", "sweep", "--scale", "small", "--levels", "0,1", "--no-frames",
-              "--jobs", "1", color, (char *)NULL);
+        execv(GCV, argv);
         _exit(127);
     }
     close(s);
@@ -468,8 +484,44 @@ static size_t sweep_on_pty(char *buf, size_t n, const char *color, const char *o
     int st;
     waitpid(pid, &st, 0);
     close(m);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sweep exit %d: %s", WEXITSTATUS(st), buf);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exit %d: %s", argv[1], WEXITSTATUS(st),
+              buf);
     return got;
+}
+
+/* Sweep two small levels on a pty. */
+static size_t sweep_on_pty(char *buf, size_t n, const char *color, const char *out)
+{
+    char *const argv[] = {"gcverify",    "sweep",  "--scale", "small",       "--levels", "0,1",
+                          "--no-frames", "--jobs", "1",       (char *)color, NULL};
+    return on_pty(buf, n, out, argv);
+}
+
+Test(progress, synth_draws_one_updating_line_on_a_terminal_only, .timeout = 600)
+{
+    char dir[] = "/tmp/gc-test-cli-synth-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    char corpus[600], out[600], cmd[1400];
+    snprintf(corpus, sizeof corpus, "%s/corpus", dir);
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    char *tty = malloc(1 << 16);
+    char *const argv[] = {"gcverify", "synth",  "-o", corpus, "--scale",
+                          "small",    "--jobs", "2",  NULL};
+    on_pty(tty, 1 << 16, out, argv);
+    cr_expect(strstr(tty, "\rsynth  1/27 levels    3%  elapsed "), "no first update: %s", tty);
+    cr_expect(strstr(tty, "\rsynth  27/27 levels  100%  elapsed "), "no last update: %s", tty);
+    cr_expect(!strstr(tty, "synth: ["), "line-per-level output on a terminal");
+    /* off a terminal synth prints its one closing line only, as before */
+    run_out *r = malloc(sizeof *r);
+    const char *a[] = {"synth", "-o", corpus, "--scale", "small", "--jobs", "2", NULL};
+    run(r, a);
+    cr_assert_eq(r->rc, 0, "%s", r->err);
+    cr_expect_str_eq(r->err, "");
+    cr_expect(strstr(r->out, "synth: wrote 27 levels"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_expect_eq(system(cmd), 0);
+    free(r);
+    free(tty);
 }
 
 Test(progress, sweep_draws_one_updating_line_on_a_terminal_only, .timeout = 1200)
@@ -489,8 +541,8 @@ Test(progress, sweep_draws_one_updating_line_on_a_terminal_only, .timeout = 1200
     cr_expect(!strstr(tty, "sweep: 1/2 "), "line-per-level output on a terminal");
     /* the pipe (not a terminal): the line per level, no carriage returns */
     run_out *r = malloc(sizeof *r);
-    const char *a[] = {"sweep", "--scale", "small", "--levels", "0,1", "--no-frames",
-                       "--jobs", "1", NULL};
+    const char *a[] = {"sweep",       "--scale", "small", "--levels", "0,1",
+                       "--no-frames", "--jobs",  "1",     NULL};
     run(r, a);
     cr_assert_eq(r->rc, 0, "%s", r->err);
     cr_expect(strstr(r->err, "sweep: 1/2 LEVEL"), "no line per level off a terminal: %s", r->err);
@@ -504,8 +556,7 @@ Test(progress, sweep_draws_one_updating_line_on_a_terminal_only, .timeout = 1200
     cr_expect(strstr(summary, "\033[32mPASSED\033[0m"), "--color=always: %s", summary);
     sweep_on_pty(tty, 1 << 16, "--color=never", out);
     slurp(out, summary, 1 << 16);
-    cr_expect(strstr(summary, "PASSED") && !strstr(summary, "\033["), "--color=never: %s",
-              summary);
+    cr_expect(strstr(summary, "PASSED") && !strstr(summary, "\033["), "--color=never: %s", summary);
     unlink(out);
     free(summary);
     free(r);

@@ -50,25 +50,21 @@ static const gc_opt sweep_corpus_opts[] = {
     {"scale", GC_SWEEP_K_SCALE, "retail|small|edge",
      "synthetic corpus scale (default retail; edge: small\n"
      "levels at the format's legal extremes)"},
-    {"seed", GC_SWEEP_K_SEED, "N",
-     "synthetic corpus seed (default 1)"},
+    {"seed", GC_SWEEP_K_SEED, "N", "synthetic corpus seed (default 1)"},
 };
 static const gc_opt sweep_selection_opts[] = {
-    {"levels", GC_SWEEP_K_LEVELS, "LIST",
-     "levels to run, e.g. 0,3,5-7 (default all 27)"},
+    {"levels", GC_SWEEP_K_LEVELS, "LIST", "levels to run, e.g. 0,3,5-7 (default all 27)"},
     {"shard", GC_SWEEP_K_SHARD, "K/N",
      "run the K-th of N deterministic level subsets (for CI matrices;\n"
      "combine the reports with `gcverify merge`)"},
-    {"only", GC_SWEEP_K_ONLY, "GLOB",
-     "only invariants whose id matches GLOB (e.g. 'tfrag.*')"},
+    {"only", GC_SWEEP_K_ONLY, "GLOB", "only invariants whose id matches GLOB (e.g. 'tfrag.*')"},
     {"tier", GC_SWEEP_K_TIER, "gate|nightly",
      "gate: the every-push tier; nightly: every invariant (default)"},
     {"invariants", GC_SWEEP_K_INVARIANTS, "DIR",
      "invariant YAML directory (default: invariants/ of the data\n"
      "directory: share/gcverify when installed, the checkout in a\n"
      "build tree, or $GCVERIFY_DATA_DIR)"},
-    {"jobs", 'j', "N",
-     "levels decoded in parallel (default: the core count)"},
+    {"jobs", 'j', "N", "levels decoded in parallel (default: the core count)"},
     {"memory-limit", GC_SWEEP_K_MEMORY_LIMIT, "SIZE",
      "memory budget of the levels in flight, e.g. 4G or 512M\n"
      "(default: half the physical memory, or of the cgroup limit); a\n"
@@ -91,8 +87,7 @@ static const gc_opt sweep_baselines_opts[] = {
     {"frames-golden", GC_SWEEP_K_FRAMES_GOLDEN, "F",
      "frame hashes (default golden/frames.yaml / frames-small.yaml);\n"
      "a named file must exist"},
-    {"no-frames", GC_SWEEP_K_NO_FRAMES, NULL,
-     "do not render or compare frames"},
+    {"no-frames", GC_SWEEP_K_NO_FRAMES, NULL, "do not render or compare frames"},
     {"lighting", GC_SWEEP_K_LIGHTING, "on|off",
      "draw tfrag with the lighting pass's colours (on, the default)\n"
      "or the stored unlit ones (off; frames then differ from goldens)"},
@@ -110,8 +105,7 @@ static const gc_opt sweep_baselines_opts[] = {
      "~/.cache/gcverify/frames)"},
     {"inject-fault", GC_SWEEP_K_INJECT_FAULT, "NAME",
      "re-introduce a catalogued decoder defect (GC_FAULTS builds)"},
-    {"samples", GC_SWEEP_K_SAMPLES, "N",
-     "failures kept per invariant and level (default 5)"},
+    {"samples", GC_SWEEP_K_SAMPLES, "N", "failures kept per invariant and level (default 5)"},
 };
 
 const gc_opt_group gc_cli_sweep_groups[GC_CLI_SWEEP_GROUPS] = {

@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gc_cli_opts.h"
 #include "gc_exit.h"
 #include "gc_fsutil.h"
-#include "gc_cli_opts.h"
 #include "gc_history_args.h"
 #include "gc_paths.h"
 #include "gc_report.h"
@@ -219,12 +219,11 @@ int gc_cmd_bisect(int argc, char **argv)
     char err[1024];
     int sweep_from = argc;
     const gc_opt_group groups[] = {GC_OPT_GROUP("bisect:", bisect_opts), gc_hist_group};
-    const gc_cmd_spec spec = GC_CMD_SPEC(
-        "bisect",
-        "--good REV --bad REV [--invariant ID [--level N] |\n"
-        "--frame N:VIEW | --metric N:NAME] [--repo DIR]\n"
-        "[--build-dir DIR] [--jobs N] [-- SWEEP OPTIONS...]",
-        bisect_about, groups, bisect_footer);
+    const gc_cmd_spec spec = GC_CMD_SPEC("bisect",
+                                         "--good REV --bad REV [--invariant ID [--level N] |\n"
+                                         "--frame N:VIEW | --metric N:NAME] [--repo DIR]\n"
+                                         "[--build-dir DIR] [--jobs N] [-- SWEEP OPTIONS...]",
+                                         bisect_about, groups, bisect_footer);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;

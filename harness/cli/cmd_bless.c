@@ -331,8 +331,9 @@ int gc_cmd_bless(int argc, char **argv)
         gc_cli_sweep_groups[1],
         gc_cli_sweep_groups[2],
     };
-    const gc_cmd_spec spec = GC_CMD_SPEC("bless", "--reason \"...\" [--frames] [--ledger F] [sweep options]",
-                                         bless_about, groups, bless_footer);
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("bless", "--reason \"...\" [--frames] [--ledger F] [sweep options]",
+                    bless_about, groups, bless_footer);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;

@@ -84,7 +84,8 @@ int gc_cmd_coverage(int argc, char **argv)
     int check = 0, check_kinds = 0, markdown = 0;
     enum { K_INVARIANTS = GC_OPT_LONG, K_BASELINE, K_CHECK, K_CHECK_KINDS, K_MARKDOWN };
     static const gc_opt opts[] = {
-        {"invariants", K_INVARIANTS, "DIR", "invariant YAML directory (default: the data directory's)"},
+        {"invariants", K_INVARIANTS, "DIR",
+         "invariant YAML directory (default: the data directory's)"},
         {"baseline", K_BASELINE, "F",
          "the baseline whose column digests count as guards\n"
          "(default golden/metrics-small.yaml; 'none': no digests)"},
@@ -95,17 +96,17 @@ int gc_cmd_coverage(int argc, char **argv)
          "its digest alone"},
     };
     static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
-    static const gc_cmd_spec spec = GC_CMD_SPEC(
-        "coverage",
-        "[--invariants DIR] [--baseline F] [--markdown]\n"
-        "[--check] [--check-kinds]",
-        "For every table and column: the invariants that read it, the metrics that\n"
-        "aggregate it, 'digest only' when only its column digest in the baseline\n"
-        "guards it, or 'nothing'; per table the share of columns a semantic invariant\n"
-        "checks; then the columns no invariant reads, with the mission's kinds\n"
-        "(counts, chains, spheres, opacity, positions, indices) named. See\n"
-        "docs/verification.md.\n",
-        groups, NULL);
+    static const gc_cmd_spec spec =
+        GC_CMD_SPEC("coverage",
+                    "[--invariants DIR] [--baseline F] [--markdown]\n"
+                    "[--check] [--check-kinds]",
+                    "For every table and column: the invariants that read it, the metrics that\n"
+                    "aggregate it, 'digest only' when only its column digest in the baseline\n"
+                    "guards it, or 'nothing'; per table the share of columns a semantic invariant\n"
+                    "checks; then the columns no invariant reads, with the mission's kinds\n"
+                    "(counts, chains, spheres, opacity, positions, indices) named. See\n"
+                    "docs/verification.md.\n",
+                    groups, NULL);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return 2;

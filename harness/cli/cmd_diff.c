@@ -127,16 +127,16 @@ int gc_cmd_diff(int argc, char **argv)
         {"format", K_FORMAT, "text|json|markdown", "output form (default text; md = markdown)"},
     };
     static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
-    static const gc_cmd_spec spec = GC_CMD_SPEC(
-        "diff", "OLD.json NEW.json [--format text|json|markdown]",
-        "Reports every metric (including each invariant's checked and failed counts)\n"
-        "and every frame hash that differs between two sweep reports, field by field,\n"
-        "and per invariant x level the rows that newly fail (+) and newly pass (-),\n"
-        "from the reports' failure samples (exact when every failure is a sample;\n"
-        "raise `sweep --samples N` otherwise). The JSON form is described in\n"
-        "docs/report-format.md. Exit 0 if nothing changed, 1 if something did, 2 on\n"
-        "bad input.\n",
-        groups, NULL);
+    static const gc_cmd_spec spec =
+        GC_CMD_SPEC("diff", "OLD.json NEW.json [--format text|json|markdown]",
+                    "Reports every metric (including each invariant's checked and failed counts)\n"
+                    "and every frame hash that differs between two sweep reports, field by field,\n"
+                    "and per invariant x level the rows that newly fail (+) and newly pass (-),\n"
+                    "from the reports' failure samples (exact when every failure is a sample;\n"
+                    "raise `sweep --samples N` otherwise). The JSON form is described in\n"
+                    "docs/report-format.md. Exit 0 if nothing changed, 1 if something did, 2 on\n"
+                    "bad input.\n",
+                    groups, NULL);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return 2;

@@ -30,19 +30,19 @@ static const gc_opt dump_opts[] = {
     {"seed", K_SEED, "S", "synthetic corpus seed (default 1)"},
 };
 static const gc_opt_group dump_groups[] = {GC_OPT_GROUP(NULL, dump_opts)};
-static const gc_cmd_spec dump_spec = GC_CMD_SPEC(
-    "dump-texture",
-    "[--corpus DIR] --level N --texture I [--mip M]\n"
-    "-o FILE.png [--scale retail|small|edge] [--seed S]",
-    "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when no\n"
-    "--corpus is given, and writes tfrag texture I as an RGBA PNG: 8-bit indices\n"
-    "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
-    "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
-    "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
-    "file and renamed (-o - is standard output).\n",
-    dump_groups,
-    "Exit codes: 0 ok; 1 the texture could not be decoded; 2 bad usage; 3 corpus\n"
-    "unreadable; 5 the PNG could not be written.\n");
+static const gc_cmd_spec dump_spec =
+    GC_CMD_SPEC("dump-texture",
+                "[--corpus DIR] --level N --texture I [--mip M]\n"
+                "-o FILE.png [--scale retail|small|edge] [--seed S]",
+                "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when no\n"
+                "--corpus is given, and writes tfrag texture I as an RGBA PNG: 8-bit indices\n"
+                "from core_data, the CSM1-ordered CLUT from GS RAM, PS2 alpha 0..0x80 expanded\n"
+                "to 0..255. --mip picks mip level 0 (default) to 3: levels 0 and 1 are in the\n"
+                "core_data texture block, 2 and 3 in GS RAM. The PNG is written to a temporary\n"
+                "file and renamed (-o - is standard output).\n",
+                dump_groups,
+                "Exit codes: 0 ok; 1 the texture could not be decoded; 2 bad usage; 3 corpus\n"
+                "unreadable; 5 the PNG could not be written.\n");
 
 static int parse_uint(const char *s, unsigned long max, unsigned long *out)
 {

@@ -26,15 +26,15 @@ static const gc_opt extract_opts[] = {
     {"out", 'o', "DIR", NULL},
 };
 static const gc_opt_group extract_groups[] = {GC_OPT_GROUP(NULL, extract_opts)};
-static const gc_cmd_spec extract_spec = GC_CMD_SPEC(
-    "extract", "[--corpus DIR] --level N -o DIR",
-    "Decodes LEVEL<N>.WAD (of DIR, or of the default synthetic corpus) and writes\n"
-    "data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
-    "(decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n",
-    extract_groups,
-    "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
-    "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
-    "be written.\n");
+static const gc_cmd_spec extract_spec =
+    GC_CMD_SPEC("extract", "[--corpus DIR] --level N -o DIR",
+                "Decodes LEVEL<N>.WAD (of DIR, or of the default synthetic corpus) and writes\n"
+                "data.bin, core_data.wad, core_data.bin, core_index.bin, gameplay.bin\n"
+                "(decompressed), sound_bank.bin and gs_ram.bin into the output directory.\n",
+                extract_groups,
+                "exit codes: 0 all written; 1 some piece could not be decoded (the others\n"
+                "are written); 2 bad usage; 3 corpus or level unreadable; 5 a file could not\n"
+                "be written.\n");
 
 static int write_one(const char *dir, const char *name, const uint8_t *p, size_t n, int have)
 {

@@ -20,12 +20,12 @@ int gc_cmd_fields(int argc, char **argv)
         {"markdown", K_MARKDOWN, NULL, "the form committed as docs/fields.md"},
     };
     static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
-    static const gc_cmd_spec spec = GC_CMD_SPEC(
-        "fields", "[--markdown]",
-        "Print every table the decoders publish, with each column's name, type,\n"
-        "unit and doc. --markdown writes the form committed as docs/fields.md:\n"
-        "  ./build/gcverify fields --markdown > docs/fields.md\n",
-        groups, NULL);
+    static const gc_cmd_spec spec =
+        GC_CMD_SPEC("fields", "[--markdown]",
+                    "Print every table the decoders publish, with each column's name, type,\n"
+                    "unit and doc. --markdown writes the form committed as docs/fields.md:\n"
+                    "  ./build/gcverify fields --markdown > docs/fields.md\n",
+                    groups, NULL);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return 2;

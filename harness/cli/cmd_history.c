@@ -17,16 +17,16 @@ int gc_cmd_history(int argc, char **argv)
     gc_hist_args_init(&a);
     char err[1024];
     const gc_opt_group groups[] = {gc_hist_group};
-    const gc_cmd_spec spec = GC_CMD_SPEC(
-        "history",
-        "--history DB [--invariant ID | --frame [N:]VIEW |\n"
-        "--metric [N:]NAME] [--level N] [--since DATE]",
-        "Print the recorded series, one line per run and level: run id, time (UTC),\n"
-        "commit (+dirty), level, item, and the value: failed/checked and severity\n"
-        "for an invariant, status and hash for a frame, the value for a metric.\n"
-        "With no item, every invariant. --since DATE keeps runs at or after DATE\n"
-        "(2026-12-01 or 2026-12-01T05:00:00Z).\n",
-        groups, NULL);
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("history",
+                    "--history DB [--invariant ID | --frame [N:]VIEW |\n"
+                    "--metric [N:]NAME] [--level N] [--since DATE]",
+                    "Print the recorded series, one line per run and level: run id, time (UTC),\n"
+                    "commit (+dirty), level, item, and the value: failed/checked and severity\n"
+                    "for an invariant, status and hash for a frame, the value for a metric.\n"
+                    "With no item, every invariant. --since DATE keeps runs at or after DATE\n"
+                    "(2026-12-01 or 2026-12-01T05:00:00Z).\n",
+                    groups, NULL);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;

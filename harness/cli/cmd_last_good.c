@@ -18,17 +18,17 @@ int gc_cmd_last_good(int argc, char **argv)
     gc_hist_args_init(&a);
     char err[1024];
     const gc_opt_group groups[] = {gc_hist_group};
-    const gc_cmd_spec spec = GC_CMD_SPEC(
-        "last-good",
-        "ID [--level N] --history DB\n"
-        "--frame N:VIEW | --metric N:NAME --history DB",
-        "The newest recorded run in which the invariant ID (on every level, or on\n"
-        "--level N) was clean, the frame matched, or the metric did not move\n"
-        "against the baseline, and the first run after it that was not, with\n"
-        "their commits.\n",
-        groups,
-        "exit codes: 0 a clean run was found; 1 bad in every recorded run;\n"
-        "2 bad usage, or the item was never recorded.\n");
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("last-good",
+                    "ID [--level N] --history DB\n"
+                    "--frame N:VIEW | --metric N:NAME --history DB",
+                    "The newest recorded run in which the invariant ID (on every level, or on\n"
+                    "--level N) was clean, the frame matched, or the metric did not move\n"
+                    "against the baseline, and the first run after it that was not, with\n"
+                    "their commits.\n",
+                    groups,
+                    "exit codes: 0 a clean run was found; 1 bad in every recorded run;\n"
+                    "2 bad usage, or the item was never recorded.\n");
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;

@@ -20,7 +20,8 @@ int gc_cmd_list(int argc, char **argv)
     int metrics = 0;
     enum { K_INVARIANTS = GC_OPT_LONG, K_METRICS };
     static const gc_opt opts[] = {
-        {"invariants", K_INVARIANTS, "DIR", "invariant YAML directory (default: the data directory's)"},
+        {"invariants", K_INVARIANTS, "DIR",
+         "invariant YAML directory (default: the data directory's)"},
         {"metrics", K_METRICS, NULL, "list the named per-level metrics instead"},
     };
     static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};

@@ -200,12 +200,12 @@ int gc_cmd_merge(int argc, char **argv)
     gc_nightly_opts nightly;
     gc_nightly_opts_init(&nightly);
     const gc_opt_group groups[] = {GC_OPT_GROUP("merge:", merge_opts), gc_nightly_group};
-    const gc_cmd_spec spec =
-        GC_CMD_SPEC("merge",
-                    "SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
-                    "[--timings-from T.json]... [--invariants DIR] [--samples N]\n"
-                    "[--html F [--html-assets DIR]] [--history DB]",
-                    merge_about, groups, merge_footer);
+    const gc_cmd_spec spec = GC_CMD_SPEC("merge",
+                                         "SHARD.json... [-o OUT.json] [--junit F] [--markdown F]\n"
+                                         "[--timings-from T.json]... [--invariants DIR]\n"
+                                         "[--samples N]\n"
+                                         "[--html F [--html-assets DIR]] [--history DB]",
+                                         merge_about, groups, merge_footer);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return GC_EXIT_USAGE;

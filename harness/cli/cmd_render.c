@@ -41,18 +41,22 @@ static const gc_opt render_opts[] = {
     {"corpus", K_CORPUS, "DIR", "the corpus (default: the synthetic one)"},
     {"level", K_LEVEL, "N|all", "the level 0..26, or all"},
     {"view", K_VIEW, "NAME", "overview or ground (default overview)"},
-    {"output", 'o', "FILE.png", "write the frame as a PNG (- for stdout; with --level\n"
+    {"output", 'o', "FILE.png",
+     "write the frame as a PNG (- for stdout; with --level\n"
      "all a directory for every frame)"},
     {"width", K_WIDTH, "W", "frame width (default " GC_OPT_STR(GC_RENDER_WIDTH) ")"},
     {"height", K_HEIGHT, "H", "frame height (default " GC_OPT_STR(GC_RENDER_HEIGHT) ")"},
-    {"golden", K_GOLDEN, "FILE", "compare the hash with a frames YAML file (exit 1 if it\n"
+    {"golden", K_GOLDEN, "FILE",
+     "compare the hash with a frames YAML file (exit 1 if it\n"
      "regressed)"},
     {"golden-images", K_GOLDEN_IMAGES, "DIR", "write the actual, expected and diff PNGs into DIR"},
     {"scale", K_SCALE, "retail|small|edge", "synthetic corpus scale (default retail)"},
     {"seed", K_SEED, "N", "synthetic corpus seed (default 1)"},
-    {"inject-fault", K_INJECT_FAULT, "NAME", "decode with a catalogued decoder defect (GC_FAULTS\n"
+    {"inject-fault", K_INJECT_FAULT, "NAME",
+     "decode with a catalogued decoder defect (GC_FAULTS\n"
      "builds)"},
-    {"lighting", K_LIGHTING, "on|off", "the lighting pass's tfrag colours (on, the default) or\n"
+    {"lighting", K_LIGHTING, "on|off",
+     "the lighting pass's tfrag colours (on, the default) or\n"
      "the stored unlit ones (off)"},
 };
 
@@ -80,10 +84,12 @@ static const char render_footer[] =
 
 static const gc_opt_group render_groups[] = {GC_OPT_GROUP(NULL, render_opts)};
 static const gc_cmd_spec render_spec =
-    GC_CMD_SPEC("render", "[--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
-                          "[--width W --height H] [--golden FILE]\n"
-                          "[--golden-images DIR] [--scale small|retail|edge] [--seed N]\n"
-                          "[--inject-fault NAME] [--lighting on|off]",
+    GC_CMD_SPEC("render",
+                "[--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
+                "[--width W --height H] [--golden FILE]\n"
+                "[--golden-images DIR] [--scale small|retail|edge]\n"
+                "[--seed N]\n"
+                "[--inject-fault NAME] [--lighting on|off]",
                 render_about, render_groups, render_footer);
 
 /* Every view of every level, one line each; PNGs into dir when given. */

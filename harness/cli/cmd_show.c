@@ -44,20 +44,21 @@ static const gc_opt show_opts[] = {
     {"inject-fault", K_INJECT_FAULT, "NAME", "decode with a catalogued decoder defect"},
 };
 static const gc_opt_group show_groups[] = {GC_OPT_GROUP(NULL, show_opts)};
-static const gc_cmd_spec show_spec = GC_CMD_SPEC(
-    "show",
-    "--level N TABLE [--where EXPR] [--columns a,b]\n"
-    "[--format table|csv|json] [--limit N] [--corpus DIR]\n"
-    "[--scale retail|small|edge] [--seed N] [--inject-fault NAME]",
-    "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
-    "optionally only those for which EXPR is true. EXPR is the invariant language\n"
-    "(docs/invariants.md): columns, `row` (the row index), links such as\n"
-    "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
-    "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
-    "lists the rows it fails on.\n",
-    show_groups,
-    "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
-    "3 when the corpus or level cannot be read.\n");
+static const gc_cmd_spec show_spec =
+    GC_CMD_SPEC("show",
+                "--level N TABLE [--where EXPR] [--columns a,b]\n"
+                "[--format table|csv|json] [--limit N] [--corpus DIR]\n"
+                "[--scale retail|small|edge] [--seed N]\n"
+                "[--inject-fault NAME]",
+                "Prints the rows of TABLE (gcverify fields lists the tables) of level N,\n"
+                "optionally only those for which EXPR is true. EXPR is the invariant language\n"
+                "(docs/invariants.md): columns, `row` (the row index), links such as\n"
+                "patch.radius, prev/next, aggregates. A failure sample's row can be looked at\n"
+                "with --where 'row == 332'; an invariant's `expect` with --where 'not (EXPR)'\n"
+                "lists the rows it fails on.\n",
+                show_groups,
+                "Exit 0; 2 on bad usage, an unknown table or column, or an invalid EXPR;\n"
+                "3 when the corpus or level cannot be read.\n");
 
 static const gc_table_desc *find_table(const char *name, size_t *index)
 {

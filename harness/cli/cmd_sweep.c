@@ -60,8 +60,12 @@ int gc_cmd_sweep(int argc, char **argv)
     int quiet = 0, verbose = 0, color = GC_COLOR_AUTO;
     char err[4096];
     const gc_opt_group groups[] = {
-        gc_cli_sweep_groups[0], gc_cli_sweep_groups[1], gc_cli_sweep_groups[2],
-        gc_nightly_group,       GC_OPT_GROUP("reports:", report_opts), gc_opt_color_group,
+        gc_cli_sweep_groups[0],
+        gc_cli_sweep_groups[1],
+        gc_cli_sweep_groups[2],
+        gc_nightly_group,
+        GC_OPT_GROUP("reports:", report_opts),
+        gc_opt_color_group,
     };
     const gc_cmd_spec spec = GC_CMD_SPEC("sweep", "[options]", about, groups, footer);
     gc_opts p;

@@ -29,8 +29,9 @@ static const gc_opt synth_opts[] = {
      "contents at sector 1001, as the retail disc has them\n"
      "(docs/formats/disc-image.md); deterministic bytes. With -o the\n"
      "image is made from DIR, else from the synthetic corpus cache"},
-    {"scale", K_SCALE, "S", "retail (default): the real disc's shape; small: about 1/20 of it;\n"
-                            "edge: small levels at the format's legal extremes"},
+    {"scale", K_SCALE, "S",
+     "retail (default): the real disc's shape; small: about 1/20 of it;\n"
+     "edge: small levels at the format's legal extremes"},
     {"seed", K_SEED, "N", "generator seed (default 1); same version+scale+seed = same bytes"},
     {"jobs", 'j', "N", "levels built at once (default: the number of cores)"},
 };
@@ -84,12 +85,12 @@ int gc_cmd_synth(int argc, char **argv)
     uint32_t seed = 1, jobs = 0;
     char about[512];
     snprintf(about, sizeof about,
-             "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s) into DIR,\n"
-             "or as a disc image. On a terminal, progress is one updating line.\n",
+             "Writes LEVEL0.WAD .. LEVEL26.WAD of the synthetic corpus (generator %s)\n"
+             "into DIR, or as a disc image. On a terminal, progress is one updating line.\n",
              sy_generator_version());
-    const gc_cmd_spec spec = GC_CMD_SPEC(
-        "synth", "-o DIR | --iso F [--scale retail|small|edge] [--seed N] [--jobs N]", about,
-        synth_groups, NULL);
+    const gc_cmd_spec spec =
+        GC_CMD_SPEC("synth", "-o DIR | --iso F [--scale retail|small|edge] [--seed N]\n[--jobs N]",
+                    about, synth_groups, NULL);
     gc_opts p;
     if (gc_opts_init(&p, &spec, argc, argv) != 0)
         return 2;

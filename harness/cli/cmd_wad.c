@@ -32,23 +32,24 @@ static const gc_opt wad_opts[] = {
     {"label", K_LABEL, "NAME", "compress: the 9-byte header label (default \"gcverify\")"},
 };
 static const gc_opt_group wad_groups[] = {GC_OPT_GROUP(NULL, wad_opts)};
-static const gc_cmd_spec wad_spec = GC_CMD_SPEC(
-    "wad", "decompress IN OUT [--offset N]\n"
-           "compress IN OUT [--label NAME]",
-    "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
-    "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
-    "            stream's own size field (offset 3) bounds what is read; the output\n"
-    "            is bounded by what that many bytes of packets can produce (about\n"
-    "            72x) and by 1 GiB.\n"
-    "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
-    "            pads) with the synthetic corpus encoder, check that it decodes back\n"
-    "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
-    "            (default \"gcverify\"; at most 9 characters).\n",
-    wad_groups,
-    "OUT is written to a temporary file and renamed, so a failure leaves no\n"
-    "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
-    "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
-    "5 OUT could not be written.\n");
+static const gc_cmd_spec wad_spec =
+    GC_CMD_SPEC("wad",
+                "decompress IN OUT [--offset N]\n"
+                "compress IN OUT [--label NAME]",
+                "decompress  decode the WAD LZ stream that starts at byte N of IN (default 0;\n"
+                "            decimal or 0x hex) and write the decompressed bytes to OUT. The\n"
+                "            stream's own size field (offset 3) bounds what is read; the output\n"
+                "            is bounded by what that many bytes of packets can produce (about\n"
+                "            72x) and by 1 GiB.\n"
+                "compress    encode all of IN as one WAD LZ stream (0x2000-byte block rule,\n"
+                "            pads) with the synthetic corpus encoder, check that it decodes back\n"
+                "            to IN, and write it to OUT. NAME is the 9-byte header label\n"
+                "            (default \"gcverify\"; at most 9 characters).\n",
+                wad_groups,
+                "OUT is written to a temporary file and renamed, so a failure leaves no\n"
+                "partial file; OUT - is standard output. Exit codes: 0 ok; 1 the stream is\n"
+                "malformed (the message gives the file offset); 2 bad usage; 3 IN unreadable;\n"
+                "5 OUT could not be written.\n");
 
 static int parse_offset(const char *s, uint64_t *out)
 {

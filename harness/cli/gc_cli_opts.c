@@ -51,8 +51,8 @@ int gc_opts_init(gc_opts *p, const gc_cmd_spec *spec, int argc, char **argv)
                     return -1;
                 }
             p->table[p->count] = o;
-            p->longs[p->count] = (struct option){o->name, o->arg ? required_argument : no_argument,
-                                                 NULL, o->key};
+            p->longs[p->count] =
+                (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
             p->count++;
             if (is_short(o->key) && !memchr(p->shorts, o->key, ns)) {
                 p->shorts[ns++] = (char)o->key;
@@ -96,7 +96,8 @@ static int unknown(gc_opts *p, const char *spelled)
         snprintf(store[i], sizeof store[i], "--%s", p->table[i]->name);
         cands[i] = store[i];
     }
-    const char *s = strncmp(spelled, "--", 2) == 0 ? gc_inv_suggest(spelled, cands, p->count) : NULL;
+    const char *s =
+        strncmp(spelled, "--", 2) == 0 ? gc_inv_suggest(spelled, cands, p->count) : NULL;
     /* a prefix of exactly one option: that one (getopt would have taken it) */
     if (!s && strncmp(spelled, "--", 2) == 0) {
         size_t n = strlen(spelled), hits = 0;
@@ -166,13 +167,11 @@ int gc_opts_next(gc_opts *p)
         else
             snprintf(p->spelled, sizeof p->spelled, "-%c", optopt);
         if (k == ':') {
-            fprintf(stderr, "gcverify %s: option '%s' needs a value\n", p->spec->name,
-                    p->spelled);
+            fprintf(stderr, "gcverify %s: option '%s' needs a value\n", p->spec->name, p->spelled);
             return GC_OPT_ERROR;
         }
         if (is_long) {
-            fprintf(stderr, "gcverify %s: option '%s' takes no value\n", p->spec->name,
-                    p->spelled);
+            fprintf(stderr, "gcverify %s: option '%s' takes no value\n", p->spec->name, p->spelled);
             return GC_OPT_ERROR;
         }
         return unknown(p, p->spelled);
@@ -236,28 +235,63 @@ static void indented(FILE *f, const char *text, int indent)
     }
 }
 
-enum { HELP_COLUMN = 23 };
+/* Option help is prose: its '\n' are spaces, and it is wrapped here to
+ * HELP_WIDTH columns at HELP_COLUMN, so every command's help has one layout
+ * and a table entry is written without counting columns. */
+enum { HELP_COLUMN = 23, HELP_WIDTH = 79 };
+
+static void wrapped(FILE *f, const char *text, int col)
+{
+    for (const char *s = text; *s;) {
+        while (*s == ' ')
+            s++;
+        /* the longest run of words that fits (at least one word) */
+        size_t len = 0, fit = 0;
+        for (;;) {
+            while (s[len] && s[len] != ' ')
+                len++;
+            if (fit && col + (int)len > HELP_WIDTH)
+                break;
+            fit = len;
+            if (!s[len])
+                break;
+            len++;
+        }
+        fprintf(f, "%.*s\n", (int)fit, s);
+        s += fit;
+        while (*s == ' ')
+            s++;
+        if (*s)
+            fprintf(f, "%*s", HELP_COLUMN, "");
+        col = HELP_COLUMN;
+    }
+}
 
 static void print_option(FILE *f, const gc_cmd_spec *spec, const gc_opt *o)
 {
     char head[160];
-    int n = snprintf(head, sizeof head, "  %s%s%s--%s%s%s", is_short(o->key) ? "-" : "",
-                     is_short(o->key) ? (char[2]){(char)o->key, 0} : "",
-                     is_short(o->key) ? ", " : "", o->name, o->arg ? " " : "",
-                     o->arg ? o->arg : "");
-    if (n <= HELP_COLUMN - 2)
-        fprintf(f, "%-*s", HELP_COLUMN, head);
-    else
-        fprintf(f, "%s  ", head);
-    indented(f, o->help, HELP_COLUMN);
+    int n =
+        snprintf(head, sizeof head, "  %s%s%s--%s%s%s", is_short(o->key) ? "-" : "",
+                 is_short(o->key) ? (char[2]){(char)o->key, 0} : "", is_short(o->key) ? ", " : "",
+                 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+    int col = n <= HELP_COLUMN - 2 ? HELP_COLUMN : n + 2;
+    fprintf(f, "%-*s", col, head);
+    char text[2048];
+    size_t len = (size_t)snprintf(text, sizeof text, "%s", o->help);
     /* the old spellings of this option */
     for (size_t g = 0; g < spec->group_count; g++)
-        for (size_t i = 0; i < spec->groups[g].count; i++) {
+        for (size_t i = 0; i < spec->groups[g].count && len < sizeof text; i++) {
             const gc_opt *a = &spec->groups[g].opts[i];
             if (!a->help && a->key == o->key)
-                fprintf(f, "%*s(also --%s%s%s: the old spelling, accepted for one release)\n",
-                        HELP_COLUMN, "", a->name, a->arg ? " " : "", a->arg ? a->arg : "");
+                len += (size_t)snprintf(text + len, sizeof text - len,
+                                        " (also --%s%s%s: the old spelling, accepted for one "
+                                        "release)",
+                                        a->name, a->arg ? " " : "", a->arg ? a->arg : "");
         }
+    for (char *c = text; *c; c++)
+        if (*c == '\n')
+            *c = ' ';
+    wrapped(f, text, col);
 }
 
 void gc_opts_help(const gc_cmd_spec *spec, FILE *f)

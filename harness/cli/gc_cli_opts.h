@@ -41,8 +41,10 @@
 typedef struct gc_opt {
     const char *name; /* long name without the dashes: "output" */
     int key;
-    const char *arg;  /* NULL: a flag; else the value's placeholder in the help: "FILE" */
-    const char *help; /* lines separated by '\n'; NULL: an old spelling (alias) of `key` */
+    const char *arg; /* NULL: a flag; else the value's placeholder in the help: "FILE" */
+    /* prose, wrapped to the help's columns by gc_opts_help ('\n' is a space);
+     * NULL: an old spelling (alias) of the option with the same key */
+    const char *help;
 } gc_opt;
 
 typedef struct gc_opt_group {
@@ -51,7 +53,10 @@ typedef struct gc_opt_group {
     size_t count;
 } gc_opt_group;
 
-#define GC_OPT_GROUP(title, table) {title, table, sizeof table / sizeof table[0]}
+#define GC_OPT_GROUP(title, table)                                                                 \
+    {                                                                                              \
+        title, table, sizeof table / sizeof table[0]                                               \
+    }
 
 /* Key ranges: letters are short options; command-specific long-only keys
  * from GC_OPT_LONG; the shared groups (gc_cli.h, gc_nightly.h,
@@ -73,7 +78,7 @@ enum {
 typedef struct gc_cmd_spec {
     const char *name; /* as typed: "dump-texture" */
     const char *synopsis;
-    const char *about;  /* may be NULL */
+    const char *about; /* may be NULL */
     const gc_opt_group *groups;
     size_t group_count;
     const char *footer; /* may be NULL */
@@ -84,7 +89,9 @@ typedef struct gc_cmd_spec {
 #define GC_OPT_STR(x)  GC_OPT_STR_(x)
 
 #define GC_CMD_SPEC(name, synopsis, about, groups, footer)                                         \
-    {name, synopsis, about, groups, sizeof groups / sizeof groups[0], footer}
+    {                                                                                              \
+        name, synopsis, about, groups, sizeof groups / sizeof groups[0], footer                    \
+    }
 
 enum {
     GC_OPT_DONE = -1,  /* no more arguments */
@@ -106,8 +113,8 @@ typedef struct gc_opts {
     const gc_opt *table[GC_OPTS_MAX_OPTS]; /* longs[i] is table[i] */
     size_t count;
     char shorts[GC_OPTS_MAX_OPTS * 2 + 4];
-    int finished;    /* getopt returned -1: the rest are arguments */
-    int rest;        /* the next of those */
+    int finished; /* getopt returned -1: the rest are arguments */
+    int rest;     /* the next of those */
     int after_dashdash;
     /* the current option: its table entry and value (NULL for a flag); for
      * GC_OPT_ARG the argument in value and opt NULL */

@@ -84,8 +84,7 @@ int gc_hist_apply(const gc_opts *p, int key, gc_hist_args *a)
             a->q.id = v;
             break;
         }
-        if (parse_item(v, a, err, sizeof err, key == GC_HIST_K_FRAME ? "--frame" : "--metric") !=
-            0)
+        if (parse_item(v, a, err, sizeof err, key == GC_HIST_K_FRAME ? "--frame" : "--metric") != 0)
             return gc_opts_bad(p, "%s", err), -1;
         a->level_given = 1;
         break;

@@ -29,6 +29,9 @@ static void usage(FILE *f)
             "gcverify %s - regression verification for Ratchet & Clank: Going Commando levels\n\n"
             "usage: gcverify <command> [options]   (gcverify help <command>, or\n"
             "       gcverify <command> --help, for details)\n\n"
+            "Options are the same in every command: --opt value or --opt=value, the\n"
+            "short aliases each help lists, -- ends the options; -o/--output names what\n"
+            "a command writes. A mistyped option is exit 2 with the nearest name.\n\n"
             "commands:\n",
             GC_VERSION);
     for (const command *c = commands; c->name; c++) {

@@ -23,7 +23,8 @@ static const gc_opt nightly_opts[] = {
     {"history", GC_NIGHTLY_K_HISTORY, "DB",
      "record the run in the SQLite history DB, and show the\n"
      "last runs in the page (docs/history.md)"},
-    {"history-runs", GC_NIGHTLY_K_HISTORY_RUNS, "N", "runs in the page's history strip (default 20)"},
+    {"history-runs", GC_NIGHTLY_K_HISTORY_RUNS, "N",
+     "runs in the page's history strip (default 20)"},
 };
 const gc_opt_group gc_nightly_group = GC_OPT_GROUP("nightly:", nightly_opts);
 

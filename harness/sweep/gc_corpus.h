@@ -72,8 +72,9 @@ void gc_corpus_close(gc_corpus *c);
 
 /* Directory of the synthetic corpus for (scale, seed), generating it first
  * when it is not in the cache yet (on `jobs` threads; progress on stderr:
- * 0 none, 1 a line per level, 2 the terminal's updating line, gc_progress.h). Concurrent callers are safe: the corpus is built
- * in a private temporary directory and renamed into place. 0 or -1. */
+ * 0 none, 1 a line per level, 2 the terminal's updating line, gc_progress.h). Concurrent callers
+ * are safe: the corpus is built in a private temporary directory and renamed into place. 0 or -1.
+ */
 int gc_corpus_synthetic(int scale, uint32_t seed, unsigned jobs, int progress, char *dir,
                         size_t dirlen, char *err, size_t errlen);
 
