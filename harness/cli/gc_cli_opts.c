@@ -43,13 +43,18 @@ int gc_opts_init(gc_opts *p, const gc_cmd_spec *spec, int argc, char **argv)
                 fprintf(stderr, "gcverify %s: too many options in the tables\n", spec->name);
                 return -1;
             }
-            for (size_t k = 0; k < p->count; k++)
-                if (strcmp(p->table[k]->name, o->name) == 0) {
-                    /* a programming error the table test (tests/test_cli.c) catches */
-                    fprintf(stderr, "gcverify %s: option --%s declared twice\n", spec->name,
-                            o->name);
+            /* programming errors, which tests/test_cli.c (every command's
+             * --help) would catch: a name twice, or two options (not an
+             * option and its old spelling) on one key */
+            for (size_t k = 0; k < p->count; k++) {
+                const gc_opt *q = p->table[k];
+                int same_key = q->key == o->key && q->help && o->help;
+                if (strcmp(q->name, o->name) == 0 || same_key) {
+                    fprintf(stderr, "gcverify %s: options --%s and --%s clash in the tables\n",
+                            spec->name, q->name, o->name);
                     return -1;
                 }
+            }
             p->table[p->count] = o;
             p->longs[p->count] =
                 (struct option){o->name, o->arg ? required_argument : no_argument, NULL, o->key};
