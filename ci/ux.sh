@@ -6,7 +6,8 @@
 # the frame image store) and diff images with the pixel count in every
 # report; `show` prints the rows an expression selects; `diff --format json`
 # lists rows newly failing; `merge --junit` combines shards and names a
-# missing one. Every JSON report is checked against docs/schemas/, every
+# missing one; a mistyped option gets the nearest name and --opt=value works.
+# Every JSON report is checked against docs/schemas/, every
 # JUnit report against ci/schemas/junit-10.xsd.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,11 @@ expect_rc 2 "mistyped command" $gcv sweeep
 grep -q "unknown command 'sweeep' (did you mean 'sweep'?)" "$out/last.err" || { echo "FAIL: no suggestion for 'sweeep'"; cat "$out/last.err"; exit 1; }
 expect_rc 2 "help of a mistyped command" $gcv help dump-textur
 grep -q "did you mean 'dump-texture'" "$out/last.err" || { echo "FAIL: no suggestion for 'dump-textur'"; exit 1; }
+
+expect_rc 2 "mistyped option" $gcv sweep --level 3
+grep -qx "gcverify sweep: unknown option '--level' (did you mean '--levels'?)" "$out/last.err" || { echo "FAIL: no suggestion for '--level'"; cat "$out/last.err"; exit 1; }
+expect_rc 0 "--opt=value" $gcv sweep --scale=small --levels=0 --no-frames --quiet --json="$out/eq.json"
+test -s "$out/eq.json" || { echo "FAIL: --json=F wrote nothing"; exit 1; }
 
 echo "== mistyped paths and empty selections"
 expect_rc 2 "--baseline that does not exist" $gcv sweep --scale small --levels 0 --quiet --baseline "$out/no-such-metrics.yaml"
