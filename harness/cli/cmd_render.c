@@ -26,7 +26,7 @@ static void render_usage(FILE *f)
             "usage: gcverify render [--corpus DIR] --level N|all [--view NAME] [-o FILE.png]\n"
             "                       [--width W --height H] [--golden FILE]\n"
             "                       [--golden-images DIR] [--scale small|retail|edge] [--seed N]\n"
-            "                       [--inject-fault NAME] [--lighting on|off]\n"
+            "                       [--inject-fault NAME] [--lighting on|off] [--objects on|off]\n"
             "\n"
             "Decodes LEVEL<N>.WAD (any case) from DIR, or from the synthetic corpus when\n"
             "no --corpus is given, renders view NAME (overview, ground; default overview)\n"
@@ -38,7 +38,9 @@ static void render_usage(FILE *f)
             "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
             "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
             "--lighting off draws the stored (unlit) tfrag colours instead of the lighting\n"
-            "pass's (the manifest says lighting=lit or lighting=unlit).\n"
+            "pass's (the manifest says lighting=lit or lighting=unlit). --objects off draws\n"
+            "the terrain only, without the tie, shrub and moby instances (the manifest's\n"
+            "objects= says off, or per kind the instances and triangles drawn).\n"
             "\n"
             "--level all renders every view of every level and prints one line each,\n"
             "\"<level> <view> <sha256>\" (or \"<level> <view> error <message>\"), in level\n"
@@ -52,7 +54,7 @@ static void render_usage(FILE *f)
 
 /* Every view of every level, one line each; PNGs into dir when given. */
 static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault,
-                      int lighting)
+                      int lighting, int objects)
 {
     const char *const *names;
     int nv = gc_render_view_names(&names), rc = 0;
@@ -81,8 +83,10 @@ static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char 
         gc_level_decode(&lv);
         err[0] = '\0';
         gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
-        if (scene)
+        if (scene) {
             gc_render_scene_set_lighting(scene, lighting);
+            gc_render_scene_set_objects(scene, objects);
+        }
         for (int v = 0; v < nv; v++) {
             gc_frame f;
             char hex[65];
@@ -120,7 +124,7 @@ int gc_cmd_render(int argc, char **argv)
 {
     const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
                *golden_images = NULL;
-    int lighting = 1;
+    int lighting = 1, objects = 1;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
     int scale = SY_SCALE_RETAIL, all = 0, fault = 0;
     for (int i = 1; i < argc; i++) {
@@ -135,7 +139,7 @@ int gc_cmd_render(int argc, char **argv)
                     strcmp(a, "--height") == 0 || strcmp(a, "--golden") == 0 ||
                     strcmp(a, "--golden-images") == 0 || strcmp(a, "--scale") == 0 ||
                     strcmp(a, "--seed") == 0 || strcmp(a, "--inject-fault") == 0 ||
-                    strcmp(a, "--lighting") == 0;
+                    strcmp(a, "--lighting") == 0 || strcmp(a, "--objects") == 0;
         if (!takes) {
             fprintf(stderr, "gcverify render: unknown option '%s'\n", a);
             render_usage(stderr);
@@ -159,6 +163,12 @@ int gc_cmd_render(int argc, char **argv)
                 return 2;
             }
             lighting = strcmp(v, "on") == 0;
+        } else if (strcmp(a, "--objects") == 0) {
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+                fprintf(stderr, "gcverify render: --objects takes on or off, not '%s'\n", v);
+                return 2;
+            }
+            objects = strcmp(v, "on") == 0;
         } else if (strcmp(a, "--view") == 0)
             view = v;
         else if (strcmp(a, "-o") == 0)
@@ -200,7 +210,8 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
-        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting);
+        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting,
+                            objects);
         gc_corpus_close(&c);
         return rc;
     }
@@ -234,8 +245,10 @@ int gc_cmd_render(int argc, char **argv)
     gc_frame f;
     gc_view_params vp;
     gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
-    if (scene)
+    if (scene) {
         gc_render_scene_set_lighting(scene, lighting);
+        gc_render_scene_set_objects(scene, objects);
+    }
     if (!scene || gc_render_scene_draw(scene, view, (uint32_t)width, (uint32_t)height, &f, &vp, err,
                                        sizeof err) != 0) {
         fprintf(stderr, "gcverify render: %s: %s\n", file->name, err);
@@ -274,6 +287,13 @@ int gc_cmd_render(int argc, char **argv)
             (unsigned long long)st->triangles_bad_index, (unsigned long long)st->pixels_written);
     fprintf(info, "textures  %u decoded, %u failed%s\n", st->textures_decoded, st->textures_failed,
             st->textures ? "" : " (no texture module: vertex colour only)");
+    static const char *const kinds[GC_RENDER_OBJECT_KINDS] = {"tie", "shrub", "moby"};
+    for (int k = 0; st->objects_on && k < GC_RENDER_OBJECT_KINDS; k++)
+        fprintf(info, "%-9s %llu instances (%llu not drawn), %llu triangles (%llu untextured)\n",
+                kinds[k], (unsigned long long)st->objects[k].instances,
+                (unsigned long long)st->objects[k].unresolved,
+                (unsigned long long)st->objects[k].triangles,
+                (unsigned long long)st->objects[k].triangles_untextured);
     if (golden) {
         gc_golden_frames g;
         if (gc_golden_frames_load(golden, &g, err, sizeof err) != 0) {
