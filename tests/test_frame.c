@@ -1067,3 +1067,40 @@ Test(render, synthetic_level_draws_every_instance)
     gc_level_free(&lv);
     sy_buf_free(&b);
 }
+
+/* Object counts are data, not layout: a golden whose counts differ is still
+ * compared (a changed count regresses, even with the same pixels), while
+ * objects=off against objects on, or any other field, is another layout. */
+Test(golden, object_counts_compare_as_data)
+{
+    const char *m = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                    "objects=tie:12/3400,shrub:9/800,moby:20/5100";
+    const char *fewer = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                        "objects=tie:11/3100,shrub:9/800,moby:20/5100";
+    const char *off = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit objects=off";
+    const char *unlit = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=unlit "
+                        "objects=tie:12/3400,shrub:9/800,moby:20/5100";
+    const char *other_kind = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                             "objects=tie:12/3400,bush:9/800,moby:20/5100";
+    cr_assert(gc_frame_manifests_comparable(m, m));
+    cr_assert(gc_frame_manifests_comparable(m, fewer));
+    cr_assert(!gc_frame_manifests_comparable(m, off));
+    cr_assert(!gc_frame_manifests_comparable(off, m));
+    cr_assert(!gc_frame_manifests_comparable(m, unlit));
+    cr_assert(!gc_frame_manifests_comparable(m, other_kind));
+    cr_assert(gc_frame_manifests_comparable(off, off));
+    cr_assert(!gc_frame_manifests_comparable("GCFRAME1 raster=1 8x8 RGBA8 view=a",
+                                             "GCFRAME1 raster=2 8x8 RGBA8 view=a"));
+    char sha_a[65], sha_b[65];
+    memset(sha_a, 'a', 64), sha_a[64] = 0;
+    memset(sha_b, 'b', 64), sha_b[64] = 0;
+    gc_golden_frames g;
+    memset(&g, 0, sizeof g);
+    cr_assert_eq(gc_golden_frames_set(&g, 0, "ground", sha_a, m), 0);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_a, m, NULL), GC_FRAME_MATCH);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_b, fewer, NULL), GC_FRAME_REGRESSED);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_a, fewer, NULL), GC_FRAME_REGRESSED);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_b, off, NULL),
+                 GC_FRAME_MANIFEST_DIFFERS);
+    gc_golden_frames_free(&g);
+}
