@@ -441,9 +441,8 @@ static gc_status replay(const shrub_emit *e, shrub_packet_row *p, const uint8_t 
             tri.list = (uint8_t)list;
             tri.texture = cur_tex;
             /* the class-local index selects the entry's slot (shrub.md) */
-            tri.texture_entry = cur_tex >= 0 && (uint32_t)cur_tex < e->slot_count
-                                    ? e->slots[cur_tex]
-                                    : UINT32_MAX;
+            tri.texture_entry =
+                cur_tex >= 0 && (uint32_t)cur_tex < e->slot_count ? e->slots[cur_tex] : UINT32_MAX;
             tri.file_ofs = tags_file + SHRUB_GIF_TAG_BYTES * (uint64_t)cur_tag;
         }
         shrub_vertex_row *row = gc_rows_push(e->vb);

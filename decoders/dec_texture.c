@@ -154,9 +154,9 @@ static gc_status tex_table_kind(const gc_level *lv, gc_texture_kind kind, size_t
     if (!lv->data_ok || !lv->core_data)
         return GC_NEEDS(diag, "decompressed core_data");
     const gc_span *ci = &lv->core_index;
-    gc_array_range t = kind == GC_TEXTURE_MOBY    ? lv->core.moby_textures  /* +0x38 */
-                       : kind == GC_TEXTURE_TIE   ? lv->core.tie_textures   /* +0x40 */
-                       : kind == GC_TEXTURE_SHRUB ? lv->core.shrub_textures /* +0x48 */
+    gc_array_range t = kind == GC_TEXTURE_MOBY    ? lv->core.moby_textures   /* +0x38 */
+                       : kind == GC_TEXTURE_TIE   ? lv->core.tie_textures    /* +0x40 */
+                       : kind == GC_TEXTURE_SHRUB ? lv->core.shrub_textures  /* +0x48 */
                                                   : lv->core.tfrag_textures; /* +0x30 */
     size_t len = 0;
     if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, TEX_ENTRY_BYTES, &len) ||
@@ -476,8 +476,8 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
         return s;
     if (index >= count)
         return gc_diag_set(diag, GC_E_RANGE, tab.file_ofs,
-                           "%s texture %u does not exist (the table has %zu)",
-                           tex_kind_names[kind], (unsigned)index, count);
+                           "%s texture %u does not exist (the table has %zu)", tex_kind_names[kind],
+                           (unsigned)index, count);
     uint64_t entry_ofs = tab.file_ofs + (uint64_t)index * TEX_ENTRY_BYTES;
     gc_seek(&tab, (size_t)index * TEX_ENTRY_BYTES);
     tex_entry e = tex_read_entry(&tab);

@@ -796,9 +796,10 @@ typedef struct o_inst {
 } o_inst;
 
 static const gc_column oc_cols[] = {GC_COL(o_class, file_ofs, GC_T_U64, 0, "", "")};
-static const gc_column op_cols[] = {GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", ""),
-                                    GC_COL(o_packet, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
-                                    GC_COL(o_packet, lod, GC_T_U8, 0, "", "")};
+static const gc_column op_cols[] = {
+    GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_packet, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    GC_COL(o_packet, lod, GC_T_U8, 0, "", "")};
 #define OV_COLS(px, py, pz, ix)                                                                    \
     {                                                                                              \
         GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),                                           \
@@ -811,13 +812,14 @@ static const gc_column op_cols[] = {GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", 
     }
 static const gc_column tv_cols[] = OV_COLS("x", "y", "z", "index");
 static const gc_column mv_cols[] = OV_COLS("px", "py", "pz", "slot");
-#define OT_COLS(A_, B_, C_)                                                                           \
+#define OT_COLS(A_, B_, C_)                                                                        \
     {                                                                                              \
         GC_COL(o_tri, file_ofs, GC_T_U64, 0, "", ""),                                              \
             GC_COL(o_tri, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),                        \
-            GC_COL(o_tri, lod, GC_T_U8, 0, "", ""), {A_, GC_T_U16, offsetof(o_tri, a), 2, 0, "", ""}, \
-            {B_, GC_T_U16, offsetof(o_tri, b), 2, 0, "", ""},                                       \
-            {C_, GC_T_U16, offsetof(o_tri, c), 2, 0, "", ""},                                       \
+            GC_COL(o_tri, lod, GC_T_U8, 0, "", ""),                                                \
+            {A_, GC_T_U16, offsetof(o_tri, a), 2, 0, "", ""},                                      \
+            {B_, GC_T_U16, offsetof(o_tri, b), 2, 0, "", ""},                                      \
+            {C_, GC_T_U16, offsetof(o_tri, c), 2, 0, "", ""},                                      \
             GC_COL(o_tri, texture_entry, GC_T_U32, GC_CF_NULL_IF_MAX, "", "")                      \
     }
 static const gc_column tt_cols[] = OT_COLS("a", "b", "c");
@@ -831,8 +833,8 @@ static const gc_column mt_cols[] = OT_COLS("v0", "v1", "v2");
         GC_COL(o_inst, file_ofs, GC_T_U64, 0, "", ""),                                             \
             GC_COL(o_inst, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""), OI_COL("c0x", 0),      \
             OI_COL("c0y", 1), OI_COL("c0z", 2), OI_COL("c1x", 3), OI_COL("c1y", 4),                \
-            OI_COL("c1z", 5), OI_COL("c2x", 6), OI_COL("c2y", 7), OI_COL("c2z", 8),                \
-            OI_COL(tx, 9), OI_COL(ty, 10), OI_COL(tz, 11)                                          \
+            OI_COL("c1z", 5), OI_COL("c2x", 6), OI_COL("c2y", 7), OI_COL("c2z", 8), OI_COL(tx, 9), \
+            OI_COL(ty, 10), OI_COL(tz, 11)                                                         \
     }
 static const gc_column ti_cols[] = OI_COLS("c3x", "c3y", "c3z");
 static const gc_column mi_cols[] = OI_COLS("x", "y", "z");
@@ -857,9 +859,9 @@ enum { OBJ_TABLES = 15 };
 static void build_objects(gc_level *lv, gc_rowbuf *rb)
 {
     build_level(lv, rb);
-    const gc_table_desc *descs[10] = {&d_tie_class,  &d_tie_packet,  &d_tie_vertex, &d_tie_tri,
-                                      &d_tie_inst,   &d_moby_class,  &d_moby_packet,
-                                      &d_moby_vertex, &d_moby_tri,   &d_moby_inst};
+    const gc_table_desc *descs[10] = {&d_tie_class, &d_tie_packet, &d_tie_vertex,  &d_tie_tri,
+                                      &d_tie_inst,  &d_moby_class, &d_moby_packet, &d_moby_vertex,
+                                      &d_moby_tri,  &d_moby_inst};
     for (int i = 0; i < 10; i++) {
         memset(&rb[5 + i], 0, sizeof rb[5 + i]);
         rb[5 + i].desc = descs[i];
@@ -903,8 +905,8 @@ static void free_objects(gc_rowbuf *rb)
 
 /* Where world point p lands, from the view's camera in double precision:
  * right = forward x up, screen y down, principal point at the centre. */
-static void project(const gc_view_params *vp, const double p[3], uint32_t w, uint32_t h,
-                    double *sx, double *sy)
+static void project(const gc_view_params *vp, const double p[3], uint32_t w, uint32_t h, double *sx,
+                    double *sy)
 {
     double f[3], r[3], u[3], d[3];
     double fl = 0, rl = 0;

@@ -210,8 +210,8 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
-        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting,
-                            objects);
+        int rc =
+            render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting, objects);
         gc_corpus_close(&c);
         return rc;
     }

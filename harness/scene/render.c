@@ -273,9 +273,9 @@ typedef struct oinst {
 } oinst;
 
 typedef struct okind {
-    const char *name;     /* "tie", "shrub", "moby": the manifest's key */
+    const char *name;      /* "tie", "shrub", "moby": the manifest's key */
     gc_texture_kind tkind; /* whose texture table the slots index */
-    uint8_t plain[4];     /* vertex colour of an untextured triangle */
+    uint8_t plain[4];      /* vertex colour of an untextured triangle */
     otri *tris;
     size_t ntris;
     oclass *classes;
@@ -334,12 +334,12 @@ typedef struct okind_spec {
     gc_texture_kind tkind;
     uint8_t plain[4];
     const char *class_t, *packet_t, *vertex_t, *triangle_t, *instance_t;
-    const char *packet_lod;    /* packet column that must be 0 (NULL: none) */
-    const char *vertex_index;  /* the vertex's index within its packet */
-    const char *vpos[3];       /* class-unit position columns */
-    const char *tri_lod;       /* triangle column that must be 0 (NULL: none) */
-    const char *tri_skip;      /* triangle bool column that drops the row (NULL: none) */
-    const char *corner[3];     /* the corners' vertex indices within the packet */
+    const char *packet_lod;   /* packet column that must be 0 (NULL: none) */
+    const char *vertex_index; /* the vertex's index within its packet */
+    const char *vpos[3];      /* class-unit position columns */
+    const char *tri_lod;      /* triangle column that must be 0 (NULL: none) */
+    const char *tri_skip;     /* triangle bool column that drops the row (NULL: none) */
+    const char *corner[3];    /* the corners' vertex indices within the packet */
     const char *translation[3];
 } okind_spec;
 
@@ -424,8 +424,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                    *ti = find_table(ts, nt, sp->instance_t);
     if (!tc || !tp || !tv || !tt || !ti)
         return 0;
-    colref pcls = find_col(tp, "class_row"), plod = sp->packet_lod ? find_col(tp, sp->packet_lod)
-                                                                    : (colref){0, GC_T_U8, 0, 0};
+    colref pcls = find_col(tp, "class_row"),
+           plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : (colref){0, GC_T_U8, 0, 0};
     colref vpk = find_col(tv, "packet_row"), vix = find_col(tv, sp->vertex_index),
            vs = find_col(tv, "s"), vt = find_col(tv, "t"), vp[3];
     colref tpk = find_col(tt, "packet_row"), ttex = find_col(tt, "texture_entry"),
@@ -1134,7 +1134,8 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             for (uint32_t j = 0; j < cl->tri_count; j++) {
                 const otri *tr = &k->tris[cl->tri_first + j];
                 gc_rs_texture texbuf;
-                const gc_rs_texture *tex = get_texture_of(s, k->tex, k->tkind, tr->texture, &texbuf);
+                const gc_rs_texture *tex =
+                    get_texture_of(s, k->tex, k->tkind, tr->texture, &texbuf);
                 if (!tex)
                     os->triangles_untextured++;
                 gc_rs_vertex v[3];
@@ -1311,11 +1312,11 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     } else {
         const gc_render_object_stats *o = s->stats.objects;
         snprintf(out->objects, sizeof out->objects, "%s:%llu/%llu,%s:%llu/%llu,%s:%llu/%llu",
-                 okind_specs[0].name,
-                 (unsigned long long)o[0].instances, (unsigned long long)o[0].triangles,
-                 okind_specs[1].name, (unsigned long long)o[1].instances,
-                 (unsigned long long)o[1].triangles, okind_specs[2].name,
-                 (unsigned long long)o[2].instances, (unsigned long long)o[2].triangles);
+                 okind_specs[0].name, (unsigned long long)o[0].instances,
+                 (unsigned long long)o[0].triangles, okind_specs[1].name,
+                 (unsigned long long)o[1].instances, (unsigned long long)o[1].triangles,
+                 okind_specs[2].name, (unsigned long long)o[2].instances,
+                 (unsigned long long)o[2].triangles);
     }
     return 0;
 }
