@@ -1106,3 +1106,79 @@ Test(golden, object_counts_compare_as_data)
                  GC_FRAME_MANIFEST_DIFFERS);
     gc_golden_frames_free(&g);
 }
+
+/* Hostile object tables: out-of-range class, packet and corner indices,
+ * NaN, infinite and huge coordinates and matrices never crash or read out of
+ * bounds (the sanitizer build runs this), a row that cannot be placed is
+ * counted as not drawn, and each frame is the same twice and the same with
+ * culling off. */
+Test(render, hostile_object_tables_do_not_crash)
+{
+    uint32_t seed = 4242;
+    static const float weird[] = {0.0f, -0.0f, 1e29f, -1e29f, 1e38f, 3.0e-39f, 65504.0f, -7.5f};
+    const uint32_t inf_bits = 0x7f800000u, nan_bits = 0x7fc00000u;
+    float inf, nan;
+    memcpy(&inf, &inf_bits, sizeof inf);
+    memcpy(&nan, &nan_bits, sizeof nan);
+    for (int round = 0; round < 30; round++) {
+        gc_level lv;
+        gc_rowbuf rb[OBJ_TABLES];
+        build_objects(&lv, rb);
+        for (int k = 0; k < 12; k++) {
+            uint32_t r = lcg_next(&seed);
+            float w = (r & 15) == 0 ? nan : (r & 15) == 1 ? inf : weird[(r >> 4) & 7];
+            gc_rowbuf *b = rb + 5 + 5 * (int)((r >> 20) & 1);
+            o_packet *p = (o_packet *)(void *)b[1].data;
+            o_vertex *v = (o_vertex *)(void *)b[2].data;
+            o_tri *t = (o_tri *)(void *)b[3].data;
+            o_inst *in = (o_inst *)(void *)b[4].data;
+            switch ((r >> 8) % 7) {
+            case 0:
+                p[r % b[1].count].class_row = r >> 4;
+                break;
+            case 1:
+                v[r % b[2].count].index = (uint16_t)(r >> 3);
+                break;
+            case 2:
+                v[r % b[2].count].x = w;
+                break;
+            case 3:
+                t[r % b[3].count].a = (uint16_t)(r >> 5);
+                break;
+            case 4:
+                t[r % b[3].count].packet_row = r >> 6;
+                break;
+            case 5:
+                in[0].m[r % 12] = w;
+                break;
+            default:
+                in[0].class_row = r & 3 ? UINT32_MAX : r;
+                break;
+            }
+        }
+        char err[256] = "";
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        cr_assert(s, "%s", err);
+        const char *const *names;
+        int nv = gc_render_view_names(&names);
+        for (int v = 0; v < nv; v++) {
+            gc_frame f[3];
+            for (int pass = 0; pass < 3; pass++) {
+                gc_render_scene_set_cull(s, pass < 2);
+                cr_assert_eq(
+                    gc_render_scene_draw(s, names[v], 64, 48, &f[pass], NULL, err, sizeof err), 0,
+                    "%s", err);
+            }
+            const gc_render_stats *st = gc_render_scene_stats(s);
+            cr_assert_eq(st->objects[0].instances + st->objects[0].unresolved, 1);
+            cr_assert_eq(st->objects[2].instances + st->objects[2].unresolved, 1);
+            for (int pass = 1; pass < 3; pass++)
+                cr_assert_eq(memcmp(f[0].rgba, f[pass].rgba, (size_t)64 * 48 * 4), 0,
+                             "round %d view %s pass %d", round, names[v], pass);
+            for (int pass = 0; pass < 3; pass++)
+                gc_frame_free(&f[pass]);
+        }
+        gc_render_scene_free(s);
+        free_objects(rb);
+    }
+}
