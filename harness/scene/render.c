@@ -269,7 +269,7 @@ typedef struct oclass {
 typedef struct oinst {
     uint32_t cls;
     float m[12];  /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
-    double reach; /* every placed corner lies within this of column 3 (see draw_objects) */
+    double reach; /* every placed corner lies within this of column 3 (instance_outside) */
 } oinst;
 
 typedef struct okind {
@@ -282,7 +282,7 @@ typedef struct okind {
     size_t nclasses;
     oinst *inst;
     size_t ninst;
-    uint64_t unresolved; /* instance rows whose class_row does not name a class */
+    uint64_t unresolved; /* instance rows not placed: no such class, or a non-finite matrix */
     rtex *tex;           /* MAX_TEXTURES, decoded on first use */
 } okind;
 
