@@ -20,8 +20,9 @@ typedef struct gc_frame {
     uint8_t *rgba;
     char view[32];
     char lighting[8]; /* "lit", "unlit", or "" (not a rendered level frame) */
-    /* "off", or "tie:I/T,shrub:I/T,moby:I/T" (instances placed / triangles
-     * drawn for them), or "" (not a rendered level frame) */
+    /* "off", or "tie:I/T,shrub:I/T,moby:I/T" (instances placed / the
+     * triangles of their classes, culled instances included), or "" (not a
+     * rendered level frame) */
     char objects[96];
 } gc_frame;
 

@@ -94,7 +94,7 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
 #define GC_RENDER_OBJECT_KINDS 3
 typedef struct gc_render_object_stats {
     uint64_t instances;            /* instances placed (class resolved, finite matrix) */
-    uint64_t triangles;            /* triangles sent to the rasteriser for them */
+    uint64_t triangles;            /* their classes' drawable triangles (culled ones included) */
     uint64_t triangles_untextured; /* of those rasterised: no texture slot, or no decode */
     uint64_t unresolved;           /* instance rows not drawn: no class, or a non-finite matrix */
     uint64_t culled; /* of instances: wholly outside the view, not rasterised (no pixel lost) */

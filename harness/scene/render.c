@@ -1305,8 +1305,9 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
      * row); unlit: --lighting off, or the level had nothing lit */
     snprintf(out->lighting, sizeof out->lighting, "%s",
              s->lighting && s->vertices_lit ? "lit" : "unlit");
-    /* objects=off, or per kind the instances placed and the triangles sent
-     * to the rasteriser for them */
+    /* objects=off, or per kind the instances placed and their classes'
+     * triangles (an instance culled as out of view counts: it is drawn, it
+     * just lands nowhere) */
     if (!s->objects) {
         snprintf(out->objects, sizeof out->objects, "off");
     } else {
