@@ -66,6 +66,7 @@ typedef struct moby_class_row {
     uint8_t texture_slots;
     uint8_t texture_reading;
     uint16_t max_texture_index;
+    uint8_t slot[MOBY_SLOTS]; /* the slot list itself (not a column; moby.triangle resolves it) */
     uint8_t sequence_count;
     uint8_t sound_count;
     uint8_t shadow_qwords;
@@ -267,6 +268,7 @@ typedef struct moby_vertex_row {
     float px, py, pz;
     float centre_distance;
     float bsphere_radius;
+    float s, t;
 } moby_vertex_row;
 
 static const gc_column vertex_cols[] = {
@@ -293,6 +295,9 @@ static const gc_column vertex_cols[] = {
            "distance from the class bounding sphere's centre"),
     GC_COL(moby_vertex_row, bsphere_radius, GC_T_F32, 0, "class units",
            "the class bounding sphere's radius (header +0x3c)"),
+    GC_COL(moby_vertex_row, s, GC_T_F32, 0, "",
+           "ST UNPACK element `slot` +0x0: s16 / 4096 (4.12); 0 if the UNPACK is shorter"),
+    GC_COL(moby_vertex_row, t, GC_T_F32, 0, "", "ST UNPACK element `slot` +0x2: s16 / 4096"),
 };
 
 static const gc_table_desc gc_table_moby_vertex = {
@@ -314,6 +319,7 @@ typedef struct moby_triangle_row {
     uint16_t vu_vertices;
     int32_t texture;
     uint8_t texture_slots;
+    uint32_t texture_entry;
 } moby_triangle_row;
 
 static const gc_column triangle_cols[] = {
@@ -330,6 +336,8 @@ static const gc_column triangle_cols[] = {
            "TEX0 data_lo of the current texture primitive (class-local); -1 before any switch"),
     GC_COL(moby_triangle_row, texture_slots, GC_T_U8, 0, "count",
            "the class entry's texture slots (moby.class texture_slots)"),
+    GC_COL(moby_triangle_row, texture_entry, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "moby texture table index: class entry slot[texture] (+0x10); null if no such slot"),
 };
 
 static const gc_table_desc gc_table_moby_triangle = {
@@ -670,6 +678,10 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
         t->vu_vertices = p->vu_vertices;
         t->texture = s[i].texture;
         t->texture_slots = cr->texture_slots;
+        /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
+        t->texture_entry = t->texture >= 0 && (uint32_t)t->texture < cr->texture_slots
+                               ? cr->slot[t->texture]
+                               : UINT32_MAX;
         p->triangles++;
     }
     return GC_OK;
@@ -706,6 +718,17 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
         size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
+        if (st == GC_OK) { /* ST: one {s16 s, s16 t} 4.12 element per VU-buffer slot */
+            gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+            for (size_t r = vbefore; r < vb->count; r++) {
+                moby_vertex_row *row = (moby_vertex_row *)vb->data + r;
+                gc_reader all = vp.st; /* a copy: a short UNPACK must not mark vp.st */
+                gc_reader e = gc_window(&all, 4u * (size_t)row->slot, 4);
+                int16_t ss = gc_s16le(&e), tt = gc_s16le(&e);
+                row->s = e.overrun ? 0.0f : (float)ss / 4096.0f;
+                row->t = e.overrun ? 0.0f : (float)tt / 4096.0f;
+            }
+        }
         if (st == GC_OK && p->vif_ok)
             st = read_triangles(lv, diag, &vp, p, (uint32_t)(first + k), class_row, cr, ls);
         p->geometry_read = p->vif_ok && p->table_fits;
@@ -820,7 +843,7 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
                 continue;
             }
             if (ends == 0) {
-                c.texture_slots++;
+                c.slot[c.texture_slots++] = v;
                 if (c.max_texture_index == UINT16_MAX || v > c.max_texture_index)
                     c.max_texture_index = v;
             }

@@ -274,6 +274,7 @@ typedef struct shrub_triangle_row {
     uint32_t packet_vertices;
     int32_t texture;
     uint8_t zero_area;
+    uint32_t texture_entry;
 } shrub_triangle_row;
 
 static const gc_column triangle_cols[] = {
@@ -294,6 +295,8 @@ static const gc_column triangle_cols[] = {
            "class-local texture index in force; -1 before any"),
     GC_COL(shrub_triangle_row, zero_area, GC_T_BOOL, 0, "",
            "two corners identical in position, UV and normal (Wrench's recovery drops it)"),
+    GC_COL(shrub_triangle_row, texture_entry, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "shrub texture table index: class entry slot[texture] (+0x10); null if no such slot"),
 };
 
 static const gc_table_desc gc_table_shrub_triangle = {
@@ -346,6 +349,8 @@ typedef struct shrub_emit {
     uint32_t class_row, packet_row;
     const uint8_t *normals; /* 24 x 8 bytes, or NULL if they do not fit */
     gc_rowbuf *vb, *tb;
+    const uint8_t *slots; /* the class entry's texture slots (+0x10), slot_count of them */
+    uint32_t slot_count;
 } shrub_emit;
 
 /* Wrench's recovery merges vertices equal in position, UV and normal, then drops triangles with
@@ -435,6 +440,9 @@ static gc_status replay(const shrub_emit *e, shrub_packet_row *p, const uint8_t 
             tri.primitive = prim_count++;
             tri.list = (uint8_t)list;
             tri.texture = cur_tex;
+            /* the class-local index selects the entry's slot (shrub.md) */
+            tri.texture_entry =
+                cur_tex >= 0 && (uint32_t)cur_tex < e->slot_count ? e->slots[cur_tex] : UINT32_MAX;
             tri.file_ofs = tags_file + SHRUB_GIF_TAG_BYTES * (uint64_t)cur_tag;
         }
         shrub_vertex_row *row = gc_rows_push(e->vb);
@@ -599,11 +607,12 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
         /* +0x10: 16 texture slots into the shrub texture table, 0xFF ends the list. */
         gc_seek(&e, 0x10);
         c.slots_resolve = 1;
+        uint8_t slots[16];
         for (int sl = 0; sl < 16; sl++) {
             uint8_t v = gc_u8(&e);
             if (v == 0xFF)
                 break;
-            c.texture_slots++;
+            slots[c.texture_slots++] = v;
             if (lv->core.shrub_textures.count < 0 || v >= (uint32_t)lv->core.shrub_textures.count)
                 c.slots_resolve = 0;
         }
@@ -655,7 +664,13 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
             }
             if (!c.header_reading) /* packed data: no centre to measure from */
                 c.bsphere_x = c.bsphere_y = c.bsphere_z = c.bsphere_w = 0.0f;
-            shrub_emit em = {.lv = lv, .c = &c, .class_row = class_row, .vb = vb, .tb = tb};
+            shrub_emit em = {.lv = lv,
+                             .c = &c,
+                             .class_row = class_row,
+                             .vb = vb,
+                             .tb = tb,
+                             .slots = slots,
+                             .slot_count = c.texture_slots};
             if (c.normals_fit)
                 em.normals = cls.data + c.data_ofs;
             double max_r2 = 0;

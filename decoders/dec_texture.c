@@ -141,24 +141,38 @@ static inline uint32_t tex_ps2_alpha(const gc_level *lv, uint32_t a)
 }
 
 /* Read entry `index`; GC_E_RANGE/GC_E_UNSUPPORTED with the diagnostic set. */
-static gc_status tex_table(const gc_level *lv, size_t *count, gc_reader *tab, gc_diag *diag)
+static const char *const tex_kind_names[] = {"tfrag", "moby", "tie", "shrub"};
+
+/* Read entry `index` of the kind's table (core header +0x30 tfrag, +0x38 moby, +0x40 tie,
+ * +0x48 shrub: the same 16-byte TextureEntry in each); GC_E_RANGE/GC_E_UNSUPPORTED with the
+ * diagnostic set. */
+static gc_status tex_table_kind(const gc_level *lv, gc_texture_kind kind, size_t *count,
+                                gc_reader *tab, gc_diag *diag)
 {
     if (!lv->core_ok)
         return GC_NEEDS(diag, "the core header");
     if (!lv->data_ok || !lv->core_data)
         return GC_NEEDS(diag, "decompressed core_data");
     const gc_span *ci = &lv->core_index;
-    gc_array_range t = lv->core.tfrag_textures; /* core header +0x30 */
+    gc_array_range t = kind == GC_TEXTURE_MOBY    ? lv->core.moby_textures   /* +0x38 */
+                       : kind == GC_TEXTURE_TIE   ? lv->core.tie_textures    /* +0x40 */
+                       : kind == GC_TEXTURE_SHRUB ? lv->core.shrub_textures  /* +0x48 */
+                                                  : lv->core.tfrag_textures; /* +0x30 */
     size_t len = 0;
     if (t.count < 0 || t.offset < 0 || !gc_size_mul((size_t)t.count, TEX_ENTRY_BYTES, &len) ||
         !ci->data || !gc_range_ok((size_t)t.offset, len, ci->size))
         return gc_diag_set(diag, GC_E_RANGE, ci->file_ofs + (t.offset > 0 ? (uint64_t)t.offset : 0),
-                           "tfrag texture table {count %d, offset 0x%x} runs past core_index "
+                           "%s texture table {count %d, offset 0x%x} runs past core_index "
                            "(%zu bytes)",
-                           (int)t.count, (unsigned)t.offset, ci->size);
+                           tex_kind_names[kind], (int)t.count, (unsigned)t.offset, ci->size);
     *count = (size_t)t.count;
     *tab = gc_reader_make(ci->data + t.offset, len, ci->file_ofs + (uint64_t)t.offset);
     return GC_OK;
+}
+
+static gc_status tex_table(const gc_level *lv, size_t *count, gc_reader *tab, gc_diag *diag)
+{
+    return tex_table_kind(lv, GC_TEXTURE_TFRAG, count, tab, diag);
 }
 
 static tex_entry tex_read_entry(gc_reader *tab)
@@ -443,17 +457,27 @@ static gc_status texture_run(gc_level *lv, gc_diag *diag)
 gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_alpha,
                           uint8_t **rgba, uint32_t *width, uint32_t *height, gc_diag *diag)
 {
+    return gc_texture_rgba_kind(lv, GC_TEXTURE_TFRAG, index, mip, ps2_alpha, rgba, width, height,
+                                diag);
+}
+
+gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                               int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
+                               gc_diag *diag)
+{
     *rgba = NULL;
     *width = *height = 0;
+    if ((unsigned)kind > GC_TEXTURE_SHRUB)
+        return gc_diag_set(diag, GC_E_RANGE, 0, "texture kind %d is not 0..3", (int)kind);
     size_t count = 0;
     gc_reader tab;
-    gc_status s = tex_table(lv, &count, &tab, diag);
+    gc_status s = tex_table_kind(lv, kind, &count, &tab, diag);
     if (s != GC_OK)
         return s;
     if (index >= count)
         return gc_diag_set(diag, GC_E_RANGE, tab.file_ofs,
-                           "tfrag texture %u does not exist (the table has %zu)", (unsigned)index,
-                           count);
+                           "%s texture %u does not exist (the table has %zu)", tex_kind_names[kind],
+                           (unsigned)index, count);
     uint64_t entry_ofs = tab.file_ofs + (uint64_t)index * TEX_ENTRY_BYTES;
     gc_seek(&tab, (size_t)index * TEX_ENTRY_BYTES);
     tex_entry e = tex_read_entry(&tab);

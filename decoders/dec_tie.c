@@ -129,6 +129,7 @@ typedef struct tie_triangle_row {
     uint16_t a, b, c;
     int32_t texture;
     uint8_t winding;
+    uint32_t texture_entry;
 } tie_triangle_row;
 
 /* A column over element i of an array member, under its own name. */
@@ -289,6 +290,8 @@ static const gc_column triangle_cols[] = {
     GC_COL(tie_triangle_row, texture, GC_T_S32, 0, "",
            "class-local texture (ad-gif source offset / 0x50)"),
     GC_COL(tie_triangle_row, winding, GC_T_BOOL, 0, "", "strip record byte 3 non-zero"),
+    GC_COL(tie_triangle_row, texture_entry, GC_T_U32, NUL, "",
+           "tie texture table index: class entry slot[texture] (+0x10); null if no such slot"),
 };
 
 static const gc_table_desc gc_table_tie_class = {
@@ -362,6 +365,8 @@ typedef struct tie_work {
     tie_rec rec[TIE_MAX_RECORDS];
     tie_item item[TIE_MAX_ITEMS];
     uint16_t strip_rec[TIE_MAX_ITEMS]; /* records of the open strip, in strip order */
+    uint8_t slots[TIE_SLOTS];          /* the class entry's texture slots (+0x10) */
+    uint32_t slot_count;               /* before the first 0xFF */
 } tie_work;
 
 /* Insertion sort by GS place, record index breaking ties (at most 510 items). */
@@ -398,6 +403,10 @@ static gc_status emit_strip(tie_ctx *t, tie_packet_row *p, uint32_t prow, uint32
         tr->strip = (uint16_t)strip;
         tr->texture = texture;
         tr->winding = wind;
+        /* class-local texture i is the entry's slot i (tie.md "texture") */
+        tr->texture_entry = texture >= 0 && (uint32_t)texture < t->w->slot_count
+                                ? t->w->slots[texture]
+                                : UINT32_MAX;
         const uint16_t *r = t->w->strip_rec;
         if (i % 2 == wind)
             tr->a = r[i - 2], tr->b = r[i - 1], tr->c = r[i];
@@ -606,10 +615,12 @@ static gc_status tie_run(gc_level *lv, gc_diag *diag)
         c.o_class = gc_s32le(&e);             /* +0x04 */
         gc_seek(&e, 0x10);                    /* +0x10 texture slots */
         c.max_texture_slot = UINT16_MAX;
+        ctx.w->slot_count = 0;
         for (unsigned k = 0; k < TIE_SLOTS; k++) {
             uint8_t v = gc_u8(&e);
             if (v == TIE_SLOT_END)
                 break;
+            ctx.w->slots[ctx.w->slot_count++] = v;
             c.texture_slots++;
             if (c.max_texture_slot == UINT16_MAX || v > c.max_texture_slot)
                 c.max_texture_slot = v;

@@ -36,6 +36,21 @@ static inline uint32_t gc_csm1_swap(uint32_t i)
 gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_alpha,
                           uint8_t **rgba, uint32_t *width, uint32_t *height, gc_diag *diag);
 
+/* The four tables of 16-byte TextureEntry records (core-index.md), in GS RAM table order. */
+typedef enum gc_texture_kind {
+    GC_TEXTURE_TFRAG = 0, /* core header +0x30 */
+    GC_TEXTURE_MOBY = 1,  /* +0x38: moby class slots index it */
+    GC_TEXTURE_TIE = 2,   /* +0x40: tie class slots */
+    GC_TEXTURE_SHRUB = 3  /* +0x48: shrub class slots */
+} gc_texture_kind;
+
+/* gc_texture_rgba for entry `index` of the kind's table: the same pixel
+ * layout (indices at textures_base + data_offset, CSM1 CLUT at palette *
+ * 0x100 in gs_ram), the same errors, GC_E_RANGE for an unknown kind. */
+gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                               int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
+                               gc_diag *diag);
+
 /* Rows of texture.tfrag, one per tfrag texture table entry. */
 typedef struct gc_texture_row {
     uint64_t file_ofs;        /* the 16-byte entry in core_index (absolute file offset) */

@@ -6,6 +6,8 @@
  * descriptors, so no decoder is involved): not empty, deterministic,
  * sensitive to one vertex, views placed as documented. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +45,7 @@ Test(frame, canonical_layout_matches_sha256sum)
     uint8_t px[3 * 2 * 4];
     for (int i = 0; i < 24; i++)
         px[i] = (uint8_t)(i * 37 + 5);
-    gc_frame f = {3, 2, px, "tiny", ""};
+    gc_frame f = {3, 2, px, "tiny", "", ""};
     /* docs/golden.md: tag, raster version, width, height (u32 LE), pixel
      * format NUL-padded to 8, view NUL-padded to 32, then the rows. */
     uint8_t bytes[60 + 24];
@@ -81,11 +83,11 @@ Test(frame, canonical_layout_matches_sha256sum)
     cr_assert_eq(gc_frame_sha256(&f, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     px[23] ^= 1;
-    gc_frame g = {3, 2, px, "tinz", ""};
+    gc_frame g = {3, 2, px, "tinz", "", ""};
     cr_assert_eq(gc_frame_sha256(&g, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     /* Same bytes, other shape: 2x3 is not 3x2. */
-    gc_frame h = {2, 3, px, "tiny", ""};
+    gc_frame h = {2, 3, px, "tiny", "", ""};
     cr_assert_eq(gc_frame_sha256(&h, other, NULL, 0), 0);
     cr_assert_str_neq(other, got);
     cr_assert_eq(gc_frame_changed_pixels(&f, &g), 0);
@@ -95,10 +97,10 @@ Test(frame, canonical_layout_matches_sha256sum)
 Test(frame, bad_frames_refused)
 {
     char hex[65];
-    gc_frame f = {0, 2, NULL, "x", ""};
+    gc_frame f = {0, 2, NULL, "x", "", ""};
     cr_assert_eq(gc_frame_sha256(&f, hex, NULL, 0), -1);
     uint8_t px[4] = {0};
-    gc_frame g = {1, 1, px, "", ""};
+    gc_frame g = {1, 1, px, "", "", ""};
     memset(g.view, 'a', sizeof g.view); /* not NUL-terminated within 32 */
     cr_assert_eq(gc_frame_sha256(&g, hex, NULL, 0), -1);
 }
@@ -516,7 +518,7 @@ Test(golden, images_actual_expected_diff)
     b[4 * 5] ^= 1;     /* pixel 5 */
     b[4 * 17 + 2] = 9; /* pixel 17 */
     b[4 * 31 + 1] = 0; /* pixel 31 */
-    gc_frame fa = {8, 4, a, "ground", ""}, fb = {8, 4, b, "ground", ""};
+    gc_frame fa = {8, 4, a, "ground", "", ""}, fb = {8, 4, b, "ground", "", ""};
     char dir[256], err[256] = "", path[512];
     tmp_path(dir, sizeof dir, "goldimg");
     uint64_t changed = 0;
@@ -760,4 +762,423 @@ Test(render, cli_render_matches_library)
     sy_buf_free(&b);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- objects: hand-built tie and moby tables ------------------------------ */
+
+/* The object tables as docs/fields.md names their columns, built here with
+ * their own descriptors (no decoder involved). */
+typedef struct o_class {
+    uint64_t file_ofs;
+} o_class;
+typedef struct o_packet {
+    uint64_t file_ofs;
+    uint32_t class_row;
+    uint8_t lod;
+} o_packet;
+typedef struct o_vertex {
+    uint64_t file_ofs;
+    uint32_t packet_row;
+    uint16_t index;
+    float x, y, z, s, t;
+} o_vertex;
+typedef struct o_tri {
+    uint64_t file_ofs;
+    uint32_t packet_row;
+    uint8_t lod;
+    uint16_t a, b, c;
+    uint32_t texture_entry;
+} o_tri;
+typedef struct o_inst {
+    uint64_t file_ofs;
+    uint32_t class_row;
+    float m[12]; /* c0x c0y c0z c1x .. c3z; the moby table names c3 x, y, z */
+} o_inst;
+
+static const gc_column oc_cols[] = {GC_COL(o_class, file_ofs, GC_T_U64, 0, "", "")};
+static const gc_column op_cols[] = {
+    GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_packet, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    GC_COL(o_packet, lod, GC_T_U8, 0, "", "")};
+#define OV_COLS(px, py, pz, ix)                                                                    \
+    {                                                                                              \
+        GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),                                           \
+            GC_COL(o_vertex, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),                     \
+            {ix, GC_T_U16, offsetof(o_vertex, index), 2, 0, "", ""},                               \
+            {px, GC_T_F32, offsetof(o_vertex, x), 4, 0, "", ""},                                   \
+            {py, GC_T_F32, offsetof(o_vertex, y), 4, 0, "", ""},                                   \
+            {pz, GC_T_F32, offsetof(o_vertex, z), 4, 0, "", ""},                                   \
+            GC_COL(o_vertex, s, GC_T_F32, 0, "", ""), GC_COL(o_vertex, t, GC_T_F32, 0, "", "")     \
+    }
+static const gc_column tv_cols[] = OV_COLS("x", "y", "z", "index");
+static const gc_column mv_cols[] = OV_COLS("px", "py", "pz", "slot");
+#define OT_COLS(A_, B_, C_)                                                                        \
+    {                                                                                              \
+        GC_COL(o_tri, file_ofs, GC_T_U64, 0, "", ""),                                              \
+            GC_COL(o_tri, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),                        \
+            GC_COL(o_tri, lod, GC_T_U8, 0, "", ""),                                                \
+            {A_, GC_T_U16, offsetof(o_tri, a), 2, 0, "", ""},                                      \
+            {B_, GC_T_U16, offsetof(o_tri, b), 2, 0, "", ""},                                      \
+            {C_, GC_T_U16, offsetof(o_tri, c), 2, 0, "", ""},                                      \
+            GC_COL(o_tri, texture_entry, GC_T_U32, GC_CF_NULL_IF_MAX, "", "")                      \
+    }
+static const gc_column tt_cols[] = OT_COLS("a", "b", "c");
+static const gc_column mt_cols[] = OT_COLS("v0", "v1", "v2");
+#define OI_COL(nm, i)                                                                              \
+    {                                                                                              \
+        nm, GC_T_F32, offsetof(o_inst, m) + 4 * (i), 4, 0, "", ""                                  \
+    }
+#define OI_COLS(tx, ty, tz)                                                                        \
+    {                                                                                              \
+        GC_COL(o_inst, file_ofs, GC_T_U64, 0, "", ""),                                             \
+            GC_COL(o_inst, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""), OI_COL("c0x", 0),      \
+            OI_COL("c0y", 1), OI_COL("c0z", 2), OI_COL("c1x", 3), OI_COL("c1y", 4),                \
+            OI_COL("c1z", 5), OI_COL("c2x", 6), OI_COL("c2y", 7), OI_COL("c2z", 8), OI_COL(tx, 9), \
+            OI_COL(ty, 10), OI_COL(tz, 11)                                                         \
+    }
+static const gc_column ti_cols[] = OI_COLS("c3x", "c3y", "c3z");
+static const gc_column mi_cols[] = OI_COLS("x", "y", "z");
+DESC(d_tie_class, "tie.class", o_class, oc_cols);
+DESC(d_tie_packet, "tie.packet", o_packet, op_cols);
+DESC(d_tie_vertex, "tie.vertex", o_vertex, tv_cols);
+DESC(d_tie_tri, "tie.triangle", o_tri, tt_cols);
+DESC(d_tie_inst, "tie.instance", o_inst, ti_cols);
+DESC(d_moby_class, "moby.class", o_class, oc_cols);
+DESC(d_moby_packet, "moby.packet", o_packet, op_cols);
+DESC(d_moby_vertex, "moby.vertex", o_vertex, mv_cols);
+DESC(d_moby_tri, "moby.triangle", o_tri, mt_cols);
+DESC(d_moby_inst, "moby.instance", o_inst, mi_cols);
+
+enum { OBJ_TABLES = 15 };
+
+/* One class of each kind: a single triangle 6..9 units along local +x,
+ * 3 units wide, flat (local z 0); an untextured LOD-1 triangle that must
+ * not draw. One instance each, 5 units above the sheets: the tie turned 90
+ * degrees about z (local +x -> world +y) at (20, 4, 6), the moby unrotated
+ * at (28, 6, 6). */
+static void build_objects(gc_level *lv, gc_rowbuf *rb)
+{
+    build_level(lv, rb);
+    const gc_table_desc *descs[10] = {&d_tie_class, &d_tie_packet, &d_tie_vertex,  &d_tie_tri,
+                                      &d_tie_inst,  &d_moby_class, &d_moby_packet, &d_moby_vertex,
+                                      &d_moby_tri,  &d_moby_inst};
+    for (int i = 0; i < 10; i++) {
+        memset(&rb[5 + i], 0, sizeof rb[5 + i]);
+        rb[5 + i].desc = descs[i];
+    }
+    lv->table_count = OBJ_TABLES;
+    for (int k = 0; k < 2; k++) {
+        gc_rowbuf *b = rb + 5 + 5 * k;
+        cr_assert(gc_rows_push(&b[0]));
+        for (uint8_t lod = 0; lod < 2; lod++) {
+            o_packet *p = gc_rows_push(&b[1]);
+            p->class_row = 0;
+            p->lod = k == 1 ? lod : 0; /* moby: the packet says the LOD */
+            static const float lx[3] = {6, 9, 6}, ly[3] = {-1.5f, 0, 1.5f};
+            for (uint16_t i = 0; i < 3; i++) {
+                o_vertex *v = gc_rows_push(&b[2]);
+                v->packet_row = lod;
+                v->index = i;
+                v->x = lod ? 0.0f : lx[i];
+                v->y = lod ? 50.0f * (float)i : ly[i];
+                v->z = 0;
+            }
+            o_tri *t = gc_rows_push(&b[3]);
+            t->packet_row = lod;
+            t->lod = k == 0 ? lod : 0; /* tie: the triangle says the LOD */
+            t->a = 0, t->b = 1, t->c = 2;
+            t->texture_entry = UINT32_MAX;
+        }
+        o_inst *in = gc_rows_push(&b[4]);
+        in->class_row = 0;
+        static const float tie_m[12] = {0, 1, 0, -1, 0, 0, 0, 0, 1, 20, 4, 6},
+                           moby_m[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 28, 6, 6};
+        memcpy(in->m, k ? moby_m : tie_m, sizeof in->m);
+    }
+}
+
+static void free_objects(gc_rowbuf *rb)
+{
+    for (int i = 0; i < OBJ_TABLES; i++)
+        free(rb[i].data);
+}
+
+/* Where world point p lands, from the view's camera in double precision:
+ * right = forward x up, screen y down, principal point at the centre. */
+static void project(const gc_view_params *vp, const double p[3], uint32_t w, uint32_t h, double *sx,
+                    double *sy)
+{
+    double f[3], r[3], u[3], d[3];
+    double fl = 0, rl = 0;
+    for (int i = 0; i < 3; i++) {
+        f[i] = (double)vp->target[i] - vp->eye[i];
+        d[i] = p[i] - vp->eye[i];
+        fl += f[i] * f[i];
+    }
+    for (int i = 0; i < 3; i++)
+        f[i] /= sqrt(fl);
+    r[0] = f[1] * vp->up[2] - f[2] * vp->up[1];
+    r[1] = f[2] * vp->up[0] - f[0] * vp->up[2];
+    r[2] = f[0] * vp->up[1] - f[1] * vp->up[0];
+    for (int i = 0; i < 3; i++)
+        rl += r[i] * r[i];
+    for (int i = 0; i < 3; i++)
+        r[i] /= sqrt(rl);
+    u[0] = r[1] * f[2] - r[2] * f[1];
+    u[1] = r[2] * f[0] - r[0] * f[2];
+    u[2] = r[0] * f[1] - r[1] * f[0];
+    double x = 0, y = 0, z = 0;
+    for (int i = 0; i < 3; i++)
+        x += d[i] * r[i], y += d[i] * u[i], z += d[i] * f[i];
+    double fp = vp->focal * w / 2.0;
+    *sx = w / 2.0 + fp * x / z;
+    *sy = h / 2.0 - fp * y / z;
+}
+
+static const uint8_t *pixel(const gc_frame *f, double x, double y)
+{
+    return f->rgba + ((size_t)(uint32_t)y * f->width + (uint32_t)x) * 4;
+}
+
+/* Each instance lands where its matrix puts it: the untextured plain colour
+ * of its kind (tie 0x60 grey, moby 0x80/0x60/0x30) at the projected centroid
+ * of its triangle, the terrain there with objects off; nothing of the tie
+ * where a transposed matrix would have put it (world (20, -4, 6)... here
+ * (20, 4 - 7, 6)), and the LOD-1 triangles (50 units long) never drawn. The
+ * manifest counts one instance and one triangle of each. */
+Test(render, objects_land_where_their_matrix_puts_them)
+{
+    gc_level lv;
+    gc_rowbuf rb[OBJ_TABLES];
+    build_objects(&lv, rb);
+    char err[256] = "", man[GC_FRAME_MANIFEST_MAX];
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    const uint32_t W = 320, H = 224;
+    gc_frame on, off;
+    gc_view_params vp;
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &on, &vp, err, sizeof err), 0, "%s",
+                 err);
+    const gc_render_stats *st = gc_render_scene_stats(s);
+    cr_assert_eq(st->objects[0].instances, 1);
+    cr_assert_eq(st->objects[0].triangles, 1);
+    cr_assert_eq(st->objects[1].instances, 0);
+    cr_assert_eq(st->objects[2].instances, 1);
+    cr_assert_eq(st->objects[2].triangles, 1);
+    cr_assert_eq(gc_frame_manifest(&on, man, sizeof man), 0);
+    cr_assert(strstr(man, " objects=tie:1/1,shrub:0/0,moby:1/1"), "%s", man);
+    gc_render_scene_set_objects(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &off, NULL, err, sizeof err), 0);
+    cr_assert_eq(gc_frame_manifest(&off, man, sizeof man), 0);
+    cr_assert(strstr(man, " objects=off"), "%s", man);
+    /* tie: local centroid (7, 0, 0) -> world (20, 4 + 7, 6); moby: (28 + 7, 6, 6) */
+    const double tie_c[3] = {20, 11, 6}, moby_c[3] = {35, 6, 6}, tie_t[3] = {20, -3, 6};
+    double x, y;
+    project(&vp, tie_c, W, H, &x, &y);
+    cr_assert(x > 2 && x < W - 2 && y > 2 && y < H - 2, "tie centroid off screen (%f, %f)", x, y);
+    const uint8_t *p = pixel(&on, x, y);
+    cr_assert(p[0] == 0x60 && p[1] == 0x60 && p[2] == 0x60, "tie pixel (%f,%f) = %u %u %u", x, y,
+              p[0], p[1], p[2]);
+    p = pixel(&off, x, y);
+    cr_assert(!(p[0] == 0x60 && p[1] == 0x60 && p[2] == 0x60));
+    project(&vp, moby_c, W, H, &x, &y);
+    p = pixel(&on, x, y);
+    cr_assert(p[0] == 0x80 && p[1] == 0x60 && p[2] == 0x30, "moby pixel (%f,%f) = %u %u %u", x, y,
+              p[0], p[1], p[2]);
+    project(&vp, tie_t, W, H, &x, &y);
+    p = pixel(&on, x, y);
+    cr_assert(!(p[0] == 0x60 && p[1] == 0x60 && p[2] == 0x60), "tie drawn transposed");
+    /* only the two small triangles differ: the LOD-1 ones would cover far more */
+    uint64_t changed = gc_frame_changed_pixels(&on, &off);
+    cr_assert(changed > 4 && changed < 400, "%llu pixels changed", (unsigned long long)changed);
+    gc_frame_free(&on);
+    gc_frame_free(&off);
+    gc_render_scene_free(s);
+    free_objects(rb);
+}
+
+/* A decoded synthetic level: every instance of every kind is drawn (the
+ * manifest's counts are the instance tables' resolved rows), objects change
+ * the frame, ties sample their kind's texture table (some triangles
+ * textured), and the frame is the same with instance culling off. */
+Test(render, synthetic_level_draws_every_instance)
+{
+    sy_options opt = {SY_SCALE_SMALL, 1};
+    sy_buf b;
+    sy_buf_init(&b);
+    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
+    gc_level lv;
+    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
+    gc_level_decode(&lv);
+    gc_table *ts = calloc(lv.table_count, sizeof *ts);
+    cr_assert(ts);
+    gc_level_tables(&lv, ts);
+    static const char *const inst[3] = {"tie.instance", "shrub.instance", "moby.instance"};
+    uint64_t want[3] = {0, 0, 0};
+    for (size_t i = 0; i < lv.table_count; i++)
+        for (int k = 0; k < 3; k++) {
+            if (!ts[i].desc || strcmp(ts[i].desc->name, inst[k]) != 0)
+                continue;
+            const gc_column *cc = NULL;
+            for (size_t c = 0; c < ts[i].desc->column_count; c++)
+                if (strcmp(ts[i].desc->columns[c].name, "class_row") == 0)
+                    cc = &ts[i].desc->columns[c];
+            cr_assert(cc);
+            for (size_t r = 0; r < ts[i].count; r++) {
+                uint32_t v;
+                memcpy(&v, (const uint8_t *)ts[i].rows + r * ts[i].desc->row_size + cc->offset, 4);
+                want[k] += v != UINT32_MAX;
+            }
+        }
+    free(ts);
+    for (int k = 0; k < 3; k++)
+        cr_assert_gt(want[k], 0, "%s has no resolved rows", inst[k]);
+    char err[256] = "", man[GC_FRAME_MANIFEST_MAX], exp[128];
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    gc_frame on, again, off;
+    cr_assert_eq(gc_render_scene_draw(s, "ground", 320, 224, &on, NULL, err, sizeof err), 0);
+    const gc_render_stats *st = gc_render_scene_stats(s);
+    for (int k = 0; k < 3; k++) {
+        cr_assert_eq(st->objects[k].instances, want[k], "%s", inst[k]);
+        cr_assert_gt(st->objects[k].triangles, st->objects[k].instances, "%s", inst[k]);
+    }
+    cr_assert_lt(st->objects[0].triangles_untextured, st->objects[0].triangles);
+    snprintf(exp, sizeof exp, " objects=tie:%llu/%llu,shrub:%llu/%llu,moby:%llu/%llu",
+             (unsigned long long)want[0], (unsigned long long)st->objects[0].triangles,
+             (unsigned long long)want[1], (unsigned long long)st->objects[1].triangles,
+             (unsigned long long)want[2], (unsigned long long)st->objects[2].triangles);
+    cr_assert_eq(gc_frame_manifest(&on, man, sizeof man), 0);
+    cr_assert(strstr(man, exp), "%s lacks %s", man, exp);
+    uint64_t culled = st->objects[0].culled + st->objects[1].culled + st->objects[2].culled;
+    cr_assert_gt(culled, 0, "the ground view culled no instance");
+    /* culling skips only what draws nothing: the same bytes without it */
+    gc_render_scene_set_cull(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "ground", 320, 224, &again, NULL, err, sizeof err), 0);
+    cr_assert_eq(st->objects[0].culled + st->objects[1].culled + st->objects[2].culled, 0);
+    cr_assert_eq(memcmp(on.rgba, again.rgba, (size_t)320 * 224 * 4), 0);
+    gc_render_scene_set_cull(s, 1);
+    gc_render_scene_set_objects(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "ground", 320, 224, &off, NULL, err, sizeof err), 0);
+    uint64_t changed = gc_frame_changed_pixels(&on, &off);
+    cr_assert_gt(changed, 100, "objects changed only %llu pixels", (unsigned long long)changed);
+    gc_frame_free(&on);
+    gc_frame_free(&again);
+    gc_frame_free(&off);
+    gc_render_scene_free(s);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}
+
+/* Object counts are data, not layout: a golden whose counts differ is still
+ * compared (a changed count regresses, even with the same pixels), while
+ * objects=off against objects on, or any other field, is another layout. */
+Test(golden, object_counts_compare_as_data)
+{
+    const char *m = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                    "objects=tie:12/3400,shrub:9/800,moby:20/5100";
+    const char *fewer = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                        "objects=tie:11/3100,shrub:9/800,moby:20/5100";
+    const char *off = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit objects=off";
+    const char *unlit = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=unlit "
+                        "objects=tie:12/3400,shrub:9/800,moby:20/5100";
+    const char *other_kind = "GCFRAME1 raster=2 640x448 RGBA8 view=ground lighting=lit "
+                             "objects=tie:12/3400,bush:9/800,moby:20/5100";
+    cr_assert(gc_frame_manifests_comparable(m, m));
+    cr_assert(gc_frame_manifests_comparable(m, fewer));
+    cr_assert(!gc_frame_manifests_comparable(m, off));
+    cr_assert(!gc_frame_manifests_comparable(off, m));
+    cr_assert(!gc_frame_manifests_comparable(m, unlit));
+    cr_assert(!gc_frame_manifests_comparable(m, other_kind));
+    cr_assert(gc_frame_manifests_comparable(off, off));
+    cr_assert(!gc_frame_manifests_comparable("GCFRAME1 raster=1 8x8 RGBA8 view=a",
+                                             "GCFRAME1 raster=2 8x8 RGBA8 view=a"));
+    char sha_a[65], sha_b[65];
+    memset(sha_a, 'a', 64), sha_a[64] = 0;
+    memset(sha_b, 'b', 64), sha_b[64] = 0;
+    gc_golden_frames g;
+    memset(&g, 0, sizeof g);
+    cr_assert_eq(gc_golden_frames_set(&g, 0, "ground", sha_a, m), 0);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_a, m, NULL), GC_FRAME_MATCH);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_b, fewer, NULL), GC_FRAME_REGRESSED);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_a, fewer, NULL), GC_FRAME_REGRESSED);
+    cr_assert_eq(gc_golden_frames_compare(&g, 0, "ground", sha_b, off, NULL),
+                 GC_FRAME_MANIFEST_DIFFERS);
+    gc_golden_frames_free(&g);
+}
+
+/* Hostile object tables: out-of-range class, packet and corner indices,
+ * NaN, infinite and huge coordinates and matrices never crash or read out of
+ * bounds (the sanitizer build runs this), a row that cannot be placed is
+ * counted as not drawn, and each frame is the same twice and the same with
+ * culling off. */
+Test(render, hostile_object_tables_do_not_crash)
+{
+    uint32_t seed = 4242;
+    static const float weird[] = {0.0f, -0.0f, 1e29f, -1e29f, 1e38f, 3.0e-39f, 65504.0f, -7.5f};
+    const uint32_t inf_bits = 0x7f800000u, nan_bits = 0x7fc00000u;
+    float inf, nan;
+    memcpy(&inf, &inf_bits, sizeof inf);
+    memcpy(&nan, &nan_bits, sizeof nan);
+    for (int round = 0; round < 30; round++) {
+        gc_level lv;
+        gc_rowbuf rb[OBJ_TABLES];
+        build_objects(&lv, rb);
+        for (int k = 0; k < 12; k++) {
+            uint32_t r = lcg_next(&seed);
+            float w = (r & 15) == 0 ? nan : (r & 15) == 1 ? inf : weird[(r >> 4) & 7];
+            gc_rowbuf *b = rb + 5 + 5 * (int)((r >> 20) & 1);
+            o_packet *p = (o_packet *)(void *)b[1].data;
+            o_vertex *v = (o_vertex *)(void *)b[2].data;
+            o_tri *t = (o_tri *)(void *)b[3].data;
+            o_inst *in = (o_inst *)(void *)b[4].data;
+            switch ((r >> 8) % 7) {
+            case 0:
+                p[r % b[1].count].class_row = r >> 4;
+                break;
+            case 1:
+                v[r % b[2].count].index = (uint16_t)(r >> 3);
+                break;
+            case 2:
+                v[r % b[2].count].x = w;
+                break;
+            case 3:
+                t[r % b[3].count].a = (uint16_t)(r >> 5);
+                break;
+            case 4:
+                t[r % b[3].count].packet_row = r >> 6;
+                break;
+            case 5:
+                in[0].m[r % 12] = w;
+                break;
+            default:
+                in[0].class_row = r & 3 ? UINT32_MAX : r;
+                break;
+            }
+        }
+        char err[256] = "";
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        cr_assert(s, "%s", err);
+        const char *const *names;
+        int nv = gc_render_view_names(&names);
+        for (int v = 0; v < nv; v++) {
+            gc_frame f[3];
+            for (int pass = 0; pass < 3; pass++) {
+                gc_render_scene_set_cull(s, pass < 2);
+                cr_assert_eq(
+                    gc_render_scene_draw(s, names[v], 64, 48, &f[pass], NULL, err, sizeof err), 0,
+                    "%s", err);
+            }
+            const gc_render_stats *st = gc_render_scene_stats(s);
+            cr_assert_eq(st->objects[0].instances + st->objects[0].unresolved, 1);
+            cr_assert_eq(st->objects[2].instances + st->objects[2].unresolved, 1);
+            for (int pass = 1; pass < 3; pass++)
+                cr_assert_eq(memcmp(f[0].rgba, f[pass].rgba, (size_t)64 * 48 * 4), 0,
+                             "round %d view %s pass %d", round, names[v], pass);
+            for (int pass = 0; pass < 3; pass++)
+                gc_frame_free(&f[pass]);
+        }
+        gc_render_scene_free(s);
+        free_objects(rb);
+    }
 }

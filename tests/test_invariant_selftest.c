@@ -118,6 +118,7 @@ static const mutation mutations[] = {
     MUT("tie.vertex_in_sphere", 0, "tie.vertex", AT(0), "x", FLT(100000.0)),
     MUT("tie.packet_texture", 0, "tie.packet", AT(0), "texture_max", INT(99)),
     MUT("tie.texture_slots", 0, "tie.class", FIRST("header_read", INT(1)), "max_texture_slot", INT(999)),
+    MUT("tie.triangle_texture_entry", 0, "tie.triangle", AT(0), "texture_entry", NUL),
     MUT("shrub.span_o_class", 0, "shrub.class", FIRST("header_read", INT(1)), "span_o_class", ADD(1)),
     MUT("shrub.data_offset", 0, "shrub.class", FIRST("header_read", INT(1)), "data_ofs_inside", INT(0)),
     MUT("moby.packet_identity", 0, "moby.packet", AT(0), "identity_ok", INT(0)),
@@ -135,6 +136,7 @@ static const mutation mutations[] = {
     MUT("moby.triangle_index_range", 0, "moby.triangle", AT(0), "v2", INT(999)),
     MUT("moby.vertex_bsphere", 0, "moby.vertex", AT(0), "centre_distance", FLT(1.0e6)),
     MUT("moby.texture_slot", 1, "moby.triangle", FIRST("texture", INT(0)), "texture", INT(99)),
+    MUT("moby.triangle_texture_entry", 1, "moby.triangle", FIRST("texture", INT(0)), "texture_entry", NUL),
     /* level 0's moby slots are all 0xFF (the notes' measurement), so a level with slot lists */
     MUT("moby.texture_slots", 1, "moby.class", FIRST("texture_reading", INT(1)), "max_texture_index", INT(9999)),
     MUT("shrub.class_layout", 0, "shrub.class", FIRST("header_read", INT(1)), "normals_fit", INT(0)),
@@ -150,6 +152,7 @@ static const mutation mutations[] = {
     MUT("shrub.strip_range", 0, "shrub.triangle", AT(0), "c", COL("packet_vertices", 0)),
     MUT("shrub.vertex_in_bsphere", 0, "shrub.vertex", FIRST("sphere_known", INT(1)), "radius", FLT(1.0e4)),
     MUT("shrub.texture_slot", 0, "shrub.packet", AT(0), "max_texture_index", COL("class_texture_slots", 0)),
+    MUT("shrub.triangle_texture_entry", 0, "shrub.triangle", FIRST("texture", INT(0)), "texture_entry", INT(255)),
     MUT("shrub.slots_resolve", 0, "shrub.class", AT(0), "slots_resolve", INT(0)),
     MUT("shrub.billboard_fits", 4, "shrub.class", FIRST("billboard_fits", INT(1)), "billboard_fade", FLT(0.0)),
     /* collision.yaml */

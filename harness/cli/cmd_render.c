@@ -35,6 +35,7 @@ enum {
     K_SEED,
     K_INJECT_FAULT,
     K_LIGHTING,
+    K_OBJECTS,
 };
 
 static const gc_opt render_opts[] = {
@@ -58,6 +59,9 @@ static const gc_opt render_opts[] = {
     {"lighting", K_LIGHTING, "on|off",
      "the lighting pass's tfrag colours (on, the default) or\n"
      "the stored unlit ones (off)"},
+    {"objects", K_OBJECTS, "on|off",
+     "draw the tie, shrub and moby instances (on, the default)\n"
+     "or the terrain only (off)"},
 };
 
 static const char render_about[] =
@@ -71,7 +75,9 @@ static const char render_about[] =
     "_diff.png with the count of changed pixels. --inject-fault NAME decodes with a\n"
     "catalogued decoder defect switched on (GC_FAULTS builds; see gcverify faults).\n"
     "--lighting off draws the stored (unlit) tfrag colours instead of the lighting\n"
-    "pass's (the manifest says lighting=lit or lighting=unlit).\n";
+    "pass's (the manifest says lighting=lit or lighting=unlit). --objects off draws\n"
+    "the terrain only, without the tie, shrub and moby instances (the manifest's\n"
+    "objects= says off, or per kind the instances and triangles drawn).\n";
 
 static const char render_footer[] =
     "--level all renders every view of every level and prints one line each,\n"
@@ -89,12 +95,12 @@ static const gc_cmd_spec render_spec =
                 "[--width W --height H] [--golden FILE]\n"
                 "[--golden-images DIR] [--scale small|retail|edge]\n"
                 "[--seed N]\n"
-                "[--inject-fault NAME] [--lighting on|off]",
+                "[--inject-fault NAME] [--lighting on|off] [--objects on|off]",
                 render_about, render_groups, render_footer);
 
 /* Every view of every level, one line each; PNGs into dir when given. */
 static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char *dir, int fault,
-                      int lighting)
+                      int lighting, int objects)
 {
     const char *const *names;
     int nv = gc_render_view_names(&names), rc = 0;
@@ -123,8 +129,10 @@ static int render_all(gc_corpus *c, uint32_t width, uint32_t height, const char 
         gc_level_decode(&lv);
         err[0] = '\0';
         gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
-        if (scene)
+        if (scene) {
             gc_render_scene_set_lighting(scene, lighting);
+            gc_render_scene_set_objects(scene, objects);
+        }
         for (int v = 0; v < nv; v++) {
             gc_frame f;
             char hex[65];
@@ -162,7 +170,7 @@ int gc_cmd_render(int argc, char **argv)
 {
     const char *corpus = NULL, *view = "overview", *out_png = NULL, *golden = NULL,
                *golden_images = NULL;
-    int lighting = 1;
+    int lighting = 1, objects = 1;
     unsigned long long level = ~0ull, width = GC_RENDER_WIDTH, height = GC_RENDER_HEIGHT, seed = 1;
     int scale = SY_SCALE_RETAIL, all = 0, fault = 0;
     gc_opts p;
@@ -191,6 +199,11 @@ int gc_cmd_render(int argc, char **argv)
             if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
                 return gc_opts_bad(&p, "--lighting takes on or off, not '%s'", v);
             lighting = strcmp(v, "on") == 0;
+            break;
+        case K_OBJECTS:
+            if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+                return gc_opts_bad(&p, "--objects takes on or off, not '%s'", v);
+            objects = strcmp(v, "on") == 0;
             break;
         case K_VIEW:
             view = v;
@@ -236,7 +249,8 @@ int gc_cmd_render(int argc, char **argv)
             fprintf(stderr, "gcverify render: %s\n", err);
             return 3;
         }
-        int rc = render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting);
+        int rc =
+            render_all(&c, (uint32_t)width, (uint32_t)height, out_png, fault, lighting, objects);
         gc_corpus_close(&c);
         return rc;
     }
@@ -268,8 +282,10 @@ int gc_cmd_render(int argc, char **argv)
     gc_frame f;
     gc_view_params vp;
     gc_render_scene *scene = gc_render_scene_new(&lv, err, sizeof err);
-    if (scene)
+    if (scene) {
         gc_render_scene_set_lighting(scene, lighting);
+        gc_render_scene_set_objects(scene, objects);
+    }
     if (!scene || gc_render_scene_draw(scene, view, (uint32_t)width, (uint32_t)height, &f, &vp, err,
                                        sizeof err) != 0) {
         fprintf(stderr, "gcverify render: %s: %s\n", file->name, err);
@@ -308,6 +324,13 @@ int gc_cmd_render(int argc, char **argv)
             (unsigned long long)st->triangles_bad_index, (unsigned long long)st->pixels_written);
     fprintf(info, "textures  %u decoded, %u failed%s\n", st->textures_decoded, st->textures_failed,
             st->textures ? "" : " (no texture module: vertex colour only)");
+    static const char *const kinds[GC_RENDER_OBJECT_KINDS] = {"tie", "shrub", "moby"};
+    for (int k = 0; st->objects_on && k < GC_RENDER_OBJECT_KINDS; k++)
+        fprintf(info, "%-9s %llu instances (%llu not drawn), %llu triangles (%llu untextured)\n",
+                kinds[k], (unsigned long long)st->objects[k].instances,
+                (unsigned long long)st->objects[k].unresolved,
+                (unsigned long long)st->objects[k].triangles,
+                (unsigned long long)st->objects[k].triangles_untextured);
     if (golden) {
         gc_golden_frames g;
         if (gc_golden_frames_load(golden, &g, err, sizeof err) != 0) {

@@ -55,9 +55,10 @@ int gc_frame_manifest(const gc_frame *f, char *manifest, size_t manifest_len)
 {
     if (view_len(f) >= GC_FRAME_VIEW_BYTES)
         return -1;
-    int n = snprintf(manifest, manifest_len, "%s raster=%d %ux%u %s view=%s%s%s", GC_FRAME_TAG,
+    int n = snprintf(manifest, manifest_len, "%s raster=%d %ux%u %s view=%s%s%s%s%s", GC_FRAME_TAG,
                      GC_RS_RASTER_VERSION, f->width, f->height, GC_FRAME_PIXEL_FORMAT, f->view,
-                     f->lighting[0] ? " lighting=" : "", f->lighting);
+                     f->lighting[0] ? " lighting=" : "", f->lighting,
+                     f->objects[0] ? " objects=" : "", f->objects);
     return n < 0 || (size_t)n >= manifest_len ? -1 : 0;
 }
 

@@ -43,13 +43,21 @@ typedef enum gc_frame_verdict {
     GC_FRAME_MATCH = 0,        /* same manifest, same hash */
     GC_FRAME_NO_GOLDEN,        /* nothing blessed for this level x view */
     GC_FRAME_MANIFEST_DIFFERS, /* hashed over another layout: not comparable, not a regression */
-    GC_FRAME_REGRESSED,        /* same manifest, different hash: a gating failure */
+    GC_FRAME_REGRESSED,        /* comparable manifest, other hash or counts: a gating failure */
 } gc_frame_verdict;
 
 /* "match", "no golden", "manifest differs", "regressed". */
 const char *gc_frame_verdict_name(gc_frame_verdict v);
+/* Two manifests name the same layout: equal, except that the numbers inside
+ * their objects= fields may differ (those are what was drawn, not how it was
+ * hashed: "tie:12/3400" and "tie:11/3100" compare; "off" and "tie:..." do
+ * not). 1 or 0. */
+int gc_frame_manifests_comparable(const char *a, const char *b);
 /* Compare a rendered frame's hash and manifest with the golden set; *entry
- * (may be NULL) receives the golden entry when there is one. */
+ * (may be NULL) receives the golden entry when there is one. Manifests that
+ * are not comparable give manifest differs; comparable ones match only when
+ * the hash and the whole manifest (object counts too) are equal, else the
+ * frame regressed. */
 gc_frame_verdict gc_golden_frames_compare(const gc_golden_frames *g, int level, const char *view,
                                           const char *sha256, const char *manifest,
                                           const gc_golden_frame **entry);

@@ -71,6 +71,16 @@ void gc_render_scene_free(gc_render_scene *s);
  * vertex draws its stored RGBA (the unlit path, to tell a lighting
  * regression from a geometry one). The frame's manifest says which. */
 void gc_render_scene_set_lighting(gc_render_scene *s, int on);
+/* Objects on (the default): after the terrain, every tie, shrub and moby
+ * instance whose class resolves is drawn (tie LOD 0, moby high LOD in bind
+ * pose), each class vertex placed by the instance's matrix and textured
+ * through the class's texture slots into its kind's texture table. Off:
+ * terrain only. The manifest's objects= field says which, and how much. */
+void gc_render_scene_set_objects(gc_render_scene *s, int on);
+/* Instance culling on (the default) skips instances whose bounding sphere
+ * lies wholly outside the view; it changes no pixel (tests compare it with
+ * off), only the time and the culled count. */
+void gc_render_scene_set_cull(gc_render_scene *s, int on);
 /* Vertices that have a lit colour (whether or not lighting is on). */
 uint64_t gc_render_scene_vertices_lit(const gc_render_scene *s);
 /* The camera of a view. 0, or -1 for an unknown view or no patches. */
@@ -80,6 +90,16 @@ int gc_render_scene_view(const gc_render_scene *s, const char *view, gc_view_par
 int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, uint32_t height,
                          gc_frame *out, gc_view_params *vp, char *err, size_t errlen);
 
+/* Object kinds in draw order: tie, shrub, moby. */
+#define GC_RENDER_OBJECT_KINDS 3
+typedef struct gc_render_object_stats {
+    uint64_t instances;            /* instances placed (class resolved, finite matrix) */
+    uint64_t triangles;            /* their classes' drawable triangles (culled ones included) */
+    uint64_t triangles_untextured; /* of those rasterised: no texture slot, or no decode */
+    uint64_t unresolved;           /* instance rows not drawn: no class, or a non-finite matrix */
+    uint64_t culled; /* of instances: wholly outside the view, not rasterised (no pixel lost) */
+} gc_render_object_stats;
+
 /* What the last draw did (for reports and the benchmark; not hashed). */
 typedef struct gc_render_stats {
     uint64_t patches, patches_by_lod[3];
@@ -88,6 +108,8 @@ typedef struct gc_render_stats {
     uint32_t textures_decoded, textures_failed;
     int lod_rule; /* 1: gc_lod_select() picked each patch's strips (always in this build) */
     int textures; /* 1: gc_texture_rgba() supplied the texels (always in this build) */
+    int objects_on;
+    gc_render_object_stats objects[GC_RENDER_OBJECT_KINDS]; /* tie, shrub, moby */
 } gc_render_stats;
 const gc_render_stats *gc_render_scene_stats(const gc_render_scene *s);
 

@@ -245,6 +245,47 @@ typedef struct rtex {
     uint8_t *rgba[MIP_LEVELS];
 } rtex;
 
+/* ---- objects: ties, shrubs and mobys ------------------------------------- */
+
+/* One object kind gathered from its tables: class geometry (the highest
+ * LOD, class-local coordinates), grouped by class row, and the instances
+ * that place it. Triangles carry copies of their corners so the draw loop
+ * only transforms. */
+typedef struct ocorner {
+    float pos[3]; /* class units */
+    float s, t;
+} ocorner;
+
+typedef struct otri {
+    ocorner c[3];
+    uint32_t texture; /* index in the kind's texture table, NONE = untextured */
+} otri;
+
+typedef struct oclass {
+    uint32_t tri_first, tri_count;
+    double radius; /* largest |corner| of its triangles, class units (from the class origin) */
+} oclass;
+
+typedef struct oinst {
+    uint32_t cls;
+    float m[12];  /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
+    double reach; /* every placed corner lies within this of column 3 (instance_outside) */
+} oinst;
+
+typedef struct okind {
+    const char *name;      /* "tie", "shrub", "moby": the manifest's key */
+    gc_texture_kind tkind; /* whose texture table the slots index */
+    uint8_t plain[4];      /* vertex colour of an untextured triangle */
+    otri *tris;
+    size_t ntris;
+    oclass *classes;
+    size_t nclasses;
+    oinst *inst;
+    size_t ninst;
+    uint64_t unresolved; /* instance rows not placed: no such class, or a non-finite matrix */
+    rtex *tex;           /* MAX_TEXTURES, decoded on first use */
+} okind;
+
 struct gc_render_scene {
     const gc_level *lv;
     float lod_scale;
@@ -258,6 +299,9 @@ struct gc_render_scene {
     size_t nadgifs;
     rtex *tex;
     int lighting; /* draw the lit colours (default); 0: the stored ones */
+    int objects;  /* draw the tie, shrub and moby instances (default) */
+    int cull;     /* skip instances wholly outside the view (default; changes no pixel) */
+    okind kinds[GC_RENDER_OBJECT_KINDS];
     uint64_t vertices_lit;
     gc_render_stats stats;
 };
@@ -281,6 +325,268 @@ static int cmp_adgif(const void *a, const void *b)
     if (x->key != y->key)
         return x->key < y->key ? -1 : 1;
     return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* How one kind is published (docs/fields.md): the column names differ, the
+ * shape does not. */
+typedef struct okind_spec {
+    const char *name;
+    gc_texture_kind tkind;
+    uint8_t plain[4];
+    const char *class_t, *packet_t, *vertex_t, *triangle_t, *instance_t;
+    const char *packet_lod;   /* packet column that must be 0 (NULL: none) */
+    const char *vertex_index; /* the vertex's index within its packet */
+    const char *vpos[3];      /* class-unit position columns */
+    const char *tri_lod;      /* triangle column that must be 0 (NULL: none) */
+    const char *tri_skip;     /* triangle bool column that drops the row (NULL: none) */
+    const char *corner[3];    /* the corners' vertex indices within the packet */
+    const char *translation[3];
+} okind_spec;
+
+static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
+    /* tie.triangle has every LOD: LOD 0 (nearest, most detailed) is drawn */
+    {"tie",
+     GC_TEXTURE_TIE,
+     {0x60, 0x60, 0x60, 0x80},
+     "tie.class",
+     "tie.packet",
+     "tie.vertex",
+     "tie.triangle",
+     "tie.instance",
+     NULL,
+     "index",
+     {"x", "y", "z"},
+     "lod",
+     NULL,
+     {"a", "b", "c"},
+     {"c3x", "c3y", "c3z"}},
+    /* shrubs have one LOD; the triangles Wrench's recovery drops (zero area) are skipped */
+    {"shrub",
+     GC_TEXTURE_SHRUB,
+     {0x40, 0x70, 0x40, 0x80},
+     "shrub.class",
+     "shrub.packet",
+     "shrub.vertex",
+     "shrub.triangle",
+     "shrub.instance",
+     NULL,
+     "index",
+     {"x", "y", "z"},
+     NULL,
+     "zero_area",
+     {"a", "b", "c"},
+     {"c3x", "c3y", "c3z"}},
+    /* moby packets of the high LOD (moby.packet lod 0), vertices in bind pose; the instance's
+     * c0..c2 are the decoder's scale * Rz * Ry * Rx, its position x, y, z */
+    {"moby",
+     GC_TEXTURE_MOBY,
+     {0x80, 0x60, 0x30, 0x80},
+     "moby.class",
+     "moby.packet",
+     "moby.vertex",
+     "moby.triangle",
+     "moby.instance",
+     "lod",
+     "slot",
+     {"px", "py", "pz"},
+     NULL,
+     NULL,
+     {"v0", "v1", "v2"},
+     {"x", "y", "z"}},
+};
+
+static void okind_free(okind *k)
+{
+    if (k->tex)
+        for (size_t i = 0; i < MAX_TEXTURES; i++)
+            for (int m = 0; m < MIP_LEVELS; m++)
+                free(k->tex[i].rgba[m]);
+    free(k->tex);
+    free(k->tris);
+    free(k->classes);
+    free(k->inst);
+    memset(k, 0, sizeof *k);
+}
+
+/* Gather one kind. A kind whose tables are absent or lack a column simply
+ * has nothing to draw (0); -1 only when memory runs out. */
+static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
+{
+    memset(k, 0, sizeof *k);
+    k->name = sp->name;
+    k->tkind = sp->tkind;
+    memcpy(k->plain, sp->plain, sizeof k->plain);
+    k->tex = calloc(MAX_TEXTURES, sizeof *k->tex);
+    if (!k->tex)
+        return -1;
+    const gc_table *tc = find_table(ts, nt, sp->class_t), *tp = find_table(ts, nt, sp->packet_t),
+                   *tv = find_table(ts, nt, sp->vertex_t), *tt = find_table(ts, nt, sp->triangle_t),
+                   *ti = find_table(ts, nt, sp->instance_t);
+    if (!tc || !tp || !tv || !tt || !ti)
+        return 0;
+    colref pcls = find_col(tp, "class_row"),
+           plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : (colref){0, GC_T_U8, 0, 0};
+    colref vpk = find_col(tv, "packet_row"), vix = find_col(tv, sp->vertex_index),
+           vs = find_col(tv, "s"), vt = find_col(tv, "t"), vp[3];
+    colref tpk = find_col(tt, "packet_row"), ttex = find_col(tt, "texture_entry"),
+           tlod = sp->tri_lod ? find_col(tt, sp->tri_lod) : (colref){0, GC_T_U8, 0, 0},
+           tskip = sp->tri_skip ? find_col(tt, sp->tri_skip) : (colref){0, GC_T_U8, 0, 0}, tcn[3];
+    colref icls = find_col(ti, "class_row"), im[12];
+    static const char *const mcol[9] = {"c0x", "c0y", "c0z", "c1x", "c1y",
+                                        "c1z", "c2x", "c2y", "c2z"};
+    int ok = pcls.ok && vpk.ok && vix.ok && tpk.ok && icls.ok;
+    for (int c = 0; c < 3; c++) {
+        vp[c] = find_col(tv, sp->vpos[c]);
+        tcn[c] = find_col(tt, sp->corner[c]);
+        im[9 + c] = find_col(ti, sp->translation[c]);
+        ok = ok && vp[c].ok && tcn[c].ok && im[9 + c].ok;
+    }
+    for (int c = 0; c < 9; c++) {
+        im[c] = find_col(ti, mcol[c]);
+        ok = ok && im[c].ok;
+    }
+    if (!ok || (sp->packet_lod && !plod.ok) || (sp->tri_lod && !tlod.ok))
+        return 0;
+
+    size_t np = tp->count, nc = tc->count;
+    uint32_t *pk_class = malloc((np ? np : 1) * sizeof *pk_class);
+    uint32_t *vfirst = calloc(np + 1, sizeof *vfirst), *vcount = calloc(np + 1, sizeof *vcount);
+    uint32_t *per_class = calloc(nc + 1, sizeof *per_class);
+    ocorner *verts = NULL;
+    uint8_t *vvalid = NULL;
+    int rc = -1;
+    k->classes = calloc(nc ? nc : 1, sizeof *k->classes);
+    if (!pk_class || !vfirst || !vcount || !per_class || !k->classes)
+        goto out;
+    k->nclasses = nc;
+    for (size_t p = 0; p < np; p++) {
+        const uint8_t *r = row_at(tp, p);
+        uint32_t c = get_index(r, pcls);
+        if (c != NONE && c >= nc)
+            c = NONE;
+        if (plod.ok && get_f(r, plod) != 0.0)
+            c = NONE; /* not the highest LOD: not drawn */
+        pk_class[p] = c;
+    }
+    /* vertices, bucketed by (packet, index within the packet) */
+    for (size_t i = 0; i < tv->count; i++) {
+        const uint8_t *r = row_at(tv, i);
+        uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
+        if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+            continue;
+        if (ix + 1 > vcount[p])
+            vcount[p] = ix + 1;
+    }
+    uint64_t sum = 0;
+    for (size_t p = 0; p < np; p++) {
+        vfirst[p] = (uint32_t)sum;
+        sum += vcount[p];
+        if (sum > UINT32_MAX / 2)
+            goto out;
+    }
+    verts = calloc(sum ? sum : 1, sizeof *verts);
+    vvalid = calloc(sum ? sum : 1, 1);
+    if (!verts || !vvalid)
+        goto out;
+    for (size_t i = 0; i < tv->count; i++) {
+        const uint8_t *r = row_at(tv, i);
+        uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
+        if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
+            continue;
+        ocorner *o = &verts[vfirst[p] + ix];
+        for (int c = 0; c < 3; c++)
+            o->pos[c] = get_fl(r, vp[c]);
+        o->s = get_fl(r, vs);
+        o->t = get_fl(r, vt);
+        vvalid[vfirst[p] + ix] = finite_f(o->pos[0]) && finite_f(o->pos[1]) &&
+                                 finite_f(o->pos[2]) && finite_f(o->s) && finite_f(o->t);
+    }
+    /* triangles: counted per class, then placed class by class (counting sort, stable) */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < tt->count; i++) {
+            const uint8_t *r = row_at(tt, i);
+            uint32_t p = get_index(r, tpk);
+            if (p == NONE || p >= np || pk_class[p] == NONE)
+                continue;
+            if ((tlod.ok && get_f(r, tlod) != 0.0) || (tskip.ok && get_f(r, tskip) != 0.0))
+                continue;
+            uint32_t ix[3];
+            int good = 1;
+            for (int c = 0; c < 3; c++) {
+                ix[c] = get_index(r, tcn[c]);
+                good = good && ix[c] != NONE && ix[c] < vcount[p] && vvalid[vfirst[p] + ix[c]];
+            }
+            if (!good)
+                continue;
+            uint32_t cls = pk_class[p];
+            if (pass == 0) {
+                per_class[cls]++;
+                continue;
+            }
+            otri *o = &k->tris[per_class[cls]++];
+            for (int c = 0; c < 3; c++) {
+                o->c[c] = verts[vfirst[p] + ix[c]];
+                const float *q = o->c[c].pos;
+                double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2]);
+                if (len > k->classes[cls].radius)
+                    k->classes[cls].radius = len;
+            }
+            o->texture = get_index(r, ttex);
+        }
+        if (pass == 0) {
+            uint64_t run = 0;
+            for (size_t c = 0; c < nc; c++) {
+                k->classes[c].tri_first = (uint32_t)run;
+                k->classes[c].tri_count = per_class[c];
+                per_class[c] = (uint32_t)run;
+                run += k->classes[c].tri_count;
+                if (run > UINT32_MAX / 2)
+                    goto out;
+            }
+            k->ntris = (size_t)run;
+            k->tris = calloc(run ? run : 1, sizeof *k->tris);
+            if (!k->tris)
+                goto out;
+        }
+    }
+    /* instances, in table order */
+    k->inst = calloc(ti->count ? ti->count : 1, sizeof *k->inst);
+    if (!k->inst)
+        goto out;
+    for (size_t i = 0; i < ti->count; i++) {
+        const uint8_t *r = row_at(ti, i);
+        uint32_t c = get_index(r, icls);
+        oinst *o = &k->inst[k->ninst];
+        int good = c != NONE && c < nc;
+        for (int e = 0; e < 12 && good; e++) {
+            o->m[e] = get_fl(r, im[e]);
+            good = finite_f(o->m[e]);
+        }
+        if (!good) {
+            k->unresolved++;
+            continue;
+        }
+        o->cls = c;
+        /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in place() adds at most
+         * a few ulps of the terms, covered by the relative and absolute margins */
+        double fro = 0.0, t2 = 0.0;
+        for (int e = 0; e < 9; e++)
+            fro += (double)o->m[e] * o->m[e];
+        for (int e = 9; e < 12; e++)
+            t2 += (double)o->m[e] * o->m[e];
+        double span = sqrt(fro) * k->classes[c].radius; /* the triangles are gathered */
+        o->reach = span * (1.0 + 1e-5) + 1e-5 * (sqrt(t2) + span) + 1e-3;
+        k->ninst++;
+    }
+    rc = 0;
+out:
+    free(pk_class);
+    free(vfirst);
+    free(vcount);
+    free(per_class);
+    free(verts);
+    free(vvalid);
+    return rc;
 }
 
 /* Bucket rows of a per-patch table by (patch_row, index): counts[p] becomes
@@ -529,6 +835,11 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
     if (!s->tex)
         goto nomem;
+    s->objects = 1;
+    s->cull = 1;
+    for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
+        if (okind_gather(&s->kinds[k], &okind_specs[k], ts, nt) != 0)
+            goto nomem;
     free(ts);
     return s;
 nomem:
@@ -548,6 +859,8 @@ void gc_render_scene_free(gc_render_scene *s)
             for (int m = 0; m < MIP_LEVELS; m++)
                 free(s->tex[i].rgba[m]);
     free(s->tex);
+    for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
+        okind_free(&s->kinds[k]);
     free(s->patches);
     free(s->verts);
     free(s->vis);
@@ -703,11 +1016,12 @@ int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len)
 /* Texture `index`, decoded on first use with as many consecutive mip levels
  * as gc_texture_rgba delivers (a level that fails or does not halve ends the
  * chain). NULL if level 0 cannot be decoded. */
-static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_rs_texture *out)
+static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_texture_kind kind,
+                                           uint32_t index, gc_rs_texture *out)
 {
     if (index == NONE || index >= MAX_TEXTURES)
         return NULL;
-    rtex *t = &s->tex[index];
+    rtex *t = &cache[index];
     if (t->state == 0) {
         t->state = -1;
         for (int m = 0; m < MIP_LEVELS; m++) {
@@ -715,7 +1029,7 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
             gc_diag_init(&d);
             uint8_t *rgba = NULL;
             uint32_t w = 0, h = 0;
-            gc_status st = gc_texture_rgba(s->lv, index, m, 1, &rgba, &w, &h, &d);
+            gc_status st = gc_texture_rgba_kind(s->lv, kind, index, m, 1, &rgba, &w, &h, &d);
             int ok = st == GC_OK && rgba && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM;
             if (ok && m > 0) /* each level halves the one before (1 stays 1) */
                 ok = w == (t->w[m - 1] > 1 ? t->w[m - 1] / 2 : 1) &&
@@ -751,6 +1065,90 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
     /* The chain is used only with a K from the ad-gif (see the draw loop). */
     out->mip_count = 0;
     return out;
+}
+
+static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_rs_texture *out)
+{
+    return get_texture_of(s, s->tex, GC_TEXTURE_TFRAG, index, out);
+}
+
+/* World position of class-unit point p under instance matrix m (columns
+ * 0..2 then the position): a fixed order of single-precision products and
+ * sums (no contraction in this build), so every compiler gets the same bits. */
+static void place(const float m[12], const float p[3], float out[3])
+{
+    for (int a = 0; a < 3; a++)
+        out[a] = m[a] * p[0] + m[3 + a] * p[1] + m[6 + a] * p[2] + m[9 + a];
+}
+
+/* Every instance of every kind, after the terrain, in kind then table order
+ * (the depth buffer settles what is in front). Textured triangles draw with
+ * vertex colour 0x80 (texel x 1.0; the objects' own lighting is not
+ * modelled), untextured ones with the kind's plain colour. Textures sample
+ * the base level, nearest, REPEAT: the objects' ad-gif CLAMP/TEX1 are not
+ * published as tables. */
+/* An instance none of whose triangles can cover a pixel centre: its sphere
+ * (column 3, reach) lies wholly behind the near plane, or wholly beyond one
+ * of the planes through the eye 2 pixels outside a frame edge (|f x| <=
+ * (c + 2) z for x and y: the frame is centred). Every corner, every point of
+ * every triangle and of what clipping makes of it is inside the sphere, so
+ * on the culled side: nothing it would draw lands in the frame, and skipping
+ * it changes no pixel. Evaluated in double from the camera's float basis;
+ * the 2-pixel band covers the rasteriser's float projection and 1/16 snap. */
+static int instance_outside(const oinst *in, const gc_rs_camera *cam)
+{
+    double d[3], x = 0, y = 0, z = 0;
+    for (int a = 0; a < 3; a++)
+        d[a] = (double)in->m[9 + a] - cam->eye[a];
+    for (int a = 0; a < 3; a++) {
+        x += d[a] * cam->right[a];
+        y += d[a] * cam->up[a];
+        z += d[a] * cam->forward[a];
+    }
+    /* the camera-space coordinates themselves carry float error in the rasteriser */
+    double r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (z + r < cam->near)
+        return 1;
+    const double f = cam->focal_px, ex = cam->cx + 2.0, ey = cam->cy + 2.0;
+    const double nx = sqrt(f * f + ex * ex), ny = sqrt(f * f + ey * ey);
+    return (f * x - ex * z) / nx > r || (-f * x - ex * z) / nx > r || (f * y - ey * z) / ny > r ||
+           (-f * y - ey * z) / ny > r;
+}
+
+static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
+{
+    static const uint8_t neutral[4] = {0x80, 0x80, 0x80, 0x80};
+    for (int kd = 0; kd < GC_RENDER_OBJECT_KINDS; kd++) {
+        okind *k = &s->kinds[kd];
+        gc_render_object_stats *os = &s->stats.objects[kd];
+        os->unresolved = k->unresolved;
+        for (size_t i = 0; i < k->ninst; i++) {
+            const oinst *in = &k->inst[i];
+            const oclass *cl = &k->classes[in->cls];
+            os->instances++;
+            os->triangles += cl->tri_count;
+            if (s->cull && cl->tri_count && instance_outside(in, cam)) {
+                os->culled++;
+                continue;
+            }
+            for (uint32_t j = 0; j < cl->tri_count; j++) {
+                const otri *tr = &k->tris[cl->tri_first + j];
+                gc_rs_texture texbuf;
+                const gc_rs_texture *tex =
+                    get_texture_of(s, k->tex, k->tkind, tr->texture, &texbuf);
+                if (!tex)
+                    os->triangles_untextured++;
+                gc_rs_vertex v[3];
+                for (int c = 0; c < 3; c++) {
+                    place(in->m, tr->c[c].pos, v[c].pos);
+                    v[c].s = tr->c[c].s;
+                    v[c].t = tr->c[c].t;
+                    memcpy(v[c].rgba, tex ? neutral : k->plain, sizeof v[c].rgba);
+                }
+                gc_rs_draw_triangle(t, cam, v, tex);
+            }
+        }
+    }
 }
 
 static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t key)
@@ -892,6 +1290,9 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         gc_rs_draw_triangle(&t, &cam, v, tex);
     }
     free(picks);
+    if (s->objects)
+        draw_objects(s, &t, &cam);
+    s->stats.objects_on = s->objects;
     s->stats.pixels_written = t.stats.pixels_written;
     s->stats.pixels_covered = t.stats.pixels_covered;
     out->width = width;
@@ -904,12 +1305,36 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
      * row); unlit: --lighting off, or the level had nothing lit */
     snprintf(out->lighting, sizeof out->lighting, "%s",
              s->lighting && s->vertices_lit ? "lit" : "unlit");
+    /* objects=off, or per kind the instances placed and their classes'
+     * triangles (an instance culled as out of view counts: it is drawn, it
+     * just lands nowhere) */
+    if (!s->objects) {
+        snprintf(out->objects, sizeof out->objects, "off");
+    } else {
+        const gc_render_object_stats *o = s->stats.objects;
+        snprintf(out->objects, sizeof out->objects, "%s:%llu/%llu,%s:%llu/%llu,%s:%llu/%llu",
+                 okind_specs[0].name, (unsigned long long)o[0].instances,
+                 (unsigned long long)o[0].triangles, okind_specs[1].name,
+                 (unsigned long long)o[1].instances, (unsigned long long)o[1].triangles,
+                 okind_specs[2].name, (unsigned long long)o[2].instances,
+                 (unsigned long long)o[2].triangles);
+    }
     return 0;
 }
 
 void gc_render_scene_set_lighting(gc_render_scene *s, int on)
 {
     s->lighting = on != 0;
+}
+
+void gc_render_scene_set_objects(gc_render_scene *s, int on)
+{
+    s->objects = on != 0;
+}
+
+void gc_render_scene_set_cull(gc_render_scene *s, int on)
+{
+    s->cull = on != 0;
 }
 
 uint64_t gc_render_scene_vertices_lit(const gc_render_scene *s)
