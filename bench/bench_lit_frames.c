@@ -82,9 +82,8 @@ int main(int argc, char **argv)
         for (int v = 0; v < 2; v++)
             for (int lit = 0; lit < 2; lit++) {
                 gc_frame fr;
-                if (gc_render_level_lighting(&lv, lit, views[v], GC_RENDER_WIDTH,
-                                             GC_RENDER_HEIGHT, &fr, NULL, 0, err,
-                                             sizeof err) != 0) {
+                if (gc_render_level_lighting(&lv, lit, views[v], GC_RENDER_WIDTH, GC_RENDER_HEIGHT,
+                                             &fr, NULL, 0, err, sizeof err) != 0) {
                     fprintf(stderr, "%s %s: %s\n", f->name, views[v], err);
                     ok = 0;
                     m[v][lit] = -1;
@@ -98,8 +97,7 @@ int main(int argc, char **argv)
             failed++;
             continue;
         }
-        printf("%-12s %14.1f %14.1f %14.1f %14.1f\n", f->name, m[0][0], m[0][1], m[1][0],
-               m[1][1]);
+        printf("%-12s %14.1f %14.1f %14.1f %14.1f\n", f->name, m[0][0], m[0][1], m[1][0], m[1][1]);
         for (int v = 0; v < 2; v++) {
             total[v][0] += m[v][0], total[v][1] += m[v][1];
             brighter[v] += m[v][1] > m[v][0];
