@@ -1569,7 +1569,7 @@ typedef struct light_ctx {
     uint32_t itof7[32];      /* ITOF7 of (5-bit field << 3): the PEXT5 base as 0x80 = 1.0 */
 } light_ctx;
 
-static const normal_entry *normal_of(light_ctx *cx, uint8_t azimuth, uint8_t elevation)
+static normal_entry *normal_of(light_ctx *cx, uint8_t azimuth, uint8_t elevation)
 {
     uint32_t *slot = &cx->pair_slot[(unsigned)azimuth | (unsigned)elevation << 8];
     if (*slot)
@@ -1643,7 +1643,7 @@ static void light_vertex(light_ctx *cx, tfrag_light_row *l)
     l->set_exists = l->set < cx->nsets && (l->blend == 0 || l->set + 1u < cx->nsets);
 
     /* the normal: two table entries, by index 0..255 (the byte) */
-    normal_entry *ne = (normal_entry *)normal_of(cx, l->azimuth, l->elevation);
+    normal_entry *ne = normal_of(cx, l->azimuth, l->elevation);
     const uint32_t *n = ne->n;
     l->normal_found = ne->found;
     l->nx = as_f(n[0]), l->ny = as_f(n[1]), l->nz = as_f(n[2]);
