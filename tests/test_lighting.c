@@ -99,7 +99,8 @@ static size_t check_level(int index, double *gain)
     tab dl = find_tab(ts, lv.table_count, "gameplay.dir_light");
     cr_assert_gt(dl.count, 0);
     set *bank = calloc(dl.count, sizeof *bank);
-    static const char *const half[2][2] = {{"colour_a", "direction_a"}, {"colour_b", "direction_b"}};
+    static const char *const half[2][2] = {{"colour_a", "direction_a"},
+                                           {"colour_b", "direction_b"}};
     for (size_t i = 0; i < dl.count; i++)
         for (int h = 0; h < 2; h++)
             for (int k = 0; k < 4; k++) {
