@@ -1,131 +1,53 @@
 /* SPDX-License-Identifier: MIT */
 /* The PS2 float model (gc_ps2fpu.h, docs/ps2-float.md): EE FPU arithmetic on
  * raw bit patterns, integer operations only. */
-#include "gc_ps2fpu.h"
-
 #include <stdint.h>
 
 /* Nothing below may use host floating point: a float or double would make
- * the results depend on the host's rounding and the compiler's choices. */
+ * the results depend on the host's rounding and the compiler's choices. The
+ * inline operations of ps2fpu_core.h are included after the poison, so the
+ * rule covers them too. */
 #pragma GCC poison float double
 
-#define FRAC_MASK 0x007fffffu
-#define HIDDEN    0x00800000u
+#include "gc_ps2fpu.h"
+#include "ps2fpu_core.h"
 
-static inline uint32_t exp_of(uint32_t a)
-{
-    return (a >> 23) & 0xffu;
-}
+#define FRAC_MASK   GC_PS2I_FRAC_MASK
+#define HIDDEN      GC_PS2I_HIDDEN
+#define exp_of      gc_ps2i_exp
+#define sig_of      gc_ps2i_sig
+#define top_bit32   gc_ps2i_top_bit32
+#define pack_result gc_ps2i_pack_result
 
-/* The 24-bit significand, hidden bit included (only for exponent != 0). */
-static inline uint32_t sig_of(uint32_t a)
-{
-    return (a & FRAC_MASK) | HIDDEN;
-}
-
-static inline int top_bit32(uint32_t x) /* x != 0 */
-{
-    return 31 - __builtin_clz(x);
-}
-
-/* A result with biased exponent e and significand sig (hidden bit at bit 23,
- * already truncated): clamps to +-MAX above exponent 255 and flushes to +-0
- * below exponent 1. */
-static inline uint32_t pack_result(uint32_t sign, int32_t e, uint32_t sig)
-{
-    if (e > 255)
-        return sign | GC_PS2_MAX;
-    if (e < 1)
-        return sign;
-    return sign | (uint32_t)e << 23 | (sig & FRAC_MASK);
-}
-
+/* The short operations: one body each, in ps2fpu_core.h. */
 uint32_t gc_ps2_add(uint32_t a, uint32_t b)
 {
-    uint32_t ea = exp_of(a), eb = exp_of(b);
-    if (ea == 0 || eb == 0) {
-        /* A zero (any exponent-0 pattern) adds nothing: the other operand
-         * comes back unchanged. Two zeros give -0 only if both are negative,
-         * as on the console (-0 + +0 = +0). */
-        if (ea != 0)
-            return a;
-        if (eb != 0)
-            return b;
-        return a & b & GC_PS2_SIGN;
-    }
-    /* Order by magnitude (exponent, then fraction: the low 31 bits compare
-     * as one unsigned number) so the difference below is never negative and
-     * the result takes the larger's sign. Branch-free: the order of lighting
-     * operands is unpredictable. */
-    uint32_t swap = 0u - (uint32_t)((a & GC_PS2_MAX) < (b & GC_PS2_MAX));
-    uint32_t x = a ^ ((a ^ b) & swap), y = b ^ ((a ^ b) & swap);
-    uint32_t ex = exp_of(x), gap = ex - exp_of(y);
-    if (gap >= 25)
-        return x;
-    /* One guard bit below x's last bit: x's hidden bit sits at bit 24. The
-     * shift drops every bit of y below the guard (toward zero), which is
-     * what the console's aligner does before it adds. */
-    uint32_t big = sig_of(x) << 1;
-    uint32_t small = (sig_of(y) << 1) >> gap;
-    uint32_t neg = 0u - ((x ^ y) >> 31);        /* all ones when the signs differ */
-    uint32_t sum = big + ((small ^ neg) - neg); /* < 2^26, never negative */
-    if (sum == 0)
-        return 0; /* x - x is +0 */
-    int p = top_bit32(sum);
-    /* Bring the top bit to bit 23, truncating what falls off. */
-    uint32_t sig = (uint32_t)(((uint64_t)sum << (63 - p)) >> 40);
-    return pack_result(x & GC_PS2_SIGN, (int32_t)ex + p - 24, sig);
+    return gc_ps2i_add(a, b);
 }
 
 uint32_t gc_ps2_sub(uint32_t a, uint32_t b)
 {
-    return gc_ps2_add(a, b ^ GC_PS2_SIGN);
-}
-
-/* MUL.S, also telling whether the exponent overflowed (MADD.S needs it). */
-static inline uint32_t mul_ovf(uint32_t a, uint32_t b, int *overflow)
-{
-    uint32_t sign = (a ^ b) & GC_PS2_SIGN, ea = exp_of(a), eb = exp_of(b);
-    *overflow = 0;
-    if (ea == 0 || eb == 0)
-        return sign;
-    uint64_t prod = (uint64_t)sig_of(a) * sig_of(b); /* 2^46 <= prod < 2^48 */
-    uint32_t top = (uint32_t)(prod >> 47);           /* product of significands >= 2 */
-    int32_t e = (int32_t)(ea + eb + top) - 127;
-    uint32_t sig = (uint32_t)(prod >> (23 + top));
-    *overflow = e > 255;
-    return pack_result(sign, e, sig);
+    return gc_ps2i_add(a, b ^ GC_PS2_SIGN);
 }
 
 uint32_t gc_ps2_mul(uint32_t a, uint32_t b)
 {
-    int overflow;
-    return mul_ovf(a, b, &overflow);
+    return gc_ps2i_mul(a, b);
 }
 
 uint32_t gc_ps2_madd(uint32_t acc, uint32_t a, uint32_t b)
 {
-    int overflow;
-    uint32_t prod = mul_ovf(a, b, &overflow);
-    if (overflow)
-        return prod;
-    return gc_ps2_add(acc, prod);
+    return gc_ps2i_madd(acc, a, b);
 }
 
 uint32_t gc_ps2_msub(uint32_t acc, uint32_t a, uint32_t b)
 {
-    int overflow;
-    uint32_t prod = mul_ovf(a, b, &overflow);
-    if (overflow)
-        return prod ^ GC_PS2_SIGN;
-    return gc_ps2_sub(acc, prod);
+    return gc_ps2i_msub(acc, a, b);
 }
 
 uint32_t gc_ps2_dot3(const uint32_t a[3], const uint32_t b[3])
 {
-    uint32_t acc = gc_ps2_mul(a[0], b[0]);
-    acc = gc_ps2_madd(acc, a[1], b[1]);
-    return gc_ps2_madd(acc, a[2], b[2]);
+    return gc_ps2i_dot3(a, b);
 }
 
 /* ---- The FDIV unit: DIV.S and SQRT.S ------------------------------------
@@ -312,26 +234,19 @@ uint32_t gc_ps2_rsqrt_m(gc_ps2_fdiv_model m, uint32_t fs, uint32_t ft)
     return m == GC_PS2_FDIV_TRUNCATE ? gc_ps2_rsqrt_trunc(fs, ft) : gc_ps2_rsqrt(fs, ft);
 }
 
-/* Sign-magnitude order as an unsigned key: negatives below positives, -0
- * just below +0. */
-static inline uint32_t order_key(uint32_t a)
-{
-    return (a & GC_PS2_SIGN) ? GC_PS2_MAX - (a & GC_PS2_MAX) : a | GC_PS2_SIGN;
-}
-
 uint32_t gc_ps2_max(uint32_t a, uint32_t b)
 {
-    return order_key(a) >= order_key(b) ? a : b;
+    return gc_ps2i_max(a, b);
 }
 
 uint32_t gc_ps2_min(uint32_t a, uint32_t b)
 {
-    return order_key(a) <= order_key(b) ? a : b;
+    return gc_ps2i_min(a, b);
 }
 
 uint32_t gc_ps2_clamp(uint32_t x, uint32_t lo, uint32_t hi)
 {
-    return gc_ps2_min(gc_ps2_max(x, lo), hi);
+    return gc_ps2i_clamp(x, lo, hi);
 }
 
 uint32_t gc_ps2_neg(uint32_t a)
@@ -346,39 +261,22 @@ uint32_t gc_ps2_abs(uint32_t a)
 
 uint32_t gc_ps2_itof(int32_t v, unsigned frac_bits)
 {
-    if (v == 0)
-        return 0;
-    uint32_t sign = v < 0 ? GC_PS2_SIGN : 0;
-    uint32_t u = v < 0 ? 0u - (uint32_t)v : (uint32_t)v;
-    int p = top_bit32(u);
-    uint32_t sig = p > 23 ? u >> (p - 23) : u << (23 - p);
-    /* 1 <= |v| <= 2^31 and frac_bits < 32: the exponent stays in 96..158. */
-    return sign | (uint32_t)(127 + p - (int)(frac_bits & 31u)) << 23 | (sig & FRAC_MASK);
+    return gc_ps2i_itof(v, frac_bits);
 }
 
 uint32_t gc_ps2_itof12(int32_t v)
 {
-    return gc_ps2_itof(v, 12);
+    return gc_ps2i_itof(v, 12);
 }
 
 int32_t gc_ps2_ftoi(uint32_t a, unsigned frac_bits)
 {
-    uint32_t e = exp_of(a);
-    if (e == 0)
-        return 0;
-    uint32_t ef = e + (frac_bits & 31u); /* the exponent of a * 2^frac_bits */
-    if (ef >= 158)                       /* |a| * 2^frac_bits >= 2^31 */
-        return (a & GC_PS2_SIGN) ? INT32_MIN : INT32_MAX;
-    if (ef < 127) /* below 1 */
-        return 0;
-    uint32_t sig = sig_of(a);
-    uint32_t mag = ef >= 150 ? sig << (ef - 150) : sig >> (150 - ef); /* < 2^31 */
-    return (a & GC_PS2_SIGN) ? -(int32_t)mag : (int32_t)mag;
+    return gc_ps2i_ftoi(a, frac_bits);
 }
 
 int32_t gc_ps2_ftoi0(uint32_t a)
 {
-    return gc_ps2_ftoi(a, 0);
+    return gc_ps2i_ftoi(a, 0);
 }
 
 uint32_t gc_ps2_pack(unsigned sign, unsigned exponent, uint32_t fraction)

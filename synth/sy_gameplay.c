@@ -523,17 +523,31 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     }
 
     /* 0x04 directional lights: table header, count x {colour_a, direction_a, colour_b,
-     * direction_b} (Vec4f each; directions unit length, w = 0). */
+     * direction_b} (Vec4f each; directions unit length, w = 0).
+     *
+     * Each set is a key light (a) and a fill light (b). The tfrag pass adds
+     * colour * max(d, d * w) per light (d = normal . direction), so the colour's
+     * w lane says what a face turned away receives: the key light's w = 0
+     * gives max(d, 0), nothing past the terminator; the fill light's w = -0.25
+     * gives a quarter of its colour, reaching faces turned away (so no light
+     * ever subtracts, and a lit vertex is never darker than its stored colour).
+     * The key light comes from above (direction z >= ~0.45, Z-up): terrain is
+     * lit from the sky. Directions and colours draw the same random numbers as
+     * before either choice; only what is written from them changed. */
     begin_block(out, S_DIR_LIGHTS, base, 0x10);
     table_header(out, nlights);
     for (uint32_t i = 0; i < nlights; i++)
         for (int half = 0; half < 2; half++) {
             float d[3];
             unit_dir(&r, d);
+            if (!half) { /* key light: z' = 0.5 + 0.5 |z| before normalising again */
+                d[2] = 0.5f + 0.5f * (d[2] < 0 ? -d[2] : d[2]);
+                unit3(d);
+            }
             sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
             sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
             sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
-            sy_buf_f32(out, half ? 0.5f : 1.0f); /* w: the blend weight lane */
+            sy_buf_f32(out, half ? -0.25f : 0.0f); /* w: what a face turned away gets */
             sy_buf_f32(out, d[0]), sy_buf_f32(out, d[1]), sy_buf_f32(out, d[2]);
             sy_buf_f32(out, 0.0f);
         }

@@ -997,6 +997,14 @@ static void write_adgif(uint8_t *p, uint32_t lo, uint32_t hi, uint8_t reg)
     p[8] = reg;
 }
 
+/* The stored vertex colours are dark: the game's lighting pass is what brightens
+ * them (retail level 0 patch 0 stores (25, 26, 26) and (92, 121, 119), seed notes
+ * level-assets.md "Why the first frame is dark"; 0x80 = 1.0 on the GS). The
+ * albedo below is scaled by TF_STORED_NUM / TF_STORED_DEN (0.45) before it is
+ * stored, so an unlit frame comes out dark and the lit one brighter. */
+#define TF_STORED_NUM 9
+#define TF_STORED_DEN 20
+
 /* Vertex colour from height and slope: grass on the flats, rock on the slopes, darker low. */
 static void vertex_colour(const tf_level *L, const tf_node *n, int32_t dzx, int32_t dzy,
                           uint8_t rgb[3])
@@ -1010,7 +1018,8 @@ static void vertex_colour(const tf_level *L, const tf_node *n, int32_t dzx, int3
     int g0[3] = {72, 128, 52}, r0[3] = {118, 110, 102};
     for (int c = 0; c < 3; c++) {
         int v = (g0[c] * (255 - rock) + r0[c] * rock) / 255 + hshade / 3 + grain;
-        rgb[c] = (uint8_t)(v < 8 ? 8 : v > 250 ? 250 : v);
+        v = (v < 8 ? 8 : v > 250 ? 250 : v) * TF_STORED_NUM / TF_STORED_DEN; /* 3..112 */
+        rgb[c] = (uint8_t)v;
     }
 }
 
