@@ -686,9 +686,6 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     uint32_t pv_total = 0;
     for (int32_t i = 0; i < npvars; i++) {
         pv_ofs[i] = pv_total;
-        /* The draw that once chose the size is kept, so the rest of the level's random stream
-         * (pvar contents, instances after this point) is what it was before synth-10. */
-        (void)sy_rng_below(&r, 8);
         pv_total += pv_size[i];
     }
     begin_block(out, S_PVAR_TABLE, base, 0x10);
