@@ -387,6 +387,8 @@ typedef struct gp_moby_row {
     float rot_x, rot_y, rot_z;
     int32_t group;
     int32_t pvar_index;
+    int32_t pvar_size;
+    uint8_t pvar_class_size_ok;
     int32_t light;
     double c0x, c0y, c0z, c1x, c1y, c1z, c2x, c2y, c2z;
 } gp_moby_row;
@@ -413,6 +415,11 @@ static const gc_column moby_inst_cols[] = {
     GC_COL(gp_moby_row, rot_z, GC_T_F32, 0, "radians", "+0x54 Euler angle z"),
     GC_COL(gp_moby_row, group, GC_T_S32, 0, "", "+0x58 moby group index or -1"),
     GC_COL(gp_moby_row, pvar_index, GC_T_S32, 0, "", "+0x68 pvar table index or -1"),
+    GC_COL(
+        gp_moby_row, pvar_size, GC_T_S32, 0, "bytes",
+        "size (+0x04) of the pvar table entry pvar_index names; -1 if none or outside the table"),
+    GC_COL(gp_moby_row, pvar_class_size_ok, GC_T_BOOL, 0, "",
+           "no moby of the same o_class with a non-empty pvar has a pvar of another size"),
     GC_COL(gp_moby_row, light, GC_T_S32, 0, "", "+0x80 directional light index"),
     DCOL(c0x, "matrix column 0 of scale * Rz * Ry * Rx, x (computed)"),
     DCOL(c0y, "column 0 y"),
@@ -778,6 +785,64 @@ static void check_pvars(gc_level *lv, const int64_t *ofs, gp_objects *ob)
     ob->pvars_fit = gc_range_ok((size_t)d, (size_t)data_need, lv->gameplay_size);
 }
 
+/* Pvar sizes per moby class. Wrench's recover_pvars (src/instancemgr/pvar.cpp) refuses a level
+ * in which two mobys of one o_class carry non-empty pvars of different sizes: a class's pvars are
+ * one structure. Fills moby.instance pvar_size from the table (entry +0x04; the fault
+ * pvar_size_from_offset takes +0x00) and pvar_class_size_ok by sorting the mobys with pvars by
+ * (o_class, row), so a hostile count of mobys costs n log n, not n^2. */
+typedef struct gp_pvar_key {
+    int32_t o_class;
+    uint32_t row;
+} gp_pvar_key;
+
+static int cmp_pvar_key(const void *a, const void *b)
+{
+    const gp_pvar_key *x = a, *y = b;
+    if (x->o_class != y->o_class)
+        return x->o_class < y->o_class ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static gc_status pvar_class_sizes(gc_level *lv, const int64_t *ofs, const gp_objects *ob,
+                                  gc_diag *diag)
+{
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_instance);
+    if (!rb || rb->count == 0)
+        return GC_OK;
+    int64_t t = ofs[BLOCK_PVAR_TABLE];
+    size_t field = GC_FAULT(lv, pvar_size_from_offset) ? 0u : 4u;
+    gp_pvar_key *keys = malloc(rb->count * sizeof *keys);
+    if (!keys)
+        return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for the pvar class check");
+    size_t nk = 0;
+    for (size_t i = 0; i < rb->count; i++) {
+        gp_moby_row *o = (gp_moby_row *)(rb->data + i * sizeof(gp_moby_row));
+        o->pvar_size = -1;
+        o->pvar_class_size_ok = 1;
+        if (o->pvar_index < 0 || o->pvar_index >= ob->pvar_count || t <= 0 ||
+            !gc_range_ok((size_t)t + PVAR_ENTRY_BYTES * (size_t)o->pvar_index, PVAR_ENTRY_BYTES,
+                         lv->gameplay_size))
+            continue;
+        const uint8_t *p = lv->gameplay + (size_t)t + PVAR_ENTRY_BYTES * (size_t)o->pvar_index;
+        o->pvar_size = (int32_t)gc_load_u32le(p + field);
+        if (o->pvar_size > 0) /* Wrench groups only mobys whose pvar data is not empty */
+            keys[nk].o_class = o->o_class, keys[nk].row = (uint32_t)i, nk++;
+    }
+    qsort(keys, nk, sizeof *keys, cmp_pvar_key);
+    for (size_t i = 0; i < nk;) {
+        size_t j = i;
+        const gp_moby_row *first =
+            (const gp_moby_row *)(rb->data + keys[i].row * sizeof(gp_moby_row));
+        for (; j < nk && keys[j].o_class == keys[i].o_class; j++) {
+            gp_moby_row *o = (gp_moby_row *)(rb->data + keys[j].row * sizeof(gp_moby_row));
+            o->pvar_class_size_ok = o->pvar_size == first->pvar_size;
+        }
+        i = j;
+    }
+    free(keys);
+    return GC_OK;
+}
+
 /* Tie ambient RGBAs: {s16 instance, s16 size in 2-byte units, bytes}... then s16 -1. */
 static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties, gp_objects *ob)
 {
@@ -850,6 +915,8 @@ static gc_status decode_objects(gc_level *lv, gc_reader *g, const int64_t *ofs, 
     if (st == GC_OK)
         st = read_pvar_users(lv, g, ofs[BLOCK_SOUNDS], 1, ob, diag);
     check_pvars(lv, ofs, ob);
+    if (st == GC_OK)
+        st = pvar_class_sizes(lv, ofs, ob, diag);
     walk_ambient(lv, g, ofs[BLOCK_TIE_AMBIENT], ties, ob);
     for (int k = 0; k < KINDS; k++)
         free(core[k].o_class), free(list[k].o_class);

@@ -86,6 +86,18 @@ static uint32_t moby_instances(const sy_ctx *c)
 }
 
 /* Moby uid i (also its occlusion id). */
+/* Size of one pvar block, fixed by its owner's class: a class's pvars are one C struct in the
+ * game, and Wrench's recover_pvars (src/instancemgr/pvar.cpp) refuses a level whose mobys of one
+ * o_class carry pvars of different sizes ("Pvars of the same moby class with different sizes").
+ * Cameras (by type) and sounds (by o_class) follow the same rule. kind 0 moby, 1 camera,
+ * 2 sound; the same class gets the same size on every level. 0x10..0x80 bytes. */
+static uint32_t pvar_class_size(uint32_t kind, uint32_t cls)
+{
+    uint32_t h = (cls + 1u) * 2654435761u ^ (kind + 1u) * 40503u;
+    h ^= h >> 15;
+    return 0x10u * (1u + (h >> 7) % 8u);
+}
+
 static uint32_t moby_uid(uint32_t i)
 {
     return 1000u + i;
@@ -387,6 +399,8 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     uint32_t *list = calloc(nti + nsi + 1, sizeof *list);
     int32_t *moby_group = calloc(nmi + 1, sizeof *moby_group);
     int32_t *moby_pvar = calloc(nmi + 1, sizeof *moby_pvar);
+    /* pvar index -> its owner's class size (pvar_class_size); filled as the owners are written */
+    uint32_t *pv_size = NULL;
     int have = read_classes(core_index, 0x18, 0x20, &mc) == 0;
     have &= read_classes(core_index, 0x20, 0x20, &tc) == 0;
     have &= read_classes(core_index, 0x28, 0x30, &sc) == 0;
@@ -423,6 +437,12 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
     npvars += (int32_t)ncams;
     int32_t sound_pvar0 = npvars;
     npvars += (int32_t)nsounds;
+    pv_size = calloc((size_t)npvars + 1, sizeof *pv_size);
+    if (!pv_size)
+        goto done;
+    for (uint32_t i = 0; i < nmi; i++)
+        if (moby_pvar[i] >= 0)
+            pv_size[moby_pvar[i]] = pvar_class_size(0, moby_cls[i]);
 
     sy_buf_zero(out, GP_TABLE_BYTES);
 
@@ -594,7 +614,9 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         float v[3], R[3][3], rot[3];
         place_point(&pl, &r, 4.0f, 16.0f, v);
         rotation(&r, 16, R, rot);
-        sy_buf_u32(out, sy_rng_below(&r, 8));
+        uint32_t cam_type = sy_rng_below(&r, 8);
+        pv_size[cam_pvar0 + (int32_t)i] = pvar_class_size(1, cam_type);
+        sy_buf_u32(out, cam_type);
         sy_buf_f32(out, v[0]), sy_buf_f32(out, v[1]), sy_buf_f32(out, v[2]);
         sy_buf_f32(out, rot[0]), sy_buf_f32(out, rot[1]), sy_buf_f32(out, rot[2]);
         sy_buf_u32(out, (uint32_t)(cam_pvar0 + (int32_t)i));
@@ -610,7 +632,9 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         rotation(&r, 0, R, rot);
         float range = (float)(8 + sy_rng_below(&r, 56));
         float s3[3] = {range, range, range};
-        sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 120));      /* 0x00 o_class (sound class) */
+        uint32_t sound_class = sy_rng_below(&r, 120);
+        pv_size[sound_pvar0 + (int32_t)i] = pvar_class_size(2, sound_class);
+        sy_buf_u16(out, (uint16_t)sound_class);                /* 0x00 o_class (sound class) */
         sy_buf_u16(out, (uint16_t)sy_rng_below(&r, 4));        /* 0x02 m_class */
         sy_buf_u32(out, 0);                                    /* 0x04 update function (runtime) */
         sy_buf_u32(out, (uint32_t)(sound_pvar0 + (int32_t)i)); /* 0x08 pvar_index */
@@ -669,15 +693,13 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
 
     /* 0x5C pvar table {s32 offset, s32 size} x (highest pvar index + 1); 0x60 pvar data. */
     uint32_t *pv_ofs = calloc((size_t)npvars + 1, sizeof *pv_ofs);
-    uint32_t *pv_size = calloc((size_t)npvars + 1, sizeof *pv_size);
-    if (!pv_ofs || !pv_size) {
-        free(pv_ofs), free(pv_size), sy_buf_free(&groups_tmp);
+    if (!pv_ofs) {
+        sy_buf_free(&groups_tmp);
         goto done;
     }
     uint32_t pv_total = 0;
     for (int32_t i = 0; i < npvars; i++) {
         pv_ofs[i] = pv_total;
-        pv_size[i] = 0x10u * (1 + sy_rng_below(&r, 8));
         pv_total += pv_size[i];
     }
     begin_block(out, S_PVAR_TABLE, base, 0x10);
@@ -728,7 +750,7 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
             sy_buf_u32(out, 0x10u * sy_rng_below(&r, bytes / 0x10));
         }
     }
-    free(pv_ofs), free(pv_size);
+    free(pv_ofs);
 
     /* 0x30 tie classes {count, o_class...} in order of first appearance among the instances. */
     uint32_t m = first_appearance(tie_cls, nti, list);
@@ -955,6 +977,7 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
 done:
     free_classes(&mc), free_classes(&tc), free_classes(&sc);
     free(tie_cls), free(shrub_cls), free(moby_cls), free(list), free(moby_group), free(moby_pvar);
+    free(pv_size);
     return rc;
 }
 

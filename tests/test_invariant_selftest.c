@@ -203,6 +203,7 @@ static const mutation mutations[] = {
     MUT("gameplay.pvar_user_range", 0, "gameplay.pvar_user", AT(0), "pvar_index", INT(-2)),
     MUT("gameplay.pvars_fit", 0, "gameplay.header", AT(0), "pvars_fit", INT(0)),
     MUT("gameplay.ambient_walk", 0, "gameplay.header", AT(0), "ambient_ok", INT(0)),
+    MUT("gameplay.pvar_class_size", 0, "moby.instance", AT(0), "pvar_class_size_ok", INT(0)),
     MUT("gameplay.settings_fit", 0, "gameplay.header", AT(0), "settings_ok", INT(0)),
     MUT("gameplay.tie_light_range", 0, "tie.instance", AT(0), "dir_light", INT(-1)),
     MUT("gameplay.tie_occlusion_index", 0, "tie.instance", AT(0), "occlusion_index", INT(-1)),
