@@ -132,9 +132,8 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--one-thread") == 0)
             one_thread = 1;
         else {
-            fprintf(stderr,
-                    "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N] "
-                    "[--one-thread]\n");
+            fprintf(stderr, "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N] "
+                            "[--one-thread]\n");
             return 2;
         }
     }
