@@ -168,7 +168,9 @@ gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc)
     return NULL;
 }
 
-void *gc_rows_push(gc_rowbuf *rb)
+extern inline void *gc_rows_push(gc_rowbuf *rb);
+
+void *gc_rows_push_grow(gc_rowbuf *rb)
 {
     if (!rb)
         return NULL;

@@ -2,13 +2,6 @@
 /* Out-of-line parts of the bounds-checked reader. */
 #include "gc_reader.h"
 
-gc_reader gc_reader_make(const uint8_t *data, size_t size, uint64_t file_ofs)
-{
-    gc_reader r = {
-        .data = data, .size = data ? size : 0, .pos = 0, .file_ofs = file_ofs, .overrun = false};
-    return r;
-}
-
 bool gc_bytes(gc_reader *r, void *dst, size_t n)
 {
     const uint8_t *p = gc_take(r, n);
@@ -40,47 +33,13 @@ uint32_t gc_peek_u32le(gc_reader *r, size_t ahead)
     return gc_load_u32le(r->data + r->pos + ahead);
 }
 
-bool gc_skip(gc_reader *r, size_t n)
-{
-    return gc_take(r, n) != NULL;
-}
-
-bool gc_seek(gc_reader *r, size_t pos)
-{
-    if (r->overrun || pos > r->size) {
-        r->overrun = true;
-        return false;
-    }
-    r->pos = pos;
-    return true;
-}
-
-bool gc_range_ok(size_t ofs, size_t len, size_t size)
-{
-    return ofs <= size && len <= size - ofs;
-}
-
-gc_reader gc_window(gc_reader *r, size_t ofs, size_t len)
-{
-    gc_reader w = {.data = r->data, .size = 0, .pos = 0, .file_ofs = r->file_ofs, .overrun = true};
-    if (r->overrun || !gc_range_ok(ofs, len, r->size)) {
-        r->overrun = true;
-        return w;
-    }
-    w.data = r->data + ofs;
-    w.size = len;
-    w.file_ofs = r->file_ofs + ofs;
-    w.overrun = false;
-    return w;
-}
-
-gc_reader gc_take_window(gc_reader *r, size_t len)
-{
-    gc_reader w = gc_window(r, r->pos, len);
-    if (!w.overrun)
-        r->pos += len;
-    return w;
-}
+/* The external definitions of the header's inline functions (C11 6.7.4). */
+extern inline gc_reader gc_reader_make(const uint8_t *data, size_t size, uint64_t file_ofs);
+extern inline bool gc_skip(gc_reader *r, size_t n);
+extern inline bool gc_seek(gc_reader *r, size_t pos);
+extern inline bool gc_range_ok(size_t ofs, size_t len, size_t size);
+extern inline gc_reader gc_window(gc_reader *r, size_t ofs, size_t len);
+extern inline gc_reader gc_take_window(gc_reader *r, size_t len);
 
 bool gc_size_add(size_t a, size_t b, size_t *out)
 {

@@ -23,7 +23,12 @@ typedef struct gc_reader {
 } gc_reader;
 
 /* A reader over [data, data+size) whose first byte sits at file offset `file_ofs`. */
-gc_reader gc_reader_make(const uint8_t *data, size_t size, uint64_t file_ofs);
+inline gc_reader gc_reader_make(const uint8_t *data, size_t size, uint64_t file_ofs)
+{
+    gc_reader r = {
+        .data = data, .size = data ? size : 0, .pos = 0, .file_ofs = file_ofs, .overrun = false};
+    return r;
+}
 
 static inline size_t gc_left(const gc_reader *r)
 {
@@ -93,16 +98,61 @@ bool gc_bytes(gc_reader *r, void *dst, size_t n);
 uint8_t gc_peek_u8(gc_reader *r, size_t ahead);
 uint32_t gc_peek_u32le(gc_reader *r, size_t ahead);
 
-/* Moves the cursor; past the end sets overrun and leaves pos unchanged. */
-bool gc_skip(gc_reader *r, size_t n);
-bool gc_seek(gc_reader *r, size_t pos);
+/* Moves the cursor; past the end sets overrun and leaves pos unchanged.
+ * (gc_take's test restated: an external inline function may not call a
+ * static one.) */
+inline bool gc_skip(gc_reader *r, size_t n)
+{
+    if (r->overrun || r->size - r->pos < n) {
+        r->overrun = true;
+        return false;
+    }
+    r->pos += n;
+    return true;
+}
+inline bool gc_seek(gc_reader *r, size_t pos)
+{
+    if (r->overrun || pos > r->size) {
+        r->overrun = true;
+        return false;
+    }
+    r->pos = pos;
+    return true;
+}
+
+/* True when [ofs, ofs+len) lies inside [0, size) (no overflow). Inline (C11
+ * `inline`, external definition in gc_reader.c) like gc_window below: the
+ * decoders open millions of small windows per corpus (the moby decoder one
+ * per vertex), and the call cost 48 instructions each. */
+inline bool gc_range_ok(size_t ofs, size_t len, size_t size)
+{
+    return ofs <= size && len <= size - ofs;
+}
 
 /* Window over [ofs, ofs+len) of r (relative to r->data, not the cursor).
  * Out of range: returns an empty window with overrun set, and sets r->overrun.
  * The range check cannot overflow. */
-gc_reader gc_window(gc_reader *r, size_t ofs, size_t len);
+inline gc_reader gc_window(gc_reader *r, size_t ofs, size_t len)
+{
+    gc_reader w = {.data = r->data, .size = 0, .pos = 0, .file_ofs = r->file_ofs, .overrun = true};
+    if (r->overrun || !gc_range_ok(ofs, len, r->size)) {
+        r->overrun = true;
+        return w;
+    }
+    w.data = r->data + ofs;
+    w.size = len;
+    w.file_ofs = r->file_ofs + ofs;
+    w.overrun = false;
+    return w;
+}
 /* Window of the next len bytes at the cursor, advancing past them. */
-gc_reader gc_take_window(gc_reader *r, size_t len);
+inline gc_reader gc_take_window(gc_reader *r, size_t len)
+{
+    gc_reader w = gc_window(r, r->pos, len);
+    if (!w.overrun)
+        r->pos += len;
+    return w;
+}
 
 /* Reads of a value at a fixed position without a reader (for peeking into
  * buffers already checked to hold them). */
@@ -119,7 +169,5 @@ static inline uint16_t gc_load_u16le(const uint8_t *p)
 bool gc_size_mad(size_t a, size_t b, size_t c, size_t *out);
 bool gc_size_add(size_t a, size_t b, size_t *out);
 bool gc_size_mul(size_t a, size_t b, size_t *out);
-/* True when [ofs, ofs+len) lies inside [0, size) (no overflow). */
-bool gc_range_ok(size_t ofs, size_t len, size_t size);
 
 #endif
