@@ -564,9 +564,13 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
                 d[2] = 0.5f + 0.5f * (d[2] < 0 ? -d[2] : d[2]);
                 unit3(d);
             }
-            sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
-            sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
-            sy_buf_f32(out, (float)(64 + (int)sy_rng_below(&r, 64)) / 128.0f);
+            /* colours: the key light 0.875..1.375 a channel, the fill 0.5..1.0 (a key
+             * light of 0.5 left the dimmest levels' lit frames below the unlit
+             * frames of the corpus before the stored colours were darkened) */
+            int lo = half ? 64 : 112;
+            sy_buf_f32(out, (float)(lo + (int)sy_rng_below(&r, 64)) / 128.0f);
+            sy_buf_f32(out, (float)(lo + (int)sy_rng_below(&r, 64)) / 128.0f);
+            sy_buf_f32(out, (float)(lo + (int)sy_rng_below(&r, 64)) / 128.0f);
             sy_buf_f32(out, half ? -0.25f : 0.0f); /* w: what a face turned away gets */
             sy_buf_f32(out, d[0]), sy_buf_f32(out, d[1]), sy_buf_f32(out, d[2]);
             sy_buf_f32(out, 0.0f);
