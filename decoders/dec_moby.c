@@ -775,9 +775,12 @@ static void read_bind_pose(gc_level *lv, gc_reader cls, moby_class_row *c)
 {
     gc_reader h = cls;
     gc_seek(&h, 0x0c);
-    c->sequence_count = gc_u8(&h);         /* +0x0c */
-    c->sound_count = gc_u8(&h);            /* +0x0d */
-    gc_skip(&h, 1);                        /* +0x0e lod_trans */
+    c->sequence_count = gc_u8(&h); /* +0x0c */
+    c->sound_count = gc_u8(&h);    /* +0x0d */
+    uint8_t lod_trans = gc_u8(&h); /* +0x0e lod_trans (not published) */
+    /* the fault: the count taken one byte late */
+    if (GC_FAULT(lv, moby_sound_lod_trans))
+        c->sound_count = lod_trans;
     c->shadow_qwords = gc_u8(&h);          /* +0x0f */
     gc_skip(&h, 4);                        /* +0x10 collision */
     c->skeleton_offset = gc_u32le(&h);     /* +0x14 */
@@ -864,6 +867,9 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
             c.lod_packet_count = (uint32_t)c.high_lod_count + c.low_lod_count;
             c.metal_count = gc_u8(&h); /* +0x06 */
             c.metal_begin = gc_u8(&h); /* +0x07 */
+            /* the fault: +0x07 taken for the count */
+            if (GC_FAULT(lv, moby_metal_begin))
+                c.metal_count = c.metal_begin;
             c.joint_count = gc_u8(&h); /* +0x08 */
             gc_skip(&h, 2);
             c.format_flag = gc_u8(&h); /* +0x0b */

@@ -1778,6 +1778,8 @@ static gc_status decode_patch(tfrag_ctx *x, gc_reader *region, size_t table_pos,
     p->occl_index_stash = gc_u8(&h); /* 0x2b */
     p->msphere_count = gc_u8(&h);    /* 0x2c */
     p->flags = gc_u8(&h);            /* 0x2d */
+    if (GC_FAULT(x->lv, tfrag_msphere_flags))
+        p->msphere_count = p->flags; /* the fault: the count read from the flags byte */
     p->msphere_ofs = gc_u16le(&h);   /* 0x2e */
     p->light_ofs = gc_u16le(&h);     /* 0x30 */
     p->light_end_ofs = gc_u16le(&h); /* 0x32 */

@@ -13,6 +13,7 @@
 
 #include "gc_baseline.h"
 #include "gc_column_store.h"
+#include "gc_coverage.h"
 #include "gc_digest.h"
 #include "gc_report.h"
 #include "gc_sweep.h"
@@ -348,4 +349,52 @@ Test(digest, the_column_store_names_the_changed_rows)
     cr_assert_str_eq(cur.changes[0].rows, "");
     gc_report_free(&cur);
     gc_report_free(&old);
+}
+
+/* Coverage follows an invariant's chain of parent links: `packet.class.bsphere_w` from a
+ * moby.vertex row reads moby.class.bsphere_w (two steps), `class.scale` from moby.packet reads
+ * moby.class.scale (one step); a column no chain names stays unread. */
+typedef struct cov_probe {
+    int bsphere_w, scale, bsphere_x, vertex_offset;
+} cov_probe;
+
+static void cov_probe_each(const gc_coverage_column *c, void *ctx)
+{
+    cov_probe *p = ctx;
+    const char *t = c->table->name, *n = c->column->name;
+    int read = c->invariant_count > 0;
+    if (strcmp(t, "moby.class") == 0 && strcmp(n, "bsphere_w") == 0)
+        p->bsphere_w = read;
+    if (strcmp(t, "moby.class") == 0 && strcmp(n, "scale") == 0)
+        p->scale = read;
+    if (strcmp(t, "moby.class") == 0 && strcmp(n, "bsphere_x") == 0)
+        p->bsphere_x = read;
+    if (strcmp(t, "moby.packet") == 0 && strcmp(n, "vertex_offset") == 0)
+        p->vertex_offset = read;
+}
+
+Test(digest, coverage_follows_link_chains)
+{
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+    const char *yaml = "invariants:\n"
+                       "  - id: t.grandchild\n"
+                       "    table: moby.vertex\n"
+                       "    expect: centre_distance <= packet.class.bsphere_w\n"
+                       "    why: two link steps\n"
+                       "  - id: t.child\n"
+                       "    table: moby.packet\n"
+                       "    expect: class.scale > 0\n"
+                       "    why: one link step\n";
+    char err[4096] = "";
+    gc_inv_set *set = gc_inv_load_string("t.yaml", yaml, descs, ndesc, err, sizeof err);
+    cr_assert_not_null(set, "%s", err);
+    cov_probe p = {0};
+    gc_coverage cv;
+    cr_assert_eq(gc_coverage_compute(set, NULL, 0, cov_probe_each, &p, &cv), 0);
+    cr_assert(p.bsphere_w, "packet.class.bsphere_w from moby.vertex reads moby.class.bsphere_w");
+    cr_assert(p.scale, "class.scale from moby.packet reads moby.class.scale");
+    cr_assert_not(p.bsphere_x, "moby.class.bsphere_x is read by nothing");
+    cr_assert_not(p.vertex_offset, "moby.packet.vertex_offset is read by nothing");
+    gc_inv_free(set);
 }

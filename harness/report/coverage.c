@@ -4,7 +4,8 @@
  * A column is "read" by an invariant whose expressions name it: a bare name
  * in an invariant on its own table, `<table>.<column>` anywhere (aggregates
  * over another table), or `<link>.<column>` in an invariant on a child table
- * whose parent link names this table. A metric "aggregates" it when its
+ * whose parent link names this table (or `<link>.<link>.<column>` from a grandchild, up to
+ * three steps). A metric "aggregates" it when its
  * expression names `<table>.<column>` (count(<table>) aggregates the table's
  * rows, not a column). A column with a digest in the digests given is guarded
  * by it (gc_digest.h): the baseline notices when it moves, but no check says
@@ -59,16 +60,25 @@ static int inv_reads(const gc_inv_info *x, const gc_table_desc *const *descs, si
         if (strstr(x->expect ? x->expect : "", link) || strstr(x->where ? x->where : "", link))
             return 1;
     }
-    /* a child table's invariant naming its parent row's column */
-    for (size_t i = 0; x->table && i < ndesc; i++) {
-        const gc_table_desc *d = descs[i];
-        if (strcmp(d->name, x->table) != 0 || !d->parent_table ||
-            strcmp(d->parent_table, t->name) != 0)
-            continue;
-        char link[64];
-        snprintf(link, sizeof link, "%s.", d->parent_link);
-        if (mentions(x->expect, link, col) || mentions(x->where, link, col))
+    /* a descendant table's invariant naming this row's column through its chain of parent
+     * links: `packet.radius` from a child, `packet.class.scale` from a grandchild (the language
+     * resolves every step, docs/invariants.md "Names and rows"); at most three steps */
+    const gc_table_desc *d = NULL;
+    for (size_t i = 0; x->table && i < ndesc; i++)
+        if (strcmp(descs[i]->name, x->table) == 0)
+            d = descs[i];
+    char link[200] = "";
+    for (int depth = 0; d && d->parent_table && depth < 3; depth++) {
+        size_t used = strlen(link);
+        snprintf(link + used, sizeof link - used, "%s.", d->parent_link);
+        if (strcmp(d->parent_table, t->name) == 0 &&
+            (mentions(x->expect, link, col) || mentions(x->where, link, col)))
             return 1;
+        const gc_table_desc *up = NULL;
+        for (size_t i = 0; i < ndesc; i++)
+            if (strcmp(descs[i]->name, d->parent_table) == 0)
+                up = descs[i];
+        d = up;
     }
     return 0;
 }
