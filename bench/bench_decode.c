@@ -5,7 +5,7 @@
  * gc_level per job, as the sweep does), MB/s of input, and peak RSS.
  * Figures only, never assertions; results go to docs/performance.md ("Decode").
  *
- * Usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N] [--one-thread]
+ * Usage: bench_decode [--corpus DIR] [--scale retail|small|edge] [--runs N] [--one-thread]
  * --one-thread runs only the all-levels pass on one thread (for perf/callgrind).
  * Without --corpus the cached synthetic corpus of that scale is used (it is
  * generated on first use). Each figure is the best of N runs (default 3). */
@@ -125,15 +125,17 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc)
             dir = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
-            scale = strcmp(argv[++i], "small") == 0 ? SY_SCALE_SMALL : SY_SCALE_RETAIL;
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc &&
+                 sy_scale_parse(argv[i + 1]) >= 0) /* an unknown scale is a usage error */
+            scale = sy_scale_parse(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else if (strcmp(argv[i], "--one-thread") == 0)
             one_thread = 1;
         else {
-            fprintf(stderr, "usage: bench_decode [--corpus DIR] [--scale retail|small] [--runs N] "
-                            "[--one-thread]\n");
+            fprintf(stderr,
+                    "usage: bench_decode [--corpus DIR] [--scale retail|small|edge] [--runs N] "
+                    "[--one-thread]\n");
             return 2;
         }
     }

@@ -5,7 +5,7 @@
  * thread, through gc_tfrag_relight() after a normal decode. Figures only,
  * never assertions; results go to docs/performance.md ("Lighting pass").
  *
- * Usage: bench_light [--corpus DIR] [--scale retail|small] [--runs N]
+ * Usage: bench_light [--corpus DIR] [--scale retail|small|edge] [--runs N]
  * Prints per level the rows, the rows lit and the best of N runs (default 9)
  * in thread CPU time (the build machine is shared; wall time would measure
  * the neighbours). */
@@ -33,13 +33,14 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc)
             dir = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
-            scale = strcmp(argv[++i], "small") == 0 ? SY_SCALE_SMALL : SY_SCALE_RETAIL;
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc &&
+                 sy_scale_parse(argv[i + 1]) >= 0) /* an unknown scale is a usage error */
+            scale = sy_scale_parse(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc)
             runs = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else {
             fprintf(stderr,
-                    "usage: bench_light [--corpus DIR] [--scale retail|small] [--runs N]\n");
+                    "usage: bench_light [--corpus DIR] [--scale retail|small|edge] [--runs N]\n");
             return 2;
         }
     }

@@ -46,7 +46,9 @@ static const gc_column normals_cols[] = {
            "leading entries of the accepted table that match the curve (256 = all)"),
     GC_COL(normals_row, max_error, GC_T_F64, 0, "",
            "largest |stored - reference| over the accepted table's readable entries"),
-    GC_COL(normals_row, candidates, GC_T_U32, 0, "count",
+    /* unit "steps", not "count": it counts the search's work, nothing the format holds
+     * (docs/verification.md) */
+    GC_COL(normals_row, candidates, GC_T_U32, 0, "steps",
            "(1.0, 0.0) pairs examined up to and including the accepted one"),
     GC_COL(normals_row, overlay_bytes, GC_T_U64, 0, "bytes", "size of the overlay searched"),
 };
