@@ -92,8 +92,8 @@ int gc_cmd_coverage(int argc, char **argv)
         {"markdown", K_MARKDOWN, NULL, "Markdown tables instead of text"},
         {"check", K_CHECK, NULL, "exit 1 if a column is guarded by nothing (the gate runs it)"},
         {"check-kinds", K_CHECK_KINDS, NULL,
-         "exit 1 if a column of the mission's kinds is guarded by\n"
-         "its digest alone"},
+         "exit 1 if a column of the mission's kinds is read by no\n"
+         "invariant (a metric or its digest alone guards it)"},
     };
     static const gc_opt_group groups[] = {GC_OPT_GROUP(NULL, opts)};
     static const gc_cmd_spec spec =
@@ -164,7 +164,7 @@ int gc_cmd_coverage(int argc, char **argv)
     } else {
         printf("%s%llu of %llu columns (file_ofs aside) read by an invariant (%.1f%%), %llu by a "
                "metric only, %llu by the digest only, %llu by nothing; %llu of the mission's "
-               "kinds guarded by the digest alone\n",
+               "kinds read by no invariant\n",
                markdown ? "\n**" : "\n", (unsigned long long)cov.by_invariant,
                (unsigned long long)cov.columns,
                cov.columns ? 100.0 * (double)cov.by_invariant / (double)cov.columns : 0,
