@@ -781,6 +781,7 @@ typedef struct o_vertex {
     uint32_t packet_row;
     uint16_t index;
     float x, y, z, s, t;
+    uint8_t naz, nel; /* moby.vertex normal_azimuth, normal_elevation (the moby table only) */
 } o_vertex;
 typedef struct o_tri {
     uint64_t file_ofs;
@@ -792,7 +793,8 @@ typedef struct o_tri {
 typedef struct o_inst {
     uint64_t file_ofs;
     uint32_t class_row;
-    float m[12]; /* c0x c0y c0z c1x .. c3z; the moby table names c3 x, y, z */
+    float m[12];   /* c0x c0y c0z c1x .. c3z; the moby table names c3 x, y, z */
+    int32_t light; /* moby.instance.light (the moby table only) */
 } o_inst;
 
 static const gc_column oc_cols[] = {GC_COL(o_class, file_ofs, GC_T_U64, 0, "", "")};
@@ -811,7 +813,17 @@ static const gc_column op_cols[] = {
             GC_COL(o_vertex, s, GC_T_F32, 0, "", ""), GC_COL(o_vertex, t, GC_T_F32, 0, "", "")     \
     }
 static const gc_column tv_cols[] = OV_COLS("x", "y", "z", "index");
-static const gc_column mv_cols[] = OV_COLS("px", "py", "pz", "slot");
+static const gc_column mv_cols[] = {
+    GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_vertex, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    {"slot", GC_T_U16, offsetof(o_vertex, index), 2, 0, "", ""},
+    {"px", GC_T_F32, offsetof(o_vertex, x), 4, 0, "", ""},
+    {"py", GC_T_F32, offsetof(o_vertex, y), 4, 0, "", ""},
+    {"pz", GC_T_F32, offsetof(o_vertex, z), 4, 0, "", ""},
+    GC_COL(o_vertex, s, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, t, GC_T_F32, 0, "", ""),
+    {"normal_azimuth", GC_T_U8, offsetof(o_vertex, naz), 1, 0, "", ""},
+    {"normal_elevation", GC_T_U8, offsetof(o_vertex, nel), 1, 0, "", ""}};
 #define OT_COLS(A_, B_, C_)                                                                        \
     {                                                                                              \
         GC_COL(o_tri, file_ofs, GC_T_U64, 0, "", ""),                                              \
@@ -837,7 +849,21 @@ static const gc_column mt_cols[] = OT_COLS("v0", "v1", "v2");
             OI_COL(ty, 10), OI_COL(tz, 11)                                                         \
     }
 static const gc_column ti_cols[] = OI_COLS("c3x", "c3y", "c3z");
-static const gc_column mi_cols[] = OI_COLS("x", "y", "z");
+static const gc_column mi_cols[] = {GC_COL(o_inst, file_ofs, GC_T_U64, 0, "", ""),
+                                    GC_COL(o_inst, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+                                    OI_COL("c0x", 0),
+                                    OI_COL("c0y", 1),
+                                    OI_COL("c0z", 2),
+                                    OI_COL("c1x", 3),
+                                    OI_COL("c1y", 4),
+                                    OI_COL("c1z", 5),
+                                    OI_COL("c2x", 6),
+                                    OI_COL("c2y", 7),
+                                    OI_COL("c2z", 8),
+                                    OI_COL("x", 9),
+                                    OI_COL("y", 10),
+                                    OI_COL("z", 11),
+                                    GC_COL(o_inst, light, GC_T_S32, 0, "", "")};
 DESC(d_tie_class, "tie.class", o_class, oc_cols);
 DESC(d_tie_packet, "tie.packet", o_packet, op_cols);
 DESC(d_tie_vertex, "tie.vertex", o_vertex, tv_cols);
@@ -995,6 +1021,179 @@ Test(render, objects_land_where_their_matrix_puts_them)
     gc_frame_free(&off);
     gc_render_scene_free(s);
     free_objects(rb);
+}
+
+/* ---- moby lighting: a normal table in a hand-built overlay, one light set -- */
+
+typedef struct o_normals {
+    uint8_t found;
+    uint64_t overlay_ofs;
+} o_normals;
+typedef struct o_light {
+    float v[2][7]; /* colour_a r g b w, direction_a x y z; then light b */
+} o_light;
+static const gc_column on_cols[] = {
+    GC_COL(o_normals, found, GC_T_BOOL, 0, "", ""),
+    GC_COL(o_normals, overlay_ofs, GC_T_U64, GC_CF_NULL_IF_MAX, "", "")};
+#define OL_COL(nm, i)                                                                              \
+    {                                                                                              \
+        nm, GC_T_F32, offsetof(o_light, v) + 4 * (i), 4, 0, "", ""                                 \
+    }
+static const gc_column ol_cols[] = {
+    OL_COL("colour_a_r", 0),     OL_COL("colour_a_g", 1),    OL_COL("colour_a_b", 2),
+    OL_COL("colour_a_w", 3),     OL_COL("direction_a_x", 4), OL_COL("direction_a_y", 5),
+    OL_COL("direction_a_z", 6),  OL_COL("colour_b_r", 7),    OL_COL("colour_b_g", 8),
+    OL_COL("colour_b_b", 9),     OL_COL("colour_b_w", 10),   OL_COL("direction_b_x", 11),
+    OL_COL("direction_b_y", 12), OL_COL("direction_b_z", 13)};
+DESC(d_normals, "normals.table", o_normals, on_cols);
+DESC(d_dir_light, "gameplay.dir_light", o_light, ol_cols);
+
+enum { LIT_TABLES = OBJ_TABLES + 2 };
+
+/* The overlay: 16 bytes of padding, then 256 (cos, sin) float pairs of
+ * i/256 turn (the quarter points exact). */
+static uint8_t lit_overlay[16 + 256 * 8];
+
+/* build_objects plus the moby's lighting inputs: every moby vertex's normal
+ * is (azimuth 0, elevation 192): -(cos 0 cos 270, sin 0 cos 270, sin 270) =
+ * (0, 0, 1), world up before the instance turns it. One light set: light A
+ * colour (0.5, 0.25, 0) from direction (0, 0, 1), w_a; light B black. The
+ * moby instance names set `light` and gets the 3x3 part m3. */
+static void build_lit_objects(gc_level *lv, gc_rowbuf *rb, int32_t light, float w_a,
+                              const float m3[9])
+{
+    build_objects(lv, rb);
+    memset(lit_overlay, 0, sizeof lit_overlay);
+    for (int i = 0; i < 256; i++) {
+        float cs[2] = {(float)cos(i * (2 * 3.14159265358979323846 / 256)),
+                       (float)sin(i * (2 * 3.14159265358979323846 / 256))};
+        if (i % 64 == 0) {
+            static const float q[4][2] = {{1, 0}, {0, 1}, {-1, 0}, {0, -1}};
+            cs[0] = q[i / 64][0], cs[1] = q[i / 64][1];
+        }
+        memcpy(lit_overlay + 16 + 8 * i, cs, 8);
+    }
+    lv->overlay.data = lit_overlay;
+    lv->overlay.size = sizeof lit_overlay;
+    lv->overlay.present = true;
+    memset(&rb[OBJ_TABLES], 0, 2 * sizeof rb[0]);
+    rb[OBJ_TABLES].desc = &d_normals;
+    rb[OBJ_TABLES + 1].desc = &d_dir_light;
+    o_normals *nt = gc_rows_push(&rb[OBJ_TABLES]);
+    nt->found = 1;
+    nt->overlay_ofs = 16;
+    o_light *l = gc_rows_push(&rb[OBJ_TABLES + 1]);
+    const float a[7] = {0.5f, 0.25f, 0, w_a, 0, 0, 1}, b[7] = {0, 0, 0, 0, 1, 0, 0};
+    memcpy(l->v[0], a, sizeof a);
+    memcpy(l->v[1], b, sizeof b);
+    lv->table_count = LIT_TABLES;
+    gc_rowbuf *mv = &rb[5 + 5 + 2], *mi = &rb[5 + 5 + 4];
+    for (size_t i = 0; i < mv->count; i++) {
+        o_vertex *v = (o_vertex *)(void *)(mv->data + i * sizeof *v);
+        v->naz = 0;
+        v->nel = 192;
+    }
+    o_inst *in = (o_inst *)(void *)mi->data;
+    in->light = light;
+    memcpy(in->m, m3, 9 * sizeof *m3);
+}
+
+static void free_lit_objects(gc_rowbuf *rb)
+{
+    free_objects(rb);
+    free(rb[OBJ_TABLES].data);
+    free(rb[OBJ_TABLES + 1].data);
+}
+
+/* Draws the hand-built lit level's overview with lighting on and off; the
+ * pixels at the moby's and the tie's centroids. */
+static void draw_lit(int32_t light, float w_a, const float m3[9], uint8_t moby_on[3],
+                     uint8_t moby_off[3], uint8_t tie_on[3], uint8_t tie_off[3], uint64_t *changed,
+                     char *man_on, char *man_off)
+{
+    gc_level lv;
+    gc_rowbuf rb[LIT_TABLES];
+    build_lit_objects(&lv, rb, light, w_a, m3);
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    const uint32_t W = 320, H = 224;
+    gc_frame on, off;
+    gc_view_params vp;
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &on, &vp, err, sizeof err), 0, "%s",
+                 err);
+    gc_render_scene_set_lighting(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &off, NULL, err, sizeof err), 0);
+    cr_assert_eq(gc_frame_manifest(&on, man_on, GC_FRAME_MANIFEST_MAX), 0);
+    cr_assert_eq(gc_frame_manifest(&off, man_off, GC_FRAME_MANIFEST_MAX), 0);
+    const double tie_c[3] = {20, 11, 6}, moby_c[3] = {35, 6, 6};
+    double x, y;
+    project(&vp, moby_c, W, H, &x, &y);
+    memcpy(moby_on, pixel(&on, x, y), 3);
+    memcpy(moby_off, pixel(&off, x, y), 3);
+    project(&vp, tie_c, W, H, &x, &y);
+    memcpy(tie_on, pixel(&on, x, y), 3);
+    memcpy(tie_off, pixel(&off, x, y), 3);
+    *changed = gc_frame_changed_pixels(&on, &off);
+    gc_frame_free(&on);
+    gc_frame_free(&off);
+    gc_render_scene_free(s);
+    free_lit_objects(rb);
+}
+
+/* A lit moby: its plain colour (0x80, 0x60, 0x30) = (1.0, 0.75, 0.375) plus
+ * light A (0.5, 0.25, 0) x max(n'.dir, n'.dir w). Column 2 scaled by 2 turns
+ * the normal into (0, 0, 2): normalised, d = 1 -> (1.5, 1.0, 0.375), clamped
+ * to 1.0: (0x80, 0x80, 0x30). Turned 180 degrees about x, column 2 again
+ * scaled by 2 (the triangle's shape is symmetric in y, so it covers the same
+ * pixels) the normal points down: d = -1 (-2 unnormalised), with w = 0.5
+ * t = -0.5 -> (0.75, 0.625, 0.375) = (0x60, 0x50, 0x30); without the
+ * normalisation it would be (0x40, 0x40, 0x30). The tie stays its plain 0x60 grey either way (ties
+ * are unlit), and with lighting off the moby draws plain. The manifest says lit:moby when lit,
+ * lit:none with lighting off. */
+Test(render, moby_lit_by_its_instance_light_set)
+{
+    static const float up2[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2},
+                       flip[9] = {1, 0, 0, 0, -1, 0, 0, 0, -2};
+    uint8_t mon[3], moff[3], ton[3], toff[3];
+    uint64_t changed;
+    char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
+    draw_lit(0, 0.0f, up2, mon, moff, ton, toff, &changed, man_on, man_off);
+    cr_assert(mon[0] == 0x80 && mon[1] == 0x80 && mon[2] == 0x30, "lit moby %u %u %u", mon[0],
+              mon[1], mon[2]);
+    cr_assert(moff[0] == 0x80 && moff[1] == 0x60 && moff[2] == 0x30, "unlit moby %u %u %u", moff[0],
+              moff[1], moff[2]);
+    cr_assert(ton[0] == 0x60 && ton[1] == 0x60 && ton[2] == 0x60 && !memcmp(ton, toff, 3),
+              "tie %u %u %u", ton[0], ton[1], ton[2]);
+    cr_assert_gt(changed, 0);
+    cr_assert(strstr(man_on, ",moby:1/1,lit:moby"), "%s", man_on);
+    cr_assert(strstr(man_off, ",moby:1/1,lit:none"), "%s", man_off);
+    cr_assert_not(gc_frame_manifests_comparable(man_on, man_off));
+
+    draw_lit(0, 0.5f, flip, mon, moff, ton, toff, &changed, man_on, man_off);
+    cr_assert(mon[0] == 0x60 && mon[1] == 0x50 && mon[2] == 0x30, "turned moby %u %u %u", mon[0],
+              mon[1], mon[2]);
+    cr_assert(moff[0] == 0x80 && moff[1] == 0x60 && moff[2] == 0x30);
+}
+
+/* A moby whose instance names no set in the bank (one set: index 1, 7, -1)
+ * draws exactly as with lighting off, and the manifest says lit:none. */
+Test(render, moby_light_index_out_of_range_stays_unlit)
+{
+    static const float up[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const int32_t bad[3] = {1, 7, -1};
+    for (int i = 0; i < 3; i++) {
+        uint8_t mon[3], moff[3], ton[3], toff[3];
+        uint64_t changed = 1;
+        char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
+        draw_lit(bad[i], 0.0f, up, mon, moff, ton, toff, &changed, man_on, man_off);
+        cr_assert_eq(changed, 0, "light %d: %llu pixels differ", bad[i],
+                     (unsigned long long)changed);
+        cr_assert(mon[0] == 0x80 && mon[1] == 0x60 && mon[2] == 0x30, "light %d: %u %u %u", bad[i],
+                  mon[0], mon[1], mon[2]);
+        cr_assert(strstr(man_on, ",lit:none"), "%s", man_on);
+        cr_assert_str_eq(man_on, man_off);
+    }
 }
 
 /* A decoded synthetic level: every instance of every kind is drawn (the

@@ -13,6 +13,8 @@
 #include "gc_raster.h"
 
 #include "gc_lod.h"
+#include "gc_ps2fpu.h"
+#include "gc_reader.h"
 #include "gc_texture.h"
 
 #define NONE         UINT32_MAX
@@ -254,6 +256,8 @@ typedef struct rtex {
 typedef struct ocorner {
     float pos[3]; /* class units */
     float s, t;
+    uint8_t naz, nel; /* moby.vertex normal_azimuth/_elevation: indices into normals.table */
+    uint8_t has_normal;
 } ocorner;
 
 typedef struct otri {
@@ -268,8 +272,9 @@ typedef struct oclass {
 
 typedef struct oinst {
     uint32_t cls;
-    float m[12];  /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
-    double reach; /* every placed corner lies within this of column 3 (instance_outside) */
+    float m[12];   /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
+    double reach;  /* every placed corner lies within this of column 3 (instance_outside) */
+    int64_t light; /* moby.instance.light (gameplay.dir_light row), -1 when none */
 } oinst;
 
 typedef struct okind {
@@ -283,6 +288,7 @@ typedef struct okind {
     oinst *inst;
     size_t ninst;
     uint64_t unresolved; /* instance rows not placed: no such class, or a non-finite matrix */
+    int lightable;       /* the kind's vertices carry normals and its instances a light set */
     rtex *tex;           /* MAX_TEXTURES, decoded on first use */
 } okind;
 
@@ -303,6 +309,12 @@ struct gc_render_scene {
     int cull;     /* skip instances wholly outside the view (default; changes no pixel) */
     okind kinds[GC_RENDER_OBJECT_KINDS];
     uint64_t vertices_lit;
+    /* object lighting (mobys): the overlay's normal table (256 (cos, sin)
+     * pattern pairs) and the light bank as raw PS2 float patterns */
+    const uint8_t *normal_table;
+    uint32_t (*lights)[2][7]; /* [set][a/b][r g b w, dir x y z] */
+    uint32_t nlights;
+    uint64_t object_corners_lit; /* corners drawn lit in the last draw */
     gc_render_stats stats;
 };
 
@@ -341,6 +353,8 @@ typedef struct okind_spec {
     const char *tri_skip;     /* triangle bool column that drops the row (NULL: none) */
     const char *corner[3];    /* the corners' vertex indices within the packet */
     const char *translation[3];
+    const char *normal[2]; /* vertex normal azimuth, elevation columns (NULL: kind unlit) */
+    const char *light;     /* instance light-set column (NULL: kind unlit) */
 } okind_spec;
 
 static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
@@ -359,7 +373,9 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      "lod",
      NULL,
      {"a", "b", "c"},
-     {"c3x", "c3y", "c3z"}},
+     {"c3x", "c3y", "c3z"},
+     {NULL, NULL},
+     NULL},
     /* shrubs have one LOD; the triangles Wrench's recovery drops (zero area) are skipped */
     {"shrub",
      GC_TEXTURE_SHRUB,
@@ -375,7 +391,9 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      NULL,
      "zero_area",
      {"a", "b", "c"},
-     {"c3x", "c3y", "c3z"}},
+     {"c3x", "c3y", "c3z"},
+     {NULL, NULL},
+     NULL},
     /* moby packets of the high LOD (moby.packet lod 0), vertices in bind pose; the instance's
      * c0..c2 are the decoder's scale * Rz * Ry * Rx, its position x, y, z */
     {"moby",
@@ -392,7 +410,9 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      NULL,
      NULL,
      {"v0", "v1", "v2"},
-     {"x", "y", "z"}},
+     {"x", "y", "z"},
+     {"normal_azimuth", "normal_elevation"},
+     "light"},
 };
 
 static void okind_free(okind *k)
@@ -432,6 +452,10 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
            tlod = sp->tri_lod ? find_col(tt, sp->tri_lod) : (colref){0, GC_T_U8, 0, 0},
            tskip = sp->tri_skip ? find_col(tt, sp->tri_skip) : (colref){0, GC_T_U8, 0, 0}, tcn[3];
     colref icls = find_col(ti, "class_row"), im[12];
+    colref vn[2] = {sp->normal[0] ? find_col(tv, sp->normal[0]) : (colref){0, GC_T_U8, 0, 0},
+                    sp->normal[1] ? find_col(tv, sp->normal[1]) : (colref){0, GC_T_U8, 0, 0}};
+    colref ilight = sp->light ? find_col(ti, sp->light) : (colref){0, GC_T_U8, 0, 0};
+    k->lightable = vn[0].ok && vn[1].ok && ilight.ok;
     static const char *const mcol[9] = {"c0x", "c0y", "c0z", "c1x", "c1y",
                                         "c1z", "c2x", "c2y", "c2z"};
     int ok = pcls.ok && vpk.ok && vix.ok && tpk.ok && icls.ok;
@@ -498,6 +522,12 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             o->pos[c] = get_fl(r, vp[c]);
         o->s = get_fl(r, vs);
         o->t = get_fl(r, vt);
+        if (k->lightable) {
+            double az = get_f(r, vn[0]), el = get_f(r, vn[1]);
+            o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
+            o->naz = (uint8_t)(o->has_normal ? az : 0);
+            o->nel = (uint8_t)(o->has_normal ? el : 0);
+        }
         vvalid[vfirst[p] + ix] = finite_f(o->pos[0]) && finite_f(o->pos[1]) &&
                                  finite_f(o->pos[2]) && finite_f(o->s) && finite_f(o->t);
     }
@@ -567,6 +597,11 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             continue;
         }
         o->cls = c;
+        o->light = -1;
+        if (k->lightable) {
+            double l = get_f(row_at(ti, i), ilight);
+            o->light = l >= 0 && l < 4294967296.0 ? (int64_t)l : -1;
+        }
         /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in place() adds at most
          * a few ulps of the terms, covered by the relative and absolute margins */
         double fro = 0.0, t2 = 0.0;
@@ -616,6 +651,63 @@ static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *pat
             return -1;
     }
     *total = (uint32_t)sum;
+    return 0;
+}
+
+/* The raw 32-bit pattern of an F32 column (the light bank is PS2 float:
+ * patterns the host reads as NaN or infinity must reach the float model
+ * unchanged, so not through get_f's double). */
+static int f32_bits(const uint8_t *row, colref c, uint32_t *out)
+{
+    if (!c.ok || c.type != GC_T_F32)
+        return 0;
+    memcpy(out, row + c.ofs, 4);
+    return 1;
+}
+
+/* What object lighting needs from the level: the accepted normal table
+ * (normals.table: found, overlay_ofs; 256 entries of (cos, sin) patterns in
+ * the overlay) and the light bank (gameplay.dir_light colour_a_r ..
+ * direction_b_z), the same inputs the tfrag lighting pass reads
+ * (docs/formats/tfrag.md 8). Either absent: no object is lit. -1 only when
+ * memory runs out. */
+static int load_object_lights(gc_render_scene *s, const gc_table *ts, size_t nt)
+{
+    const gc_table *tn = find_table(ts, nt, "normals.table");
+    colref nf = find_col(tn, "found"), no = find_col(tn, "overlay_ofs");
+    if (tn && tn->count == 1 && nf.ok && no.ok && s->lv->overlay.present &&
+        get_f(row_at(tn, 0), nf) != 0.0) {
+        double at = get_f(row_at(tn, 0), no);
+        if (at >= 0 && at <= (double)s->lv->overlay.size &&
+            s->lv->overlay.size - (uint64_t)at >= 256u * 8u)
+            s->normal_table = s->lv->overlay.data + (uint64_t)at;
+    }
+    const gc_table *tl = find_table(ts, nt, "gameplay.dir_light");
+    if (!s->normal_table || !tl || tl->count == 0)
+        return 0;
+    static const char *const names[2][2] = {{"colour_a", "direction_a"},
+                                            {"colour_b", "direction_b"}};
+    static const char lanes[4] = {'r', 'g', 'b', 'w'}, axes[3] = {'x', 'y', 'z'};
+    colref c[2][7];
+    for (int h = 0; h < 2; h++)
+        for (int e = 0; e < 7; e++) {
+            char nm[32];
+            if (e < 4)
+                snprintf(nm, sizeof nm, "%s_%c", names[h][0], lanes[e]);
+            else
+                snprintf(nm, sizeof nm, "%s_%c", names[h][1], axes[e - 4]);
+            c[h][e] = find_col(tl, nm);
+            if (!c[h][e].ok || c[h][e].type != GC_T_F32)
+                return 0;
+        }
+    s->lights = calloc(tl->count, sizeof *s->lights);
+    if (!s->lights)
+        return -1;
+    for (size_t i = 0; i < tl->count; i++)
+        for (int h = 0; h < 2; h++)
+            for (int e = 0; e < 7; e++)
+                f32_bits(row_at(tl, i), c[h][e], &s->lights[i][h][e]);
+    s->nlights = tl->count > UINT32_MAX ? UINT32_MAX : (uint32_t)tl->count;
     return 0;
 }
 
@@ -840,6 +932,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
         if (okind_gather(&s->kinds[k], &okind_specs[k], ts, nt) != 0)
             goto nomem;
+    if (load_object_lights(s, ts, nt) != 0)
+        goto nomem;
     free(ts);
     return s;
 nomem:
@@ -866,6 +960,7 @@ void gc_render_scene_free(gc_render_scene *s)
     free(s->vis);
     free(s->tris);
     free(s->adgifs);
+    free(s->lights);
     free(s);
 }
 
@@ -1115,6 +1210,62 @@ static int instance_outside(const oinst *in, const gc_rs_camera *cam)
            (-f * y - ey * z) / ny > r;
 }
 
+static uint32_t fbits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
+/* One object corner lit, in the PS2 float model (gc_ps2_*: bit-exact on
+ * every compiler and optimisation level), as the tfrag pass lights a vertex
+ * (docs/formats/tfrag.md 8; decoders/dec_tfrag.c light_vertex):
+ *
+ *   n     = -(cos az cos el, sin az cos el, sin el) from the normal table;
+ *   n'    = M3 n normalised (M3: the instance's columns 0..2, scale * R, so
+ *           normalising removes the scale; RSQRT.S of n'.n');
+ *   d     = n'.dir, t = max(d, d w) for light A and light B of the set;
+ *   out.k = base.k + A.k t_A + B.k t_B (two MADD.S), clamped to 0..1.0 and
+ *           scaled to the GS 0..0x80.
+ *
+ * base is the colour the corner draws with unlit (0x80 textured, the kind's
+ * plain colour untextured) read as 0x80 = 1.0. 0 (rgb untouched) when the
+ * rotated normal is zero. */
+static int light_corner(const gc_render_scene *s, const oinst *in, const ocorner *c,
+                        uint8_t rgba[4])
+{
+    const uint8_t *pa = s->normal_table + (size_t)c->naz * 8,
+                  *pe = s->normal_table + (size_t)c->nel * 8;
+    uint32_t ca = gc_load_u32le(pa), sa = gc_load_u32le(pa + 4);
+    uint32_t ce = gc_load_u32le(pe), se = gc_load_u32le(pe + 4);
+    uint32_t n[3] = {gc_ps2_neg(gc_ps2_mul(ca, ce)), gc_ps2_neg(gc_ps2_mul(sa, ce)),
+                     gc_ps2_neg(se)};
+    uint32_t r[3];
+    for (int a = 0; a < 3; a++)
+        r[a] =
+            gc_ps2_madd(gc_ps2_madd(gc_ps2_mul(fbits(in->m[a]), n[0]), fbits(in->m[3 + a]), n[1]),
+                        fbits(in->m[6 + a]), n[2]);
+    uint32_t len2 = gc_ps2_dot3(r, r);
+    if (gc_ps2_is_zero(len2))
+        return 0;
+    uint32_t inv = gc_ps2_rsqrt(GC_PS2_ONE, len2);
+    for (int a = 0; a < 3; a++)
+        r[a] = gc_ps2_mul(r[a], inv);
+    const uint32_t(*L)[7] = s->lights[in->light];
+    uint32_t t[2];
+    for (int h = 0; h < 2; h++) {
+        uint32_t d = gc_ps2_dot3(r, &L[h][4]);
+        t[h] = gc_ps2_max(d, gc_ps2_mul(d, L[h][3]));
+    }
+    for (int k = 0; k < 3; k++) {
+        uint32_t v =
+            gc_ps2_madd(gc_ps2_madd(gc_ps2_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]);
+        v = gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), 0x43000000u /* 128.0 */);
+        rgba[k] = (uint8_t)gc_ps2_ftoi(v, 0);
+    }
+    return 1;
+}
+
 static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
 {
     static const uint8_t neutral[4] = {0x80, 0x80, 0x80, 0x80};
@@ -1125,6 +1276,9 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
         for (size_t i = 0; i < k->ninst; i++) {
             const oinst *in = &k->inst[i];
             const oclass *cl = &k->classes[in->cls];
+            /* lit: lighting on, the kind lightable (mobys), the set in the bank */
+            int lit = s->lighting && k->lightable && s->normal_table && in->light >= 0 &&
+                      in->light < (int64_t)s->nlights;
             os->instances++;
             os->triangles += cl->tri_count;
             if (s->cull && cl->tri_count && instance_outside(in, cam)) {
@@ -1144,6 +1298,8 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     v[c].s = tr->c[c].s;
                     v[c].t = tr->c[c].t;
                     memcpy(v[c].rgba, tex ? neutral : k->plain, sizeof v[c].rgba);
+                    if (lit && tr->c[c].has_normal && light_corner(s, in, &tr->c[c], v[c].rgba))
+                        s->object_corners_lit++;
                 }
                 gc_rs_draw_triangle(t, cam, v, tex);
             }
@@ -1241,6 +1397,7 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     gc_rs_target_clear(&t, background);
     uint32_t tex_decoded = s->stats.textures_decoded, tex_failed = s->stats.textures_failed;
     memset(&s->stats, 0, sizeof s->stats);
+    s->object_corners_lit = 0;
     s->stats.textures_decoded = tex_decoded;
     s->stats.textures_failed = tex_failed;
     s->stats.lod_rule = 1;
@@ -1312,12 +1469,23 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         snprintf(out->objects, sizeof out->objects, "off");
     } else {
         const gc_render_object_stats *o = s->stats.objects;
-        snprintf(out->objects, sizeof out->objects, "%s:%llu/%llu,%s:%llu/%llu,%s:%llu/%llu",
+        /* then which kinds drew lit: "lit:moby" when lighting is on and a
+         * moby instance names a set in the bank (ties and shrubs are never
+         * lit), else "lit:none" */
+        const char *lit = "none";
+        const okind *mk = &s->kinds[GC_RENDER_OBJECT_KINDS - 1];
+        if (s->lighting && mk->lightable && s->normal_table)
+            for (size_t i = 0; i < mk->ninst; i++)
+                if (mk->inst[i].light >= 0 && mk->inst[i].light < (int64_t)s->nlights) {
+                    lit = mk->name;
+                    break;
+                }
+        snprintf(out->objects, sizeof out->objects, "%s:%llu/%llu,%s:%llu/%llu,%s:%llu/%llu,lit:%s",
                  okind_specs[0].name, (unsigned long long)o[0].instances,
                  (unsigned long long)o[0].triangles, okind_specs[1].name,
                  (unsigned long long)o[1].instances, (unsigned long long)o[1].triangles,
                  okind_specs[2].name, (unsigned long long)o[2].instances,
-                 (unsigned long long)o[2].triangles);
+                 (unsigned long long)o[2].triangles, lit);
     }
     return 0;
 }
