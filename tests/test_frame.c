@@ -1055,8 +1055,8 @@ enum { LIT_TABLES = OBJ_TABLES + 2 };
 static uint8_t lit_overlay[16 + 256 * 8];
 
 /* build_objects plus the moby's lighting inputs: every moby vertex's normal
- * is (azimuth 0, elevation 192): -(cos 0 cos 270, sin 0 cos 270, sin 270) =
- * (0, 0, 1), world up before the instance turns it. One light set: light A
+ * is (azimuth 0, elevation 64): (sin 0 cos 90, cos 0 cos 90, sin 90) =
+ * (0, 0, 1), world up before the instance turns it (docs/formats/moby.md). One light set: light A
  * colour (0.5, 0.25, 0) from direction (0, 0, 1), w_a; light B black. The
  * moby instance names set `light` and gets the 3x3 part m3. */
 static void build_lit_objects(gc_level *lv, gc_rowbuf *rb, int32_t light, float w_a,
@@ -1091,7 +1091,7 @@ static void build_lit_objects(gc_level *lv, gc_rowbuf *rb, int32_t light, float 
     for (size_t i = 0; i < mv->count; i++) {
         o_vertex *v = (o_vertex *)(void *)(mv->data + i * sizeof *v);
         v->naz = 0;
-        v->nel = 192;
+        v->nel = 64;
     }
     o_inst *in = (o_inst *)(void *)mi->data;
     in->light = light;

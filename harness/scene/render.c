@@ -1221,7 +1221,9 @@ static uint32_t fbits(float f)
  * every compiler and optimisation level), as the tfrag pass lights a vertex
  * (docs/formats/tfrag.md 8; decoders/dec_tfrag.c light_vertex):
  *
- *   n     = -(cos az cos el, sin az cos el, sin el) from the normal table;
+ *   n     = (sin az cos el, cos az cos el, sin el) from the normal table:
+ *           the moby vertex's own convention (docs/formats/moby.md; not the
+ *           tfrag records' negated (cos, sin) order);
  *   n'    = M3 n normalised (M3: the instance's columns 0..2, scale * R, so
  *           normalising removes the scale; RSQRT.S of n'.n');
  *   d     = n'.dir, t = max(d, d w) for light A and light B of the set;
@@ -1238,8 +1240,7 @@ static int light_corner(const gc_render_scene *s, const oinst *in, const ocorner
                   *pe = s->normal_table + (size_t)c->nel * 8;
     uint32_t ca = gc_load_u32le(pa), sa = gc_load_u32le(pa + 4);
     uint32_t ce = gc_load_u32le(pe), se = gc_load_u32le(pe + 4);
-    uint32_t n[3] = {gc_ps2_neg(gc_ps2_mul(ca, ce)), gc_ps2_neg(gc_ps2_mul(sa, ce)),
-                     gc_ps2_neg(se)};
+    uint32_t n[3] = {gc_ps2_mul(sa, ce), gc_ps2_mul(ca, ce), se};
     uint32_t r[3];
     for (int a = 0; a < 3; a++)
         r[a] =
