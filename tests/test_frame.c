@@ -1290,6 +1290,17 @@ Test(golden, object_counts_compare_as_data)
     cr_assert(!gc_frame_manifests_comparable(m, unlit));
     cr_assert(!gc_frame_manifests_comparable(m, other_kind));
     cr_assert(gc_frame_manifests_comparable(off, off));
+    /* which kinds are lit (raster 3) is layout: lit:moby against lit:none is not comparable,
+     * other counts with the same lit kinds are */
+    const char *lit = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+                      "objects=tie:12/3400,shrub:9/800,moby:20/5100,lit:moby";
+    const char *lit_fewer = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+                            "objects=tie:11/3400,shrub:9/800,moby:19/5000,lit:moby";
+    const char *lit_none = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+                           "objects=tie:12/3400,shrub:9/800,moby:20/5100,lit:none";
+    cr_assert(gc_frame_manifests_comparable(lit, lit_fewer));
+    cr_assert(!gc_frame_manifests_comparable(lit, lit_none));
+    cr_assert(!gc_frame_manifests_comparable(lit_none, lit));
     cr_assert(!gc_frame_manifests_comparable("GCFRAME1 raster=1 8x8 RGBA8 view=a",
                                              "GCFRAME1 raster=2 8x8 RGBA8 view=a"));
     char sha_a[65], sha_b[65];

@@ -314,7 +314,6 @@ struct gc_render_scene {
     const uint8_t *normal_table;
     uint32_t (*lights)[2][7]; /* [set][a/b][r g b w, dir x y z] */
     uint32_t nlights;
-    uint64_t object_corners_lit; /* corners drawn lit in the last draw */
     gc_render_stats stats;
 };
 
@@ -1299,8 +1298,8 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     v[c].s = tr->c[c].s;
                     v[c].t = tr->c[c].t;
                     memcpy(v[c].rgba, tex ? neutral : k->plain, sizeof v[c].rgba);
-                    if (lit && tr->c[c].has_normal && light_corner(s, in, &tr->c[c], v[c].rgba))
-                        s->object_corners_lit++;
+                    if (lit && tr->c[c].has_normal)
+                        light_corner(s, in, &tr->c[c], v[c].rgba);
                 }
                 gc_rs_draw_triangle(t, cam, v, tex);
             }
@@ -1398,7 +1397,6 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     gc_rs_target_clear(&t, background);
     uint32_t tex_decoded = s->stats.textures_decoded, tex_failed = s->stats.textures_failed;
     memset(&s->stats, 0, sizeof s->stats);
-    s->object_corners_lit = 0;
     s->stats.textures_decoded = tex_decoded;
     s->stats.textures_failed = tex_failed;
     s->stats.lod_rule = 1;
