@@ -47,12 +47,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--corpus") == 0 && i + 1 < argc)
             dir = argv[++i];
-        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc) {
-            const char *s = argv[++i];
-            scale = strcmp(s, "small") == 0  ? SY_SCALE_SMALL
-                    : strcmp(s, "edge") == 0 ? SY_SCALE_EDGE
-                                             : SY_SCALE_RETAIL;
-        } else {
+        else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc &&
+                 sy_scale_parse(argv[i + 1]) >= 0) /* an unknown scale is a usage error */
+            scale = sy_scale_parse(argv[++i]);
+        else {
             fprintf(stderr, "usage: bench_lit_frames [--corpus DIR] [--scale retail|small|edge]\n");
             return 2;
         }

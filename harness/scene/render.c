@@ -1230,10 +1230,10 @@ static uint32_t fbits(float f)
  *           scaled to the GS 0..0x80.
  *
  * base is the colour the corner draws with unlit (0x80 textured, the kind's
- * plain colour untextured) read as 0x80 = 1.0. 0 (rgb untouched) when the
+ * plain colour untextured) read as 0x80 = 1.0; rgb is left as it is when the
  * rotated normal is zero. */
-static int light_corner(const gc_render_scene *s, const oinst *in, const ocorner *c,
-                        uint8_t rgba[4])
+static void light_corner(const gc_render_scene *s, const oinst *in, const ocorner *c,
+                         uint8_t rgba[4])
 {
     const uint8_t *pa = s->normal_table + (size_t)c->naz * 8,
                   *pe = s->normal_table + (size_t)c->nel * 8;
@@ -1247,7 +1247,7 @@ static int light_corner(const gc_render_scene *s, const oinst *in, const ocorner
                         fbits(in->m[6 + a]), n[2]);
     uint32_t len2 = gc_ps2_dot3(r, r);
     if (gc_ps2_is_zero(len2))
-        return 0;
+        return;
     uint32_t inv = gc_ps2_rsqrt(GC_PS2_ONE, len2);
     for (int a = 0; a < 3; a++)
         r[a] = gc_ps2_mul(r[a], inv);
@@ -1263,7 +1263,6 @@ static int light_corner(const gc_render_scene *s, const oinst *in, const ocorner
         v = gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), 0x43000000u /* 128.0 */);
         rgba[k] = (uint8_t)gc_ps2_ftoi(v, 0);
     }
-    return 1;
 }
 
 static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
