@@ -10,10 +10,11 @@ set -euo pipefail
 # groff-base and zsh: tests/cli_docs.sh renders gcverify(1) with nroff and parses
 # the zsh completion. libjansson-dev: JSON reading (diff, merge).
 # libsqlite3-dev: the history of sweeps (--history DB, docs/history.md).
+# libxxhash-dev: XXH3-128, the table fingerprints of the column digests.
 pkgs=(build-essential make cmake pkg-config git libyaml-dev libssl-dev libcriterion-dev
       libpng-dev libiso9660-dev libsqlite3-dev clang clang-format libclang-rt-14-dev libxml2-utils
       python3-jsonschema xorriso strace liblz4-dev
-      groff-base zsh libjansson-dev)
+      groff-base zsh libjansson-dev libxxhash-dev)
 # node and npm run the offline CI-config validators (ci/validate_ci.sh); a
 # machine that has node from elsewhere keeps it
 if ! command -v npm >/dev/null 2>&1; then pkgs+=(nodejs npm); fi

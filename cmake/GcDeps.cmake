@@ -30,6 +30,13 @@ pkg_check_modules(JANSSON IMPORTED_TARGET jansson)
 if(NOT JANSSON_FOUND)
   message(FATAL_ERROR "jansson not found: apt-get install libjansson-dev (or run: bash ci/deps.sh)")
 endif()
+# The table fingerprints of the column digests (harness/golden/digest.c):
+# xxHash's XXH3-128, a maintained library, fast enough that a table whose
+# digests are unchanged costs one pass over its bytes (docs/performance.md).
+pkg_check_modules(XXHASH IMPORTED_TARGET libxxhash)
+if(NOT XXHASH_FOUND)
+  message(FATAL_ERROR "libxxhash not found: apt-get install libxxhash-dev (or run: bash ci/deps.sh)")
+endif()
 # The history of sweeps (--history DB, gcverify history/last-good/bisect):
 # SQLite gives one-file databases, transactions a killed run cannot tear, and
 # a busy timeout for concurrent writers, with no server (docs/history.md).

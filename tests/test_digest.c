@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <openssl/evp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -397,4 +398,159 @@ Test(digest, coverage_follows_link_chains)
     cr_assert_not(p.bsphere_x, "moby.class.bsphere_x is read by nothing");
     cr_assert_not(p.vertex_offset, "moby.packet.vertex_offset is read by nothing");
     gc_inv_free(set);
+}
+
+/* A row with no padding and no string: every byte is a column's value. */
+typedef struct tight {
+    uint32_t a;
+    float b;
+    uint16_t c;
+    uint8_t d, e;
+} tight;
+static const gc_column tight_cols[] = {
+    GC_COL(tight, a, GC_T_U32, 0, "count", ""), GC_COL(tight, b, GC_T_F32, 0, "", ""),
+    GC_COL(tight, c, GC_T_U16, 0, "", ""),      GC_COL(tight, d, GC_T_U8, 0, "", ""),
+    GC_COL(tight, e, GC_T_BOOL, 0, "", ""),
+};
+static const gc_table_desc tight_desc = {"test.tight",           "rows", sizeof(tight), tight_cols,
+                                         GC_COUNTOF(tight_cols), NULL,   NULL,          NULL};
+
+static void tight_rows(tight *r, size_t n)
+{
+    memset(r, 0, n * sizeof *r);
+    for (size_t i = 0; i < n; i++)
+        r[i] = (tight){(uint32_t)(i * 7919u), (float)i * 0.5f, (uint16_t)(i ^ 0x55), (uint8_t)i,
+                       (uint8_t)(i & 1)};
+}
+
+/* Column digests of the tables, hashed the full way, and the table digests, against `base` (the
+ * sorted column and table digests of an earlier run, or none). */
+static size_t against(const gc_table *t, size_t nt, const gc_report *base, gc_report *out)
+{
+    gc_report_init(out);
+    out->selected[0] = 3;
+    out->selected_count = 1;
+    gc_rep_digest *bc = base ? gc_digest_sorted_copy(base->digests, base->digest_count) : NULL;
+    gc_rep_digest *bt =
+        base ? gc_digest_sorted_copy(base->table_digests, base->table_digest_count) : NULL;
+    size_t reused = 0;
+    cr_assert_eq(gc_digest_tables_against(t, nt, 3, bc, bc ? base->digest_count : 0, bt,
+                                          bt ? base->table_digest_count : 0, &out->digests,
+                                          &out->digest_count, &out->table_digests,
+                                          &out->table_digest_count, &reused),
+                 0);
+    free(bc);
+    free(bt);
+    return reused;
+}
+
+Test(digest, table_digests_take_the_baselines_columns_only_when_the_rows_are_the_same)
+{
+    tight tr[300];
+    tight_rows(tr, 300);
+    row r[2];
+    rows2(r);
+    gc_table t[2] = {{&tight_desc, tr, 300}, {&desc, r, 2}};
+    gc_report full, first, second, moved;
+    gc_report_init(&full);
+    cr_assert_eq(gc_digest_tables(t, 2, 3, &full.digests, &full.digest_count), 0);
+    /* no baseline: every column hashed, and each table has a table digest */
+    cr_assert_eq(against(t, 2, NULL, &first), 0);
+    cr_assert_eq(first.digest_count, full.digest_count);
+    for (size_t i = 0; i < full.digest_count; i++) {
+        cr_assert_str_eq(first.digests[i].field, full.digests[i].field);
+        cr_assert_str_eq(first.digests[i].digest, full.digests[i].digest);
+    }
+    cr_assert_eq(first.table_digest_count, 2);
+    cr_assert_str_eq(first.table_digests[0].field, "test.tight");
+    cr_assert_eq(first.table_digests[0].rows, 300);
+    cr_assert_str_eq(first.table_digests[1].field, "test.row");
+
+    /* the same rows against it: the tight table's columns come from the baseline, and are the
+     * digests the full way gives */
+    cr_assert_eq(against(t, 2, &first, &second), 2);
+    for (size_t i = 0; i < full.digest_count; i++)
+        cr_assert_str_eq(second.digests[i].digest, full.digests[i].digest);
+    cr_assert_str_eq(second.table_digests[0].digest, first.table_digests[0].digest);
+
+    /* what a row's padding, or a string's bytes after its NUL, hold decides nothing: only the
+     * values do (test.row has padding after count, flag and name) */
+    {
+        gc_report pad;
+        unsigned char *b0 = (unsigned char *)&r[0];
+        b0[offsetof(row, count) + 2] ^= 0xA5;
+        r[1].name[5] = 'z';
+        cr_assert_eq(against(t, 2, &first, &pad), 2);
+        cr_assert_str_eq(pad.table_digests[1].digest, first.table_digests[1].digest);
+        gc_report_free(&pad);
+        b0[offsetof(row, count) + 2] ^= 0xA5;
+        r[1].name[5] = 0;
+        /* a string value's own byte does */
+        r[0].name[1] = 'c';
+        cr_assert_eq(against(t, 2, &first, &pad), 1);
+        gc_digest_compare(&pad, first.digests, first.digest_count);
+        cr_assert_eq(pad.change_count, 1);
+        cr_assert_str_eq(pad.changes[0].field, "test.row.name");
+        gc_report_free(&pad);
+        r[0].name[1] = 'b';
+    }
+
+    /* one value moved: that table is hashed again, and exactly the moved field changes */
+    tr[123].c ^= 1;
+    cr_assert_eq(against(t, 2, &first, &moved), 1);
+    gc_digest_compare(&moved, first.digests, first.digest_count);
+    cr_assert_eq(moved.change_count, 1);
+    cr_assert_str_eq(moved.changes[0].field, "test.tight.c");
+    cr_assert_str_neq(moved.table_digests[0].digest, first.table_digests[0].digest);
+    gc_report_free(&moved);
+    tr[123].c ^= 1;
+
+    /* a column digest edited in the baseline no longer matches its table digest: hashed again,
+     * and the edit shows as a change of that field */
+    for (size_t i = 0; i < first.digest_count; i++)
+        if (strcmp(first.digests[i].field, "test.tight.b") == 0)
+            first.digests[i].digest[0] = first.digests[i].digest[0] == '0' ? '1' : '0';
+    cr_assert_eq(against(t, 2, &first, &moved), 1);
+    gc_digest_compare(&moved, first.digests, first.digest_count);
+    cr_assert_eq(moved.change_count, 1);
+    cr_assert_str_eq(moved.changes[0].field, "test.tight.b");
+    gc_report_free(&moved);
+
+    /* one row fewer: hashed again, and every column's row count moves */
+    t[0].count = 299;
+    cr_assert_eq(against(t, 2, &second, &moved), 1);
+    gc_digest_compare(&moved, second.digests, second.digest_count);
+    cr_assert_eq(moved.change_count, GC_COUNTOF(tight_cols));
+    gc_report_free(&moved);
+    gc_report_free(&full);
+    gc_report_free(&first);
+    gc_report_free(&second);
+}
+
+/* The baseline keeps the table digests across a write and a load. */
+Test(digest, table_digests_round_trip_through_the_baseline)
+{
+    tight tr[40];
+    tight_rows(tr, 40);
+    gc_table t = {&tight_desc, tr, 40};
+    gc_report rep;
+    against(&t, 1, NULL, &rep);
+    char path[1024], dir[1024], err[512];
+    snprintf(dir, sizeof dir, "%s/test-tmp", GC_BINARY_DIR);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/test-tmp/table-digests-%ld.yaml", GC_BINARY_DIR,
+             (long)getpid());
+    cr_assert_eq(gc_baseline_write(path, &rep, NULL, err, sizeof err), 0, "%s", err);
+    gc_baseline b;
+    int found = 0;
+    cr_assert_eq(gc_baseline_load(path, &b, &found, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b.table_digest_count, 1);
+    cr_assert_str_eq(b.table_digests[0].field, "test.tight");
+    cr_assert_eq(b.table_digests[0].level, 3);
+    cr_assert_eq(b.table_digests[0].rows, 40);
+    cr_assert_str_eq(b.table_digests[0].digest, rep.table_digests[0].digest);
+    cr_assert_eq(b.digest_count, GC_COUNTOF(tight_cols));
+    gc_baseline_free(&b);
+    remove(path);
+    gc_report_free(&rep);
 }

@@ -18,6 +18,7 @@ void gc_baseline_free(gc_baseline *b)
         free(b->metrics[i].name);
     free(b->metrics);
     free(b->digests);
+    free(b->table_digests);
     memset(b, 0, sizeof *b);
 }
 
@@ -40,13 +41,15 @@ static int add(gc_baseline *b, int level, const char *name, double v, int is_nul
     return m->name ? 0 : -1;
 }
 
-/* digests: {"<level>": {"<table>.<column>": "<rows> <32 hex digits>"}} */
-static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_baseline *b,
-                        const char *path, char *err, size_t errlen)
+/* digests: {"<level>": {"<table>.<column>": "<rows> <32 hex digits>"}}, and
+ * table_digests: the same with "<table>" keys, into (*arr, *count) */
+static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_digest **arr,
+                        size_t *count, const char *section, const char *path, char *err,
+                        size_t errlen)
 {
     if (digests->type != YAML_MAPPING_NODE) {
-        snprintf(err, errlen, "%s:%zu: 'digests' must map levels to columns", path,
-                 digests->start_mark.line + 1);
+        snprintf(err, errlen, "%s:%zu: '%s' must map levels to columns", path,
+                 digests->start_mark.line + 1, section);
         return -1;
     }
     for (yaml_node_pair_t *kv = digests->data.mapping.pairs.start;
@@ -54,8 +57,8 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_baseline 
         const char *lk = scalar(doc, yaml_document_get_node(doc, kv->key));
         yaml_node_t *lm = yaml_document_get_node(doc, kv->value);
         if (!lk || !lm || lm->type != YAML_MAPPING_NODE) {
-            snprintf(err, errlen, "%s:%zu: each digests level must map columns to digests", path,
-                     lm ? lm->start_mark.line + 1 : 0);
+            snprintf(err, errlen, "%s:%zu: each %s level must map names to digests", path,
+                     lm ? lm->start_mark.line + 1 : 0, section);
             return -1;
         }
         int level = atoi(lk);
@@ -67,22 +70,20 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_baseline 
             unsigned long long rows = 0;
             char hex[GC_DIGEST_HEX + 2] = "";
             int used = 0;
-            if (!name || !val || strlen(name) >= sizeof b->digests[0].field ||
+            if (!name || !val || strlen(name) >= sizeof(*arr)[0].field ||
                 sscanf(val, "%llu %33[0-9a-f]%n", &rows, hex, &used) != 2 || val[used] ||
                 strlen(hex) != GC_DIGEST_HEX) {
-                snprintf(err, errlen,
-                         "%s:%zu: digest entries are '<table>.<column>: <rows> <%d hex "
-                         "digits>'",
-                         path, vn ? vn->start_mark.line + 1 : 0, GC_DIGEST_HEX);
+                snprintf(err, errlen, "%s:%zu: %s entries are '<name>: <rows> <%d hex digits>'",
+                         path, vn ? vn->start_mark.line + 1 : 0, section, GC_DIGEST_HEX);
                 return -1;
             }
-            gc_rep_digest *d = realloc(b->digests, (b->digest_count + 1) * sizeof *d);
+            gc_rep_digest *d = realloc(*arr, (*count + 1) * sizeof *d);
             if (!d) {
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
-            b->digests = d;
-            d = &d[b->digest_count++];
+            *arr = d;
+            d = &d[(*count)++];
             memset(d, 0, sizeof *d);
             d->level = level;
             snprintf(d->field, sizeof d->field, "%s", name);
@@ -121,7 +122,7 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
         snprintf(err, errlen, "%s: expected a mapping with format, corpus and levels", path);
         goto done;
     }
-    yaml_node_t *levels = NULL, *digests = NULL;
+    yaml_node_t *levels = NULL, *digests = NULL, *tables = NULL;
     for (yaml_node_pair_t *kv = root->data.mapping.pairs.start; kv < root->data.mapping.pairs.top;
          kv++) {
         const char *k = scalar(&doc, yaml_document_get_node(&doc, kv->key));
@@ -136,6 +137,8 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             levels = v;
         else if (strcmp(k, "digests") == 0)
             digests = v;
+        else if (strcmp(k, "table_digests") == 0)
+            tables = v;
     }
     if (!levels || levels->type != YAML_MAPPING_NODE) {
         snprintf(err, errlen, "%s: missing 'levels' mapping", path);
@@ -175,7 +178,11 @@ int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, si
             }
         }
     }
-    if (digests && load_digests(&doc, digests, b, path, err, errlen) != 0)
+    if (digests && load_digests(&doc, digests, &b->digests, &b->digest_count, "digests", path, err,
+                                errlen) != 0)
+        goto done;
+    if (tables && load_digests(&doc, tables, &b->table_digests, &b->table_digest_count,
+                               "table_digests", path, err, errlen) != 0)
         goto done;
     *found = 1;
     rc = 0;
@@ -202,10 +209,13 @@ static int level_ran(const gc_report *rep, int level)
     return 0;
 }
 
-/* The digests section: rep's for the levels it ran, keep's for the others. */
-static void format_digests(const gc_report *rep, const gc_baseline *keep, gc_strbuf *sb)
+/* A digests section: rep's (mine) for the levels it ran, keep's (theirs) for
+ * the others. */
+static void format_digests(const gc_report *rep, const gc_rep_digest *mine, size_t nmine,
+                           const gc_rep_digest *theirs, size_t ntheirs, const char *head,
+                           gc_strbuf *sb)
 {
-    size_t n = rep->digest_count + (keep ? keep->digest_count : 0);
+    size_t n = nmine + ntheirs;
     if (n == 0)
         return;
     const gc_rep_digest **all = calloc(n, sizeof *all);
@@ -214,11 +224,11 @@ static void format_digests(const gc_report *rep, const gc_baseline *keep, gc_str
         return;
     }
     size_t k = 0;
-    for (size_t i = 0; i < rep->digest_count; i++)
-        all[k++] = &rep->digests[i];
-    for (size_t i = 0; keep && i < keep->digest_count; i++)
-        if (!level_ran(rep, keep->digests[i].level))
-            all[k++] = &keep->digests[i];
+    for (size_t i = 0; i < nmine; i++)
+        all[k++] = &mine[i];
+    for (size_t i = 0; i < ntheirs; i++)
+        if (!level_ran(rep, theirs[i].level))
+            all[k++] = &theirs[i];
     /* insertion into (level, field) order: both inputs are sorted already, so
      * this is a merge in practice */
     for (size_t i = 1; i < k; i++)
@@ -231,8 +241,7 @@ static void format_digests(const gc_report *rep, const gc_baseline *keep, gc_str
             all[j - 1] = y;
             all[j] = x;
         }
-    gc_sb_puts(sb, "# Per level x table x column: rows and the column digest (docs/golden.md).\n"
-                   "digests:\n");
+    gc_sb_puts(sb, head);
     int cur = -2;
     for (size_t i = 0; i < k; i++) {
         if (all[i]->level != cur) {
@@ -304,7 +313,17 @@ int gc_baseline_format(const gc_report *rep, const gc_baseline *keep, gc_strbuf 
         gc_sb_puts(sb, "\n");
     }
     free(all);
-    format_digests(rep, keep, sb);
+    format_digests(rep, rep->digests, rep->digest_count, keep ? keep->digests : NULL,
+                   keep ? keep->digest_count : 0,
+                   "# Per level x table x column: rows and the column digest (docs/golden.md).\n"
+                   "digests:\n",
+                   sb);
+    format_digests(rep, rep->table_digests, rep->table_digest_count,
+                   keep ? keep->table_digests : NULL, keep ? keep->table_digest_count : 0,
+                   "# Per level x table: rows and the table digest, which lets a sweep take the\n"
+                   "# column digests above without hashing the columns (docs/golden.md).\n"
+                   "table_digests:\n",
+                   sb);
     if (sb->failed) {
         snprintf(err, errlen, "out of memory");
         return -1;

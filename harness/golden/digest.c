@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 static void put_le(unsigned char *out, uint64_t v, size_t n)
 {
@@ -371,4 +372,244 @@ void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
             add_change(r, o->level, o->field, o, NULL);
     }
     free(so);
+}
+
+/* ---- Table fingerprints (gc_digest.h, "table digests") ---------------- */
+
+/* The bytes of t's row that hold a column's value: mask[i] = 0xFF there,
+ * 0 on padding and on anything the column list does not name. Strings are
+ * listed in str[] (their bytes after the NUL are zeroed per row). 0, or -1
+ * when the table cannot be fingerprinted (a big-endian host, whose row bytes
+ * are not the little-endian encoding, or a column outside the row). */
+#define MAX_FP_ROW 4096
+static int row_mask(const gc_table_desc *d, unsigned char *mask, const gc_column **str,
+                    size_t *nstr, int *full)
+{
+    if (!host_little_endian() || d->row_size == 0 || d->row_size > MAX_FP_ROW)
+        return -1;
+    memset(mask, 0, d->row_size);
+    *nstr = 0;
+    for (size_t k = 0; k < d->column_count; k++) {
+        const gc_column *c = &d->columns[k];
+        size_t w = c->type == GC_T_STR ? c->size : fixed_width(c->type);
+        if (w == 0 || (c->type != GC_T_STR && w != c->size) || c->offset + w > d->row_size)
+            return -1;
+        memset(mask + c->offset, 0xFF, w);
+        if (c->type == GC_T_STR)
+            str[(*nstr)++] = c;
+    }
+    *full = *nstr == 0;
+    for (size_t i = 0; i < d->row_size && *full; i++)
+        *full = mask[i] == 0xFF;
+    return 0;
+}
+
+#define FP_BATCH_BYTES 65536
+
+/* dst = src AND mask, eight bytes at a time (a byte loop is not vectorised
+ * by gcc -O2 and cost as much as the hashing) */
+static void mask_copy(unsigned char *restrict dst, const unsigned char *restrict src,
+                      const unsigned char *restrict mask, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t a, m;
+        memcpy(&a, src + i, 8);
+        memcpy(&m, mask + i, 8);
+        a &= m;
+        memcpy(dst + i, &a, 8);
+    }
+    for (; i < n; i++)
+        dst[i] = src[i] & mask[i];
+}
+
+/* The 128-bit fingerprint of t's rows: XXH3-128 (libxxhash) over the rows'
+ * value bytes in row order, padding and unnamed bytes zeroed, strings zeroed
+ * after their NUL, so only the values decide it (what a row's padding
+ * happens to hold never does), seeded by the table's layout (name, row size,
+ * each column's name, type and offset: a table read with another layout never
+ * matches). Rows with no padding and no string are hashed where they lie;
+ * the others a batch at a time through a masked copy. 0, or -1 when the table
+ * has no fingerprint. */
+static int table_fingerprint(const gc_table *t, unsigned char fp[16])
+{
+    const gc_table_desc *d = t->desc;
+    unsigned char mask[MAX_FP_ROW];
+    const gc_column **str = malloc((d->column_count ? d->column_count : 1) * sizeof *str);
+    size_t nstr = 0;
+    int full = 0;
+    XXH3_state_t *st = XXH3_createState();
+    char layout[8192];
+    size_t n = 0;
+    int rc = str && st && row_mask(d, mask, str, &nstr, &full) == 0 ? 0 : -1;
+    if (rc == 0) {
+        n = (size_t)snprintf(layout, sizeof layout, "GCTAB1 %s %zu", d->name, d->row_size);
+        for (size_t k = 0; k < d->column_count && n < sizeof layout; k++)
+            n += (size_t)snprintf(layout + n, sizeof layout - n, " %s:%d@%zu", d->columns[k].name,
+                                  (int)d->columns[k].type, d->columns[k].offset);
+        if (n >= sizeof layout || XXH3_128bits_reset_withSeed(st, XXH3_64bits(layout, n)) != XXH_OK)
+            rc = -1;
+    }
+    size_t rs = d->row_size;
+    size_t per = rc == 0 && FP_BATCH_BYTES / rs ? FP_BATCH_BYTES / rs : 1;
+    if (per > t->count)
+        per = t->count ? t->count : 1;
+    unsigned char *stage = NULL, *maskrun = NULL;
+    if (rc == 0 && !full) {
+        stage = malloc(per * rs);
+        maskrun = malloc(per * rs);
+        if (!stage || !maskrun)
+            rc = -1;
+        for (size_t i = 0; rc == 0 && i < per; i++)
+            memcpy(maskrun + i * rs, mask, rs);
+    }
+    const unsigned char *rows = t->rows;
+    if (rc == 0 && full && t->count &&
+        XXH3_128bits_update(st, rows, t->count * rs) != XXH_OK) /* where they lie */
+        rc = -1;
+    for (size_t r0 = 0; rc == 0 && !full && r0 < t->count; r0 += per) {
+        size_t nb = t->count - r0 < per ? t->count - r0 : per;
+        size_t bytes = nb * rs;
+        mask_copy(stage, rows + r0 * rs, maskrun, bytes);
+        for (size_t i = 0; i < nb; i++)
+            for (size_t k = 0; k < nstr; k++) {
+                unsigned char *v = stage + i * rs + str[k]->offset;
+                size_t len = 0;
+                while (len < str[k]->size && v[len])
+                    len++;
+                if (len < str[k]->size)
+                    memset(v + len, 0, str[k]->size - len);
+            }
+        if (XXH3_128bits_update(st, stage, bytes) != XXH_OK)
+            rc = -1;
+    }
+    if (rc == 0) {
+        XXH128_hash_t h = XXH3_128bits_digest(st);
+        put_le(fp, h.low64, 8);
+        put_le(fp + 8, h.high64, 8);
+    }
+    XXH3_freeState(st);
+    free(stage);
+    free(maskrun);
+    free(str);
+    return rc;
+}
+
+/* The table digest: SHA-256 over "GCTAB1", the rows' fingerprint, and each
+ * column's name, row count and column digest in the table's column order.
+ * It certifies "rows with this fingerprint have these column digests": a
+ * later run whose rows have the same fingerprint and whose baseline still
+ * holds the same column digests computes the same table digest, and may take
+ * the column digests as they are; a column digest edited in the baseline, or
+ * one row byte changed, makes it differ. */
+static int table_digest(const gc_table *t, const unsigned char fp[16],
+                        const gc_rep_digest *const *cols, char *hex)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int rc = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+                     EVP_DigestUpdate(ctx, "GCTAB1", 6) == 1 && EVP_DigestUpdate(ctx, fp, 16) == 1
+                 ? 0
+                 : -1;
+    for (size_t k = 0; rc == 0 && k < t->desc->column_count; k++) {
+        char line[300];
+        int n = snprintf(line, sizeof line, "%s %llu %s\n", t->desc->columns[k].name,
+                         (unsigned long long)cols[k]->rows, cols[k]->digest);
+        if (n < 0 || (size_t)n >= sizeof line || EVP_DigestUpdate(ctx, line, (size_t)n) != 1)
+            rc = -1;
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (rc == 0 && (EVP_DigestFinal_ex(ctx, md, &mdlen) != 1 || mdlen < GC_DIGEST_HEX / 2))
+        rc = -1;
+    if (rc == 0)
+        to_hex(md, hex);
+    EVP_MD_CTX_free(ctx);
+    return rc;
+}
+
+static int append_table_digest(gc_rep_digest **tout, size_t *tcount, int level, const gc_table *t,
+                               const char *hex)
+{
+    gc_rep_digest *d = realloc(*tout, (*tcount + 1) * sizeof *d);
+    if (!d)
+        return -1;
+    *tout = d;
+    d = &d[(*tcount)++];
+    memset(d, 0, sizeof *d);
+    d->level = level;
+    snprintf(d->field, sizeof d->field, "%s", t->desc->name);
+    d->rows = t->count;
+    memcpy(d->digest, hex, GC_DIGEST_HEX + 1);
+    return 0;
+}
+
+int gc_digest_tables_against(const gc_table *tables, size_t count, int level,
+                             const gc_rep_digest *base_cols, size_t nbase_cols,
+                             const gc_rep_digest *base_tabs, size_t nbase_tabs, gc_rep_digest **out,
+                             size_t *out_count, gc_rep_digest **tout, size_t *tout_count,
+                             size_t *reused)
+{
+    size_t n = 0, maxc = 1;
+    for (size_t i = 0; i < count; i++)
+        if (tables[i].desc) {
+            n += tables[i].desc->column_count;
+            if (tables[i].desc->column_count > maxc)
+                maxc = tables[i].desc->column_count;
+        }
+    gc_rep_digest *d = realloc(*out, (*out_count + n + 1) * sizeof *d);
+    const gc_rep_digest **cols = malloc(maxc * sizeof *cols);
+    if (!d || !cols) {
+        if (d)
+            *out = d;
+        free(cols);
+        return -1;
+    }
+    *out = d;
+    size_t first = *out_count;
+    int rc = 0;
+    for (size_t i = 0; i < count && rc == 0; i++) {
+        const gc_table *t = &tables[i];
+        if (!t->desc)
+            continue;
+        size_t nc = t->desc->column_count;
+        gc_rep_digest *mine = d + *out_count;
+        unsigned char fp[16];
+        int have_fp = table_fingerprint(t, fp) == 0;
+        int taken = 0;
+        /* the fast path: the baseline's column digests, when the baseline's
+         * table digest certifies them for rows with this fingerprint */
+        const gc_rep_digest *bt =
+            have_fp && base_tabs ? find(base_tabs, nbase_tabs, level, t->desc->name) : NULL;
+        if (bt && bt->rows == t->count) {
+            int all = 1;
+            for (size_t k = 0; k < nc && all; k++) {
+                char field[sizeof d->field];
+                snprintf(field, sizeof field, "%s.%s", t->desc->name, t->desc->columns[k].name);
+                cols[k] = find(base_cols, nbase_cols, level, field);
+                all = cols[k] && cols[k]->rows == t->count;
+            }
+            char hex[GC_DIGEST_HEX + 1];
+            if (all && table_digest(t, fp, cols, hex) == 0 && strcmp(hex, bt->digest) == 0) {
+                for (size_t k = 0; k < nc; k++)
+                    mine[k] = *cols[k];
+                taken = 1;
+                if (reused)
+                    (*reused)++;
+            }
+        }
+        if (!taken)
+            rc = digest_table(t, level, mine);
+        *out_count += nc;
+        if (rc == 0 && have_fp) {
+            for (size_t k = 0; k < nc; k++)
+                cols[k] = &mine[k];
+            char hex[GC_DIGEST_HEX + 1];
+            rc = table_digest(t, fp, cols, hex);
+            if (rc == 0)
+                rc = append_table_digest(tout, tout_count, level, t, hex);
+        }
+    }
+    free(cols);
+    qsort(d + first, *out_count - first, sizeof *d, cmp_digest);
+    return rc;
 }

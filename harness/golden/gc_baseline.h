@@ -18,6 +18,11 @@ typedef struct gc_baseline {
      * the column digest (gc_digest.h); empty in files written before it */
     gc_rep_digest *digests;
     size_t digest_count;
+    /* the `table_digests:` section: per level x table the rows and the table
+     * digest (gc_digest.h, gc_digest_tables_against); empty in older files,
+     * which only costs the sweep the cheap path */
+    gc_rep_digest *table_digests;
+    size_t table_digest_count;
 } gc_baseline;
 
 /* Load path. *found = 0 (and 0 returned) when the file does not exist;

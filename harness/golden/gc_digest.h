@@ -31,6 +31,30 @@
 int gc_digest_tables(const gc_table *tables, size_t count, int level, gc_rep_digest **out,
                      size_t *out_count);
 
+/* Table digests: the cheap path of gc_digest_tables. On a little-endian host
+ * (where a row's bytes hold its values' canonical encodings) every table has
+ * a 128-bit fingerprint of its rows' value bytes (XXH3-128 of libxxhash, the
+ * padding and the bytes after a string's NUL zeroed, seeded by the table's
+ * layout), and a table digest: SHA-256 over "GCTAB1", the fingerprint and each column's
+ * name, rows and column digest. The baseline keeps the table digests beside
+ * the column digests (`table_digests:`). When this run's fingerprint, with the
+ * baseline's column digests of that table, gives the baseline's table digest,
+ * the rows hash as they did when blessed and the column digests are the
+ * baseline's: they are copied, and no value is gathered or hashed with SHA-256.
+ * Otherwise (a changed byte, an edited column digest, no table digest in the
+ * baseline, a table that has no fingerprint) the table's columns are hashed as
+ * gc_digest_tables does. The column digests out are the same either way.
+ *
+ * base_cols / base_tabs: sorted (gc_digest_sorted_copy); either may be NULL.
+ * Appends the column digests to *out as gc_digest_tables does, each
+ * fingerprinted table's digest to *tout (table order), and counts in *reused
+ * (may be NULL) the tables taken from the baseline. 0 or -1. */
+int gc_digest_tables_against(const gc_table *tables, size_t count, int level,
+                             const gc_rep_digest *base_cols, size_t nbase_cols,
+                             const gc_rep_digest *base_tabs, size_t nbase_tabs, gc_rep_digest **out,
+                             size_t *out_count, gc_rep_digest **tout, size_t *tout_count,
+                             size_t *reused);
+
 /* The digest of one column (hex into hex[GC_DIGEST_HEX + 1]). 0 or -1. */
 int gc_digest_column(const gc_table *t, const gc_column *c, char *hex);
 

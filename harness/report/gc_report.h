@@ -163,6 +163,11 @@ typedef struct gc_report {
     size_t change_count;
     gc_rep_digest *digests; /* per level x table x column, canonical order */
     size_t digest_count;
+    /* per level x fingerprinted table: the table digest (gc_digest.h), field =
+     * the table's name; what bless writes to the baseline's `table_digests:`.
+     * In memory only: the JSON report carries the column digests alone */
+    gc_rep_digest *table_digests;
+    size_t table_digest_count;
     gc_rep_coverage coverage; /* set by the sweep (gc_coverage_compute) */
     /* rows of the tables corpus-scope invariants read, per level, so `merge`
      * can evaluate corpus scope exactly as a single run would: raw JSON text

@@ -65,6 +65,7 @@ void gc_report_free(gc_report *r)
         free(r->changes[i].field);
     free(r->changes);
     free(r->digests);
+    free(r->table_digests);
     free(r->corpus_tables);
     free(r->only);
     free(r->baseline);

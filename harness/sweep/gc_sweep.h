@@ -16,6 +16,9 @@ typedef struct gc_sweep_timings {
     double wall_total, wall_corpus_open, wall_levels, wall_corpus_scope;
     double cpu_decode, cpu_eval, cpu_render;
     double cpu_digest; /* the column digests (counted in cpu_eval too) */
+    /* fingerprinted tables, and those of them whose column digests were the
+     * baseline's (gc_digest_tables_against) */
+    size_t digest_tables, digest_tables_reused;
     double level_decode[27], level_eval[27], level_render[27];
     unsigned jobs;
     size_t memory_limit_bytes, memory_peak_bytes; /* the budget and its high-water mark */

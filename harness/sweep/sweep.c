@@ -111,8 +111,11 @@ typedef struct level_slot {
     double t_decode, t_eval, t_render; /* thread CPU seconds */
     gc_rep_digest *digests;            /* every column's digest (gc_digest.h) */
     size_t digest_count;
-    double t_digest;  /* thread CPU seconds of the digests (part of t_eval) */
-    int store_failed; /* a column snapshot could not be stored */
+    gc_rep_digest *table_digests; /* every fingerprinted table's digest (gc_digest.h) */
+    size_t table_digest_count;
+    size_t tables_reused; /* tables whose column digests were the baseline's */
+    double t_digest;      /* thread CPU seconds of the digests (part of t_eval) */
+    int store_failed;     /* a column snapshot could not be stored */
     /* slot 0: its first view rendered again on another thread */
     char rerender_hex[GC_SWEEP_RERENDERS][65];
     int rerender_count;
@@ -151,6 +154,8 @@ typedef struct sweep_ctx {
     bool *keep_corpus;           /* per table: read by a selected corpus-scope invariant */
     gc_rep_digest *base_digests; /* the baseline's, sorted (gc_digest_find); may be NULL */
     size_t base_digest_count;
+    gc_rep_digest *base_tables; /* the baseline's table digests, sorted; may be NULL */
+    size_t base_table_count;
     size_t *order; /* pool task -> slot: largest file first (NULL: slot order) */
 } sweep_ctx;
 
@@ -355,7 +360,14 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
     double td = cpu_now();
-    if (gc_digest_tables(s->tables, c->ndesc, s->level, &s->digests, &s->digest_count) != 0)
+    /* the baseline's column digests are taken for a table its table digest
+     * certifies, except when every column is to be stored (bless, --snapshots),
+     * where they are all hashed from the rows themselves */
+    int reuse = !c->o->store_columns && c->base_tables;
+    if (gc_digest_tables_against(s->tables, c->ndesc, s->level, reuse ? c->base_digests : NULL,
+                                 reuse ? c->base_digest_count : 0, reuse ? c->base_tables : NULL,
+                                 reuse ? c->base_table_count : 0, &s->digests, &s->digest_count,
+                                 &s->table_digests, &s->table_digest_count, &s->tables_reused) != 0)
         s->oom = 1;
     /* a snapshot store that cannot be written costs the row attribution
      * only: warned about, never a failed sweep */
@@ -765,6 +777,15 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             rc = 2;
             goto out;
         }
+        if (base.table_digest_count) {
+            c.base_tables = gc_digest_sorted_copy(base.table_digests, base.table_digest_count);
+            c.base_table_count = c.base_tables ? base.table_digest_count : 0;
+            if (!c.base_tables) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+                goto out;
+            }
+        }
     }
     size_t mem_limit = o->memory_limit_bytes ? o->memory_limit_bytes : gc_membudget_default_bytes();
     size_t level_limit = o->level_memory_limit_bytes ? o->level_memory_limit_bytes : mem_limit;
@@ -831,6 +852,17 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                 rc = 2;
                 goto out;
             }
+        for (size_t d = 0; d < s->table_digest_count; d++) {
+            gc_rep_digest *x =
+                realloc(rep->table_digests, (rep->table_digest_count + 1) * sizeof *x);
+            if (!x) {
+                snprintf(err, errlen, "out of memory");
+                rc = 2;
+                goto out;
+            }
+            rep->table_digests = x;
+            rep->table_digests[rep->table_digest_count++] = s->table_digests[d];
+        }
         gc_sweep_frames_to_report(&s->frames, s->level, rep);
     }
 
@@ -927,6 +959,8 @@ out:
             t->cpu_eval += s->t_eval;
             t->cpu_render += s->t_render;
             t->cpu_digest += s->t_digest;
+            t->digest_tables_reused += s->tables_reused;
+            t->digest_tables += s->table_digest_count;
             t->level_decode[s->level] = s->t_decode;
             t->level_eval[s->level] = s->t_eval;
             t->level_render[s->level] = s->t_render;
@@ -947,6 +981,7 @@ out:
         free(s->metric_values);
         free(s->metric_null);
         free(s->digests);
+        free(s->table_digests);
         gc_sweep_level_frames_free(&s->frames);
         if (s->lv_ready)
             gc_level_free(&s->lv);
@@ -955,6 +990,7 @@ out:
     free(c.keep_corpus);
     free(c.order);
     free(c.base_digests);
+    free(c.base_tables);
     free(c.selected_inv);
     gc_membudget_destroy(&c.budget);
     gc_sweep_frames_free_golden(&golden);
