@@ -84,8 +84,14 @@ static const gc_column header_cols[] = {
         "level settings: 0x5c-byte first part, chunk planes and core_sounds_count inside the data"),
     GC_COL(gp_header_row, chunk_planes, GC_T_S32, 0, "count",
            "level settings +0x5c+0x0c: chunk plane count (0: one terminator record)"),
-    GC_COL(gp_header_row, core_sounds_count, GC_T_S32, 0, "count",
-           "level settings, after the chunk planes"),
+    /* unit "opaque", not "count": Wrench reads and writes this s32 through
+     * (LevelSettingsBlock) without saying what it counts, the level sound
+     * bank it may count is unparsed (Wrench docs/sound.md, reference notes
+     * "sound_bank: structure unknown"), and no decoded table holds a number
+     * it could be checked against (docs/verification.md) */
+    GC_COL(gp_header_row, core_sounds_count, GC_T_S32, 0, "opaque",
+           "level settings, after the chunk planes (named a count by Wrench; what it counts is "
+           "not known)"),
     GC_COL(gp_header_row, moby_spawnable, GC_T_S32, 0, "count",
            "moby block +0x04 spawnable moby count"),
 };

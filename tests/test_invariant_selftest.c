@@ -123,6 +123,9 @@ static const mutation mutations[] = {
     MUT("shrub.data_offset", 0, "shrub.class", FIRST("header_read", INT(1)), "data_ofs_inside", INT(0)),
     MUT("moby.packet_identity", 0, "moby.packet", AT(0), "identity_ok", INT(0)),
     MUT("moby.packet_count", 0, "moby.class", FIRST("terminated", INT(1)), "packets", ADD(-1)),
+    /* the flag on a class whose run ended on an ordinary shadow qword one record earlier: the
+     * run read one record short and took a zero/zero record for its end */
+    MUTX("kinds.moby_zero_zero_shadow", 0, "moby.class", FIRST("zero_zero_terminators", INT(1)), EDITS(SET("packets", ADD(-1))), ALSO("moby.packet_count")),
     MUT("moby.joint_list", 0, "moby.class", FIRST("header_read", INT(1)), "joint_lists_ok", INT(0)),
     MUT("moby.bind_pose", 0, "moby.class", FIRST("header_read", INT(1)), "bind_pose_fits", INT(0)),
     MUT("moby.trans_parents", 0, "moby.class", FIRST("header_read", INT(1)), "trans_parents_ok", INT(0)),
