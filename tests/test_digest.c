@@ -230,10 +230,18 @@ Test(digest, small_baseline_guards_every_decoded_column, .timeout = 600)
     o.levels[0] = 0;
     o.levels[1] = 14;
     o.baseline = GC_SOURCE_DIR "/golden/metrics-small.yaml";
+    gc_sweep_timings tm;
+    o.timings = &tm;
     gc_report rep;
     char err[4096];
     int rc = gc_sweep_run(&o, &rep, err, sizeof err);
     cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    /* every table fingerprinted, and every one certified by the baseline's table digest (the
+     * column digests below were taken from it, and still equal it one by one) */
+    cr_assert_gt(tm.digest_tables, 0);
+    cr_assert_eq(tm.digest_tables_reused, tm.digest_tables,
+                 "golden/metrics-small.yaml lacks (or disagrees with) table digests");
+    cr_assert_eq(rep.table_digest_count, tm.digest_tables);
     size_t ndesc = 0, ncol = 0;
     const gc_table_desc *const *d = gc_table_registry(&ndesc);
     for (size_t i = 0; i < ndesc; i++)
