@@ -235,16 +235,84 @@ static void bench_corpus(const char *dir)
                cpu_worst[v], n, (double)tris[v] / n, (double)otris[v] / n);
 }
 
+/* One level's view drawn `reps` times after one untimed draw, for perf or
+ * callgrind (instruction counts hold on a loaded machine; times do not).
+ * lighting 0 draws the stored colours and leaves the objects unlit, so the
+ * profile shows the rasteriser without the object lighting's float model. */
+static int bench_profile(const char *dir, int level, const char *view, int reps, int objects,
+                         int lighting)
+{
+    char err[512] = "";
+    gc_corpus c;
+    if (gc_corpus_open_any(&c, dir, SY_SCALE_RETAIL, 1, 2, 0, err, sizeof err) != 0) {
+        printf("corpus: not available (%s)\n", err);
+        return 1;
+    }
+    int rc = 1;
+    gc_level lv;
+    if (level < 0 || level >= GC_LEVEL_COUNT || !c.files[level].ok ||
+        gc_level_init(&lv, level, c.files[level].name, c.files[level].data,
+                      c.files[level].size) != GC_OK) {
+        printf("LEVEL%d: not available\n", level);
+        gc_corpus_close(&c);
+        return 1;
+    }
+    gc_level_decode(&lv);
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    if (s) {
+        gc_render_scene_set_objects(s, objects);
+        gc_render_scene_set_lighting(s, lighting);
+        gc_frame f;
+        if (gc_render_scene_draw(s, view, 640, 448, &f, NULL, err, sizeof err) == 0) {
+            gc_frame_free(&f);
+            double c0 = cpu_ms();
+            for (int r = 0; r < reps; r++)
+                if (gc_render_scene_draw(s, view, 640, 448, &f, NULL, err, sizeof err) == 0)
+                    gc_frame_free(&f);
+            double ms = (cpu_ms() - c0) / reps;
+            const gc_render_stats *st = gc_render_scene_stats(s);
+            uint64_t otris = 0;
+            for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
+                otris += st->objects[k].triangles;
+            printf("LEVEL%d %s objects %s lighting %s: thread CPU mean %.2f ms over %d draws; "
+                   "%llu terrain + %llu object triangles, %llu pixels covered, %llu written\n",
+                   level, view, objects ? "on" : "off", lighting ? "on" : "off", ms, reps,
+                   (unsigned long long)st->triangles_submitted, (unsigned long long)otris,
+                   (unsigned long long)st->pixels_covered, (unsigned long long)st->pixels_written);
+            rc = 0;
+        }
+        gc_render_scene_free(s);
+    }
+    if (rc)
+        printf("LEVEL%d %s: %s\n", level, view, err);
+    gc_level_free(&lv);
+    gc_corpus_close(&c);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    /* bench_raster [CORPUS_DIR] [--png FILE]: FILE gets the procedural frame. */
-    const char *dir = NULL, *png = NULL;
+    /* bench_raster [CORPUS_DIR] [--png FILE]: FILE gets the procedural frame.
+     * bench_raster [CORPUS_DIR] --profile LEVEL VIEW REPS [--objects off] [--lighting off]:
+     * one level's view only (see bench_profile). */
+    const char *dir = NULL, *png = NULL, *view = NULL;
+    int level = -1, reps = 0, objects = 1, lighting = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--png") == 0 && i + 1 < argc)
             png = argv[++i];
+        else if (strcmp(argv[i], "--profile") == 0 && i + 3 < argc) {
+            level = atoi(argv[++i]);
+            view = argv[++i];
+            reps = atoi(argv[++i]);
+        } else if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
+            objects = strcmp(argv[++i], "off") != 0;
+        else if (strcmp(argv[i], "--lighting") == 0 && i + 1 < argc)
+            lighting = strcmp(argv[++i], "off") != 0;
         else
             dir = argv[i];
     }
+    if (view)
+        return bench_profile(dir, level, view, reps > 0 ? reps : 1, objects, lighting);
     bench_procedural(png);
     bench_corpus(dir);
     return 0;

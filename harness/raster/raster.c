@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The pixel loop is instantiated once per combination of its per-triangle
+ * switches (texture, filter, mip chain, flat colour), so none of them is
+ * tested per pixel; the helpers it calls are forced inline for the same
+ * reason. Only speed depends on this: each instance does the same
+ * arithmetic in the same order. */
+#define INLINE static inline __attribute__((always_inline))
+
 int gc_rs_wrap_from_clamp(uint32_t wm)
 {
     /* CLAMP_1 WMS/WMT: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP, 3 REGION_REPEAT. */
@@ -116,7 +123,7 @@ int gc_rs_camera_look(gc_rs_camera *c, const float eye[3], const float target[3]
     return 0;
 }
 
-int32_t gc_rs_to_fixed(float px)
+INLINE int32_t to_fixed(float px)
 {
     const float lim = (float)(1 << 20);
     if (!(px > -lim))
@@ -124,17 +131,23 @@ int32_t gc_rs_to_fixed(float px)
     if (px > lim)
         px = lim;
     float v = px * (float)GC_RS_SUBPIXEL;
-    return (int32_t)(v >= 0.0f ? v + 0.5f : v - 0.5f);
+    return (int32_t)(v + (v >= 0.0f ? 0.5f : -0.5f));
+}
+
+int32_t gc_rs_to_fixed(float px)
+{
+    return to_fixed(px);
 }
 
 /* ---- screen-space rasterisation ---------------------------------------- */
+
 
 static int64_t floor_div16(int64_t a)
 {
     return a >= 0 ? a / 16 : -((-a + 15) / 16);
 }
 
-static int32_t floor_to_int(float u)
+INLINE int32_t floor_to_int(float u)
 {
     if (!(u > -1e9f))
         u = -1e9f;
@@ -146,7 +159,7 @@ static int32_t floor_to_int(float u)
     return i;
 }
 
-static uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
+INLINE uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
 {
     if (mode == GC_RS_WRAP_CLAMP) {
         if (i < 0)
@@ -163,7 +176,10 @@ static uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
     return (uint32_t)m;
 }
 
-uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
+/* Always inlined into the pixel loop: one call per textured pixel cost more
+ * than the level computation itself. */
+INLINE uint32_t mip_level(float q, float lod_k,
+                                                                uint32_t mip_count)
 {
     if (mip_count == 0 || !(q > 0.0f))
         return 0;
@@ -181,8 +197,13 @@ uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
     return (uint32_t)lvl;
 }
 
+uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
+{
+    return mip_level(q, lod_k, mip_count);
+}
+
 /* Bilinear sample at texel-space (u, v): see GC_RS_FILTER_LINEAR. */
-static void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
+INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
                             float v, int wrap_s, int wrap_t)
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
@@ -200,7 +221,7 @@ static void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
     }
 }
 
-static int colour_to_int(float c)
+INLINE int colour_to_int(float c)
 {
     if (!(c > 0.0f))
         return 0;
@@ -211,7 +232,7 @@ static int colour_to_int(float c)
 
 /* Cd + ((Cs - Cd) * As >> 7), arithmetic (flooring) shift, clamped: the GS's
  * default ALPHA with COLCLAMP. */
-static uint8_t blend(int cs, int cd, int as)
+INLINE uint8_t blend(int cs, int cd, int as)
 {
     int x = (cs - cd) * as;
     int d = x >= 0 ? x / 128 : -((-x + 127) / 128);
@@ -227,108 +248,103 @@ static int is_top_left(int64_t dx, int64_t dy)
     return dy < 0 || (dy == 0 && dx > 0);
 }
 
-void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const gc_rs_texture *tex)
-{
-    const gc_rs_svertex *a = &v[0], *b = &v[1], *c = &v[2];
-    int64_t area = (int64_t)(b->x - a->x) * (c->y - a->y) - (int64_t)(b->y - a->y) * (c->x - a->x);
-    if (area == 0)
-        return;
-    if (area < 0) {
-        const gc_rs_svertex *tmp = b;
-        b = c;
-        c = tmp;
-        area = -area;
-    }
-    t->stats.setups++;
-
-    int64_t minx = a->x, maxx = a->x, miny = a->y, maxy = a->y;
-    if (b->x < minx)
-        minx = b->x;
-    if (c->x < minx)
-        minx = c->x;
-    if (b->x > maxx)
-        maxx = b->x;
-    if (c->x > maxx)
-        maxx = c->x;
-    if (b->y < miny)
-        miny = b->y;
-    if (c->y < miny)
-        miny = c->y;
-    if (b->y > maxy)
-        maxy = b->y;
-    if (c->y > maxy)
-        maxy = c->y;
-    /* Pixel px samples at 16*px + 8: the first px with 16px+8 >= min. */
-    int64_t px0 = -floor_div16(-(minx - 8)), px1 = floor_div16(maxx - 8);
-    int64_t py0 = -floor_div16(-(miny - 8)), py1 = floor_div16(maxy - 8);
-    if (px0 < 0)
-        px0 = 0;
-    if (py0 < 0)
-        py0 = 0;
-    if (px1 > (int64_t)t->width - 1)
-        px1 = (int64_t)t->width - 1;
-    if (py1 > (int64_t)t->height - 1)
-        py1 = (int64_t)t->height - 1;
-    if (px0 > px1 || py0 > py1)
-        return;
-
-    /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
-     * e0 = b->c weighs a, e1 = c->a weighs b, e2 = a->b weighs c. */
-    const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
+/* One screen triangle after setup: what the pixel loop reads. */
+typedef struct tri_setup {
+    int64_t px0, px1, py0, py1; /* pixel bounding box, inside the target */
     int64_t stepx[3], stepy[3], row[3], bias[3];
-    int64_t sx0 = 16 * px0 + 8, sy0 = 16 * py0 + 8;
-    for (int e = 0; e < 3; e++) {
-        int64_t dx = (int64_t)eq[e]->x - ep[e]->x, dy = (int64_t)eq[e]->y - ep[e]->y;
-        stepx[e] = -dy * 16;
-        stepy[e] = dx * 16;
-        row[e] = dx * (sy0 - ep[e]->y) - dy * (sx0 - ep[e]->x);
-        bias[e] = is_top_left(dx, dy) ? 0 : -1;
-    }
+    float base[7], k1[7], k2[7]; /* planes of 1/w, s/w, t/w, R, G, B, A */
+    int flat[4];                 /* the colour when it is the same at every pixel */
+} tri_setup;
 
-    /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
-    const float inv = 1.0f / (float)area;
-    float base[7], k1[7], k2[7];
-    const float *fa[7] = {&a->q,       &a->sq,      &a->tq,     &a->rgba[0],
-                          &a->rgba[1], &a->rgba[2], &a->rgba[3]};
-    const float *fb[7] = {&b->q,       &b->sq,      &b->tq,     &b->rgba[0],
-                          &b->rgba[1], &b->rgba[2], &b->rgba[3]};
-    const float *fc[7] = {&c->q,       &c->sq,      &c->tq,     &c->rgba[0],
-                          &c->rgba[1], &c->rgba[2], &c->rgba[3]};
-    for (int k = 0; k < 7; k++) {
-        base[k] = *fa[k];
-        k1[k] = (*fb[k] - *fa[k]) * inv;
-        k2[k] = (*fc[k] - *fa[k]) * inv;
+/* The first and last pixel offset k in 0..n-1 of a row where E + k * step
+ * >= 0 for one edge, E = row value + top-left bias; exact integer bounds, so
+ * the span holds exactly the pixels the per-pixel test would pass. */
+INLINE void edge_span(int64_t e, int64_t step, int64_t *lo, int64_t *hi)
+{
+    if (step > 0) {
+        if (e < 0) {
+            int64_t k = (-e + step - 1) / step;
+            if (k > *lo)
+                *lo = k;
+        }
+    } else if (step < 0) {
+        if (e < 0) {
+            *hi = -1;
+        } else {
+            int64_t k = e / -step;
+            if (k < *hi)
+                *hi = k;
+        }
+    } else if (e < 0) {
+        *hi = -1;
     }
+}
 
+/* Bounding boxes at least this wide find each row's covered span by
+ * division (three per row) instead of testing every pixel of the box. */
+#define SPAN_MIN_WIDTH 8
+
+INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture *tex,
+                       const int textured, const int linear, const int mip, const int flat)
+{
     const uint32_t W = t->width;
-    const float tw = tex ? (float)tex->width : 0.0f, th = tex ? (float)tex->height : 0.0f;
-    for (int64_t py = py0; py <= py1; py++) {
-        int64_t w0 = row[0], w1 = row[1], w2 = row[2];
-        size_t idx = (size_t)py * W + (size_t)px0;
-        for (int64_t px = px0; px <= px1;
-             px++, idx++, w0 += stepx[0], w1 += stepx[1], w2 += stepx[2]) {
-            if (((w0 + bias[0]) | (w1 + bias[1]) | (w2 + bias[2])) < 0)
+    uint8_t *const rgba = t->rgba;
+    float *const depth = t->depth;
+    uint16_t *const writes = t->writes;
+    uint64_t n_covered = 0, n_depth_fail = 0, n_discarded = 0, n_written = 0;
+    const float *const base = su->base, *const k1 = su->k1, *const k2 = su->k2;
+    const float tw = textured ? (float)tex->width : 0.0f, th = textured ? (float)tex->height : 0.0f;
+    const uint32_t mip_count = textured ? tex->mip_count : 0;
+    const float lod_k = textured ? tex->lod_k : 0.0f;
+    const int wrap_s = textured ? tex->wrap_s : 0, wrap_t = textured ? tex->wrap_t : 0;
+    const int64_t width = su->px1 - su->px0 + 1;
+    const int spans = width >= SPAN_MIN_WIDTH;
+    int64_t row0 = su->row[0], row1 = su->row[1], row2 = su->row[2];
+    const int64_t sx0 = su->stepx[0], sx1 = su->stepx[1], sx2 = su->stepx[2];
+    const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
+    for (int64_t py = su->py0; py <= su->py1;
+         py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
+        int64_t lo = 0, hi = width - 1;
+        if (spans) {
+            edge_span(row0 + b0, sx0, &lo, &hi);
+            edge_span(row1 + b1, sx1, &lo, &hi);
+            edge_span(row2 + b2, sx2, &lo, &hi);
+            if (lo > hi)
                 continue;
-            t->stats.pixels_covered++;
+        }
+        int64_t w0 = row0 + lo * sx0, w1 = row1 + lo * sx1, w2 = row2 + lo * sx2;
+        size_t idx = (size_t)py * W + (size_t)(su->px0 + lo);
+        for (int64_t k = lo; k <= hi; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
+            if (!spans && ((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
+                continue;
+            n_covered++;
             const float f1 = (float)w1, f2 = (float)w2;
             const float q = base[0] + f1 * k1[0] + f2 * k2[0];
-            if (!(q > t->depth[idx])) {
-                t->stats.pixels_depth_fail++;
+            if (!(q > depth[idx])) {
+                n_depth_fail++;
                 continue;
             }
-            int cr = colour_to_int(base[3] + f1 * k1[3] + f2 * k2[3]);
-            int cg = colour_to_int(base[4] + f1 * k1[4] + f2 * k2[4]);
-            int cb = colour_to_int(base[5] + f1 * k1[5] + f2 * k2[5]);
-            int ca = colour_to_int(base[6] + f1 * k1[6] + f2 * k2[6]);
+            int cr, cg, cb, ca;
+            if (flat) {
+                cr = su->flat[0];
+                cg = su->flat[1];
+                cb = su->flat[2];
+                ca = su->flat[3];
+            } else {
+                cr = colour_to_int(base[3] + f1 * k1[3] + f2 * k2[3]);
+                cg = colour_to_int(base[4] + f1 * k1[4] + f2 * k2[4]);
+                cb = colour_to_int(base[5] + f1 * k1[5] + f2 * k2[5]);
+                ca = colour_to_int(base[6] + f1 * k1[6] + f2 * k2[6]);
+            }
             int r, g, bl, al;
-            if (tex) {
+            if (textured) {
                 const float s = (base[1] + f1 * k1[1] + f2 * k2[1]) / q;
                 const float tt = (base[2] + f1 * k1[2] + f2 * k2[2]) / q;
                 uint32_t lw = tex->width, lh = tex->height;
                 const uint8_t *lrgba = tex->rgba;
                 float fw = tw, fh = th;
-                if (tex->mip_count) {
-                    uint32_t l = gc_rs_mip_level(q, tex->lod_k, tex->mip_count);
+                if (mip) {
+                    uint32_t l = mip_level(q, lod_k, mip_count);
                     if (l > 0) {
                         lw = tex->mip_width[l - 1];
                         lh = tex->mip_height[l - 1];
@@ -339,17 +355,16 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const
                 }
                 uint8_t filtered[4];
                 const uint8_t *tx;
-                if (tex->filter == GC_RS_FILTER_LINEAR) {
-                    sample_bilinear(filtered, lrgba, lw, lh, s * fw, tt * fh, tex->wrap_s,
-                                    tex->wrap_t);
+                if (linear) {
+                    sample_bilinear(filtered, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t);
                     tx = filtered;
                 } else {
-                    uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, tex->wrap_s);
-                    uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, tex->wrap_t);
+                    uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, wrap_s);
+                    uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, wrap_t);
                     tx = lrgba + ((size_t)iy * lw + ix) * 4;
                 }
                 if (tx[3] == 0) {
-                    t->stats.texels_discarded++;
+                    n_discarded++;
                     continue;
                 }
                 r = (tx[0] * cr) >> 7;
@@ -370,7 +385,7 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const
                 bl = cb;
                 al = ca;
             }
-            uint8_t *dst = t->rgba + idx * 4;
+            uint8_t *dst = rgba + idx * 4;
             if (al == 0x80) {
                 dst[0] = (uint8_t)r;
                 dst[1] = (uint8_t)g;
@@ -381,15 +396,162 @@ void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const
                 dst[2] = blend(bl, dst[2], al);
             }
             dst[3] = 0xFF;
-            t->depth[idx] = q;
-            if (t->writes && t->writes[idx] != UINT16_MAX)
-                t->writes[idx]++;
-            t->stats.pixels_written++;
+            depth[idx] = q;
+            if (writes && writes[idx] != UINT16_MAX)
+                writes[idx]++;
+            n_written++;
         }
-        row[0] += stepy[0];
-        row[1] += stepy[1];
-        row[2] += stepy[2];
     }
+    t->stats.pixels_covered += n_covered;
+    t->stats.pixels_depth_fail += n_depth_fail;
+    t->stats.texels_discarded += n_discarded;
+    t->stats.pixels_written += n_written;
+}
+
+/* The first half of a screen triangle's setup, from the snapped positions
+ * alone: the winding (b and c swapped when clockwise), the area and the
+ * pixel box. 0 when no pixel centre can be covered: the caller need not
+ * compute the other attributes of the vertices then (most object triangles
+ * are smaller than a pixel). */
+INLINE int tri_bounds(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svertex **pb,
+                      const gc_rs_svertex **pc, tri_setup *su, int64_t *parea)
+{
+    const gc_rs_svertex *b = *pb, *c = *pc;
+    int64_t area = (int64_t)(b->x - a->x) * (c->y - a->y) - (int64_t)(b->y - a->y) * (c->x - a->x);
+    if (area == 0)
+        return 0;
+    if (area < 0) {
+        const gc_rs_svertex *tmp = b;
+        b = c;
+        c = tmp;
+        area = -area;
+        *pb = b;
+        *pc = c;
+    }
+    *parea = area;
+    t->stats.setups++;
+
+    int64_t minx = a->x, maxx = a->x, miny = a->y, maxy = a->y;
+    if (b->x < minx)
+        minx = b->x;
+    if (c->x < minx)
+        minx = c->x;
+    if (b->x > maxx)
+        maxx = b->x;
+    if (c->x > maxx)
+        maxx = c->x;
+    if (b->y < miny)
+        miny = b->y;
+    if (c->y < miny)
+        miny = c->y;
+    if (b->y > maxy)
+        maxy = b->y;
+    if (c->y > maxy)
+        maxy = c->y;
+    /* Pixel px samples at 16*px + 8: the first px with 16px+8 >= min. */
+    su->px0 = -floor_div16(-(minx - 8));
+    su->px1 = floor_div16(maxx - 8);
+    su->py0 = -floor_div16(-(miny - 8));
+    su->py1 = floor_div16(maxy - 8);
+    if (su->px0 < 0)
+        su->px0 = 0;
+    if (su->py0 < 0)
+        su->py0 = 0;
+    if (su->px1 > (int64_t)t->width - 1)
+        su->px1 = (int64_t)t->width - 1;
+    if (su->py1 > (int64_t)t->height - 1)
+        su->py1 = (int64_t)t->height - 1;
+    return su->px0 <= su->px1 && su->py0 <= su->py1;
+}
+
+/* The rest of the setup (edges, attribute planes) and the pixels, for a
+ * triangle tri_bounds passed (a, b, c in its winding). */
+static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
+                     const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area,
+                     const gc_rs_texture *tex)
+{
+
+    /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
+     * e0 = b->c weighs a, e1 = c->a weighs b, e2 = a->b weighs c. */
+    const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
+    int64_t sx0 = 16 * su->px0 + 8, sy0 = 16 * su->py0 + 8;
+    for (int e = 0; e < 3; e++) {
+        int64_t dx = (int64_t)eq[e]->x - ep[e]->x, dy = (int64_t)eq[e]->y - ep[e]->y;
+        su->stepx[e] = -dy * 16;
+        su->stepy[e] = dx * 16;
+        su->row[e] = dx * (sy0 - ep[e]->y) - dy * (sx0 - ep[e]->x);
+        su->bias[e] = is_top_left(dx, dy) ? 0 : -1;
+    }
+
+    /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
+    const float inv = 1.0f / (float)area;
+    const float *fa[7] = {&a->q,       &a->sq,      &a->tq,     &a->rgba[0],
+                          &a->rgba[1], &a->rgba[2], &a->rgba[3]};
+    const float *fb[7] = {&b->q,       &b->sq,      &b->tq,     &b->rgba[0],
+                          &b->rgba[1], &b->rgba[2], &b->rgba[3]};
+    const float *fc[7] = {&c->q,       &c->sq,      &c->tq,     &c->rgba[0],
+                          &c->rgba[1], &c->rgba[2], &c->rgba[3]};
+    for (int k = 0; k < 7; k++) {
+        su->base[k] = *fa[k];
+        su->k1[k] = (*fb[k] - *fa[k]) * inv;
+        su->k2[k] = (*fc[k] - *fa[k]) * inv;
+    }
+    /* Flat colour: with both gradients zero, base + f1 * k1 + f2 * k2 is base
+     * at every covered pixel (f1, f2 >= 0 there, so the products are zeros
+     * and adding them leaves base, or turns -0 into +0, both colour 0). */
+    int flat = 1;
+    for (int k = 3; k < 7; k++) {
+        flat &= su->k1[k] == 0.0f && su->k2[k] == 0.0f;
+        su->flat[k - 3] = colour_to_int(su->base[k]);
+    }
+    if (!tex) {
+        if (flat)
+            pixel_loop(t, su, NULL, 0, 0, 0, 1);
+        else
+            pixel_loop(t, su, NULL, 0, 0, 0, 0);
+        return;
+    }
+    const int linear = tex->filter == GC_RS_FILTER_LINEAR, mip = tex->mip_count != 0;
+    switch ((linear << 2) | (mip << 1) | flat) {
+    case 0:
+        pixel_loop(t, su, tex, 1, 0, 0, 0);
+        break;
+    case 1:
+        pixel_loop(t, su, tex, 1, 0, 0, 1);
+        break;
+    case 2:
+        pixel_loop(t, su, tex, 1, 0, 1, 0);
+        break;
+    case 3:
+        pixel_loop(t, su, tex, 1, 0, 1, 1);
+        break;
+    case 4:
+        pixel_loop(t, su, tex, 1, 1, 0, 0);
+        break;
+    case 5:
+        pixel_loop(t, su, tex, 1, 1, 0, 1);
+        break;
+    case 6:
+        pixel_loop(t, su, tex, 1, 1, 1, 0);
+        break;
+    default:
+        pixel_loop(t, su, tex, 1, 1, 1, 1);
+        break;
+    }
+}
+
+static void raster_triangle(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                            const gc_rs_svertex *c, const gc_rs_texture *tex)
+{
+    tri_setup su;
+    int64_t area;
+    if (tri_bounds(t, a, &b, &c, &su, &area))
+        tri_fill(t, &su, a, b, c, area, tex);
+}
+
+void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3], const gc_rs_texture *tex)
+{
+    raster_triangle(t, &v[0], &v[1], &v[2], tex);
 }
 
 /* ---- camera space: clipping and projection ------------------------------ */
@@ -437,63 +599,103 @@ static cvert intersect(const cvert *in, float din, const cvert *out, float dout)
     return r;
 }
 
-static int finite3(const float p[3])
+/* -1e30 < x < 1e30, false for NaN: |x| below 1e30 compared on the bits
+ * (the order of non-negative floats is the order of their bit patterns;
+ * NaN and infinity have every exponent bit set, above 1e30). */
+INLINE int in_range(float x)
 {
-    for (int k = 0; k < 3; k++)
-        if (!(p[k] > -1e30f && p[k] < 1e30f))
-            return 0;
-    return 1;
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    return (b & 0x7FFFFFFFu) < 0x7149F2CAu; /* the bits of 1e30f */
+}
+
+/* Position and depth of a projected camera-space point. */
+INLINE void project_xy(gc_rs_svertex *o, const float p[3], const gc_rs_camera *cam)
+{
+    float q = 1.0f / p[2];
+    float sx = cam->cx + (cam->focal_px * p[0]) * q;
+    float sy = cam->cy - (cam->focal_px * p[1]) * q;
+    o->x = to_fixed(sx);
+    o->y = to_fixed(sy);
+    o->q = q;
 }
 
 static void project(gc_rs_svertex *o, const cvert *v, const gc_rs_camera *cam)
 {
-    float q = 1.0f / v->p[2];
-    float sx = cam->cx + (cam->focal_px * v->p[0]) * q;
-    float sy = cam->cy - (cam->focal_px * v->p[1]) * q;
-    o->x = gc_rs_to_fixed(sx);
-    o->y = gc_rs_to_fixed(sy);
-    o->q = q;
+    project_xy(o, v->p, cam);
+    float q = o->q;
     o->sq = v->s * q;
     o->tq = v->t * q;
     for (int k = 0; k < 4; k++)
         o->rgba[k] = v->c[k];
 }
 
+/* The outcode of camera-space point p: bit pl set when plane_dist(p, pl) <
+ * 0, the same expressions evaluated without the switch. */
+INLINE unsigned outcode(const float p[3], float f, float near, float hx, float hy)
+{
+    return (unsigned)(p[2] - near < 0.0f) | (unsigned)(hx * p[2] - f * p[0] < 0.0f) << 1 |
+           (unsigned)(hx * p[2] + f * p[0] < 0.0f) << 2 |
+           (unsigned)(hy * p[2] - f * p[1] < 0.0f) << 3 |
+           (unsigned)(hy * p[2] + f * p[1] < 0.0f) << 4;
+}
+
 void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
                          const gc_rs_texture *tex)
 {
     t->stats.triangles++;
+    int ok = 1;
+    for (int i = 0; i < 3; i++)
+        ok &= in_range(v[i].pos[0]) & in_range(v[i].pos[1]) & in_range(v[i].pos[2]) &
+              in_range(v[i].s) & in_range(v[i].t);
+    if (!ok) {
+        t->stats.triangles_skipped++;
+        return;
+    }
     cvert poly[CLIP_MAX], tmp[CLIP_MAX];
+    const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
+    /* Outcodes: trivially reject or accept. */
+    unsigned all_out = (1u << CLIP_PLANES) - 1, any_out = 0;
     for (int i = 0; i < 3; i++) {
-        if (!finite3(v[i].pos) || !(v[i].s > -1e30f && v[i].s < 1e30f) ||
-            !(v[i].t > -1e30f && v[i].t < 1e30f)) {
-            t->stats.triangles_skipped++;
-            return;
-        }
         float d[3] = {v[i].pos[0] - cam->eye[0], v[i].pos[1] - cam->eye[1],
                       v[i].pos[2] - cam->eye[2]};
         poly[i].p[0] = dot3(d, cam->right);
         poly[i].p[1] = dot3(d, cam->up);
         poly[i].p[2] = dot3(d, cam->forward);
-        poly[i].s = v[i].s;
-        poly[i].t = v[i].t;
-        for (int k = 0; k < 4; k++)
-            poly[i].c[k] = (float)v[i].rgba[k];
-    }
-    const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
-    /* Outcodes: trivially reject or accept. */
-    unsigned all_out = (1u << CLIP_PLANES) - 1, any_out = 0;
-    for (int i = 0; i < 3; i++) {
-        unsigned code = 0;
-        for (int pl = 0; pl < CLIP_PLANES; pl++)
-            if (plane_dist(&poly[i], pl, f, cam->near, hx, hy) < 0.0f)
-                code |= 1u << pl;
+        unsigned code = outcode(poly[i].p, f, cam->near, hx, hy);
         all_out &= code;
         any_out |= code;
     }
     if (all_out) {
         t->stats.triangles_culled++;
         return;
+    }
+    if (!any_out) {
+        /* Wholly inside (the common case): snap the corners first and stop
+         * there if no pixel centre is covered; the other attributes are the
+         * values project() gives. */
+        gc_rs_svertex sv[3];
+        for (int i = 0; i < 3; i++)
+            project_xy(&sv[i], poly[i].p, cam);
+        const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
+        tri_setup su;
+        int64_t area;
+        if (!tri_bounds(t, a, &b, &c, &su, &area))
+            return;
+        for (int i = 0; i < 3; i++) {
+            sv[i].sq = v[i].s * sv[i].q;
+            sv[i].tq = v[i].t * sv[i].q;
+            for (int k = 0; k < 4; k++)
+                sv[i].rgba[k] = (float)v[i].rgba[k];
+        }
+        tri_fill(t, &su, a, b, c, area, tex);
+        return;
+    }
+    for (int i = 0; i < 3; i++) {
+        poly[i].s = v[i].s;
+        poly[i].t = v[i].t;
+        for (int k = 0; k < 4; k++)
+            poly[i].c[k] = (float)v[i].rgba[k];
     }
     int n = 3;
     if (any_out) {
@@ -526,8 +728,6 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
     gc_rs_svertex sv[CLIP_MAX];
     for (int i = 0; i < n; i++)
         project(&sv[i], &poly[i], cam);
-    for (int i = 1; i + 1 < n; i++) {
-        gc_rs_svertex tri[3] = {sv[0], sv[i], sv[i + 1]};
-        gc_rs_draw_screen_triangle(t, tri, tex);
-    }
+    for (int i = 1; i + 1 < n; i++)
+        raster_triangle(t, &sv[0], &sv[i], &sv[i + 1], tex);
 }
