@@ -13,7 +13,10 @@
  *     textures decoded by one untimed draw of each view; only the draws are
  *     timed), with every tie, shrub and moby instance (the gate frames) and
  *     again terrain only (--objects off).
- * Usage: bench_raster [CORPUS_DIR] [--png FILE] (FILE: the procedural frame).
+ * Usage: bench_raster [CORPUS_DIR] [--png FILE] [--lighting off] (FILE: the
+ * procedural frame; --lighting off: stored colours, objects unlit), or
+ * bench_raster [CORPUS_DIR] --profile LEVEL VIEW REPS [--objects off]
+ * [--lighting off] to time (or profile) one level's view alone.
  * Figures only; nothing here is asserted. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +164,7 @@ static void bench_procedural(const char *png)
     free(tex);
 }
 
-static void bench_corpus(const char *dir)
+static void bench_corpus(const char *dir, int lighting)
 {
     char err[512] = "";
     gc_corpus c;
@@ -169,7 +172,7 @@ static void bench_corpus(const char *dir)
         printf("corpus: not available (%s)\n", err);
         return;
     }
-    printf("corpus: %s\n", c.label);
+    printf("corpus: %s%s\n", c.label, lighting ? "" : ", lighting off");
     /* views 0, 1 with objects (the gate frames), 2, 3 the same terrain-only */
     double sum[4] = {0, 0, 0, 0}, worst[4] = {0, 0, 0, 0}, cpu_sum[4] = {0, 0, 0, 0},
            cpu_worst[4] = {0, 0, 0, 0};
@@ -185,6 +188,8 @@ static void bench_corpus(const char *dir)
             continue;
         gc_level_decode(&lv);
         gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        if (s)
+            gc_render_scene_set_lighting(s, lighting);
         if (!s) {
             if (n == 0 && i == 0)
                 printf("  LEVEL%d: %s\n", i, err);
@@ -314,6 +319,6 @@ int main(int argc, char **argv)
     if (view)
         return bench_profile(dir, level, view, reps > 0 ? reps : 1, objects, lighting);
     bench_procedural(png);
-    bench_corpus(dir);
+    bench_corpus(dir, lighting);
     return 0;
 }

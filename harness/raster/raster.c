@@ -203,22 +203,48 @@ uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
 }
 
 /* Bilinear sample at texel-space (u, v): see GC_RS_FILTER_LINEAR. */
+/* Bytes b0..b3 of u into the four 16-bit lanes of a 64-bit word. */
+INLINE uint64_t spread16(uint32_t u)
+{
+    uint64_t x = u;
+    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+    return (x | x << 8) & 0x00FF00FF00FF00FFull;
+}
+
+INLINE uint32_t load_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The four channels are filtered at once in the lanes of 64-bit integers
+ * (the same integer sums as one channel at a time, none can carry into the
+ * next lane): the horizontal pass t*(256-fx) + t'*fx <= 255*256 fits a
+ * 16-bit lane, the vertical pass and its rounding term, <= 255*256*256 +
+ * 32768 < 2^24, a 32-bit lane (channels 0 and 2 in one word, 1 and 3 in
+ * the other). fx = fu - 256 floor(fu / 256) is fu's low byte. */
 INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
                             float v, int wrap_s, int wrap_t)
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
-    int32_t x0 = fu >= 0 ? fu / 256 : -((-fu + 255) / 256);
-    int32_t y0 = fv >= 0 ? fv / 256 : -((-fv + 255) / 256);
-    int32_t fx = fu - x0 * 256, fy = fv - y0 * 256;
+    int32_t fx = fu & 255, fy = fv & 255;
+    int32_t x0 = (fu - fx) / 256, y0 = (fv - fy) / 256;
     uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
     uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
     const uint8_t *t00 = rgba + ((size_t)ya * w + xa) * 4, *t10 = rgba + ((size_t)ya * w + xb) * 4;
     const uint8_t *t01 = rgba + ((size_t)yb * w + xa) * 4, *t11 = rgba + ((size_t)yb * w + xb) * 4;
-    for (int k = 0; k < 4; k++) {
-        int32_t top = t00[k] * (256 - fx) + t10[k] * fx;
-        int32_t bot = t01[k] * (256 - fx) + t11[k] * fx;
-        out[k] = (uint8_t)((top * (256 - fy) + bot * fy + 32768) >> 16);
-    }
+    const uint64_t gx = (uint64_t)(256 - fx), hx = (uint64_t)fx;
+    const uint64_t gy = (uint64_t)(256 - fy), hy = (uint64_t)fy;
+    uint64_t top = spread16(load_u32(t00)) * gx + spread16(load_u32(t10)) * hx;
+    uint64_t bot = spread16(load_u32(t01)) * gx + spread16(load_u32(t11)) * hx;
+    const uint64_t lanes = 0x0000FFFF0000FFFFull, half = 0x0000800000008000ull;
+    uint64_t even = (top & lanes) * gy + (bot & lanes) * hy + half;
+    uint64_t odd = ((top >> 16) & lanes) * gy + ((bot >> 16) & lanes) * hy + half;
+    out[0] = (uint8_t)(even >> 16);
+    out[1] = (uint8_t)(odd >> 16);
+    out[2] = (uint8_t)(even >> 48);
+    out[3] = (uint8_t)(odd >> 48);
 }
 
 INLINE int colour_to_int(float c)
@@ -248,13 +274,33 @@ static int is_top_left(int64_t dx, int64_t dy)
     return dy < 0 || (dy == 0 && dx > 0);
 }
 
+/* Four floats or ints evaluated lane by lane (GCC/clang vector extensions:
+ * SSE on x86-64). Each lane's result is the IEEE single-precision result of
+ * the same scalar operation, so a plane evaluated in a lane has the bits of
+ * the scalar expression base + f1 * k1 + f2 * k2 (no contraction). */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
 /* One screen triangle after setup: what the pixel loop reads. */
 typedef struct tri_setup {
+    v4f qst[3]; /* planes of 1/w, s/w, t/w (and 0): base, k1, k2 */
+    v4f col[3]; /* planes of R, G, B, A: base, k1, k2 */
     int64_t px0, px1, py0, py1; /* pixel bounding box, inside the target */
     int64_t stepx[3], stepy[3], row[3], bias[3];
-    float base[7], k1[7], k2[7]; /* planes of 1/w, s/w, t/w, R, G, B, A */
-    int flat[4];                 /* the colour when it is the same at every pixel */
+    int flat[4]; /* the colour when it is the same at every pixel */
 } tri_setup;
+
+/* colour_to_int on four lanes: 0 unless c > 0, 255 when c > 255, else
+ * (int)(c + 0.5f); the clamp comes first so every conversion is in range. */
+INLINE v4i colour_to_int4(v4f c)
+{
+    const v4f zero = {0.0f, 0.0f, 0.0f, 0.0f}, top = {255.0f, 255.0f, 255.0f, 255.0f};
+    const v4f half = {0.5f, 0.5f, 0.5f, 0.5f};
+    v4i pos = c > zero, big = c > top;
+    v4i bits = ((v4i)c & ~big) | ((v4i)top & big);
+    v4f clamped = (v4f)(bits & pos);
+    return __builtin_convertvector(clamped + half, v4i);
+}
 
 /* The first and last pixel offset k in 0..n-1 of a row where E + k * step
  * >= 0 for one edge, E = row value + top-left bias; exact integer bounds, so
@@ -292,7 +338,6 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     float *const depth = t->depth;
     uint16_t *const writes = t->writes;
     uint64_t n_covered = 0, n_depth_fail = 0, n_discarded = 0, n_written = 0;
-    const float *const base = su->base, *const k1 = su->k1, *const k2 = su->k2;
     const float tw = textured ? (float)tex->width : 0.0f, th = textured ? (float)tex->height : 0.0f;
     const uint32_t mip_count = textured ? tex->mip_count : 0;
     const float lod_k = textured ? tex->lod_k : 0.0f;
@@ -319,7 +364,9 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 continue;
             n_covered++;
             const float f1 = (float)w1, f2 = (float)w2;
-            const float q = base[0] + f1 * k1[0] + f2 * k2[0];
+            const v4f f1v = {f1, f1, f1, f1}, f2v = {f2, f2, f2, f2};
+            const v4f qst = su->qst[0] + f1v * su->qst[1] + f2v * su->qst[2];
+            const float q = qst[0];
             if (!(q > depth[idx])) {
                 n_depth_fail++;
                 continue;
@@ -331,15 +378,16 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 cb = su->flat[2];
                 ca = su->flat[3];
             } else {
-                cr = colour_to_int(base[3] + f1 * k1[3] + f2 * k2[3]);
-                cg = colour_to_int(base[4] + f1 * k1[4] + f2 * k2[4]);
-                cb = colour_to_int(base[5] + f1 * k1[5] + f2 * k2[5]);
-                ca = colour_to_int(base[6] + f1 * k1[6] + f2 * k2[6]);
+                const v4i ci = colour_to_int4(su->col[0] + f1v * su->col[1] + f2v * su->col[2]);
+                cr = ci[0];
+                cg = ci[1];
+                cb = ci[2];
+                ca = ci[3];
             }
             int r, g, bl, al;
             if (textured) {
-                const float s = (base[1] + f1 * k1[1] + f2 * k2[1]) / q;
-                const float tt = (base[2] + f1 * k1[2] + f2 * k2[2]) / q;
+                const v4f st = qst / (v4f){q, q, q, q};
+                const float s = st[1], tt = st[2];
                 uint32_t lw = tex->width, lh = tex->height;
                 const uint8_t *lrgba = tex->rgba;
                 float fw = tw, fh = th;
@@ -491,18 +539,25 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
                           &b->rgba[1], &b->rgba[2], &b->rgba[3]};
     const float *fc[7] = {&c->q,       &c->sq,      &c->tq,     &c->rgba[0],
                           &c->rgba[1], &c->rgba[2], &c->rgba[3]};
+    float base[7], k1[7], k2[7];
     for (int k = 0; k < 7; k++) {
-        su->base[k] = *fa[k];
-        su->k1[k] = (*fb[k] - *fa[k]) * inv;
-        su->k2[k] = (*fc[k] - *fa[k]) * inv;
+        base[k] = *fa[k];
+        k1[k] = (*fb[k] - *fa[k]) * inv;
+        k2[k] = (*fc[k] - *fa[k]) * inv;
     }
+    su->qst[0] = (v4f){base[0], base[1], base[2], 0.0f};
+    su->qst[1] = (v4f){k1[0], k1[1], k1[2], 0.0f};
+    su->qst[2] = (v4f){k2[0], k2[1], k2[2], 0.0f};
+    su->col[0] = (v4f){base[3], base[4], base[5], base[6]};
+    su->col[1] = (v4f){k1[3], k1[4], k1[5], k1[6]};
+    su->col[2] = (v4f){k2[3], k2[4], k2[5], k2[6]};
     /* Flat colour: with both gradients zero, base + f1 * k1 + f2 * k2 is base
      * at every covered pixel (f1, f2 >= 0 there, so the products are zeros
      * and adding them leaves base, or turns -0 into +0, both colour 0). */
     int flat = 1;
     for (int k = 3; k < 7; k++) {
-        flat &= su->k1[k] == 0.0f && su->k2[k] == 0.0f;
-        su->flat[k - 3] = colour_to_int(su->base[k]);
+        flat &= k1[k] == 0.0f && k2[k] == 0.0f;
+        su->flat[k - 3] = colour_to_int(base[k]);
     }
     if (!tex) {
         if (flat)
