@@ -229,7 +229,9 @@ INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
     int32_t fx = fu & 255, fy = fv & 255;
-    int32_t x0 = (fu - fx) / 256, y0 = (fv - fy) / 256;
+    /* floor(fu / 256) by a shift of a non-negative value (|fu| <= 1e9 < 2^30) */
+    int32_t x0 = (int32_t)((uint32_t)(fu + 0x40000000) >> 8) - 0x400000;
+    int32_t y0 = (int32_t)((uint32_t)(fv + 0x40000000) >> 8) - 0x400000;
     uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
     uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
     const uint8_t *t00 = rgba + ((size_t)ya * w + xa) * 4, *t10 = rgba + ((size_t)ya * w + xb) * 4;
