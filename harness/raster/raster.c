@@ -304,6 +304,28 @@ INLINE v4i colour_to_int4(v4f c)
     return __builtin_convertvector(clamped + half, v4i);
 }
 
+INLINE v4f splat(float x)
+{
+    return (v4f){x, x, x, x};
+}
+
+/* Lane-wise a where m is set, else b (m: all ones or zero per lane). */
+INLINE v4f select4(v4i m, v4f a, v4f b)
+{
+    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
+}
+
+/* to_fixed on four lanes, the same steps: clamp to +-2^20 (NaN to -2^20),
+ * scale, add +-0.5 by the sign, truncate. */
+INLINE v4i to_fixed4(v4f px)
+{
+    const v4f lim = splat((float)(1 << 20)), nlim = splat(-(float)(1 << 20));
+    px = select4(px > nlim, px, nlim);
+    px = select4(px > lim, lim, px);
+    const v4f v = px * splat((float)GC_RS_SUBPIXEL);
+    return __builtin_convertvector(v + select4(v >= splat(0.0f), splat(0.5f), splat(-0.5f)), v4i);
+}
+
 /* The first and last pixel offset k in 0..n-1 of a row where E + k * step
  * >= 0 for one edge, E = row value + top-left bias; exact integer bounds, so
  * the span holds exactly the pixels the per-pixel test would pass. */
@@ -711,29 +733,43 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
     }
     cvert poly[CLIP_MAX], tmp[CLIP_MAX];
     const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
-    /* Outcodes: trivially reject or accept. */
-    unsigned all_out = (1u << CLIP_PLANES) - 1, any_out = 0;
-    for (int i = 0; i < 3; i++) {
-        float d[3] = {v[i].pos[0] - cam->eye[0], v[i].pos[1] - cam->eye[1],
-                      v[i].pos[2] - cam->eye[2]};
-        poly[i].p[0] = dot3(d, cam->right);
-        poly[i].p[1] = dot3(d, cam->up);
-        poly[i].p[2] = dot3(d, cam->forward);
-        unsigned code = outcode(poly[i].p, f, cam->near, hx, hy);
-        all_out &= code;
-        any_out |= code;
-    }
+    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
+     * read): camera space, d . axis summed in dot3's order. */
+    const v4f wx = {v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]};
+    const v4f wy = {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]};
+    const v4f wz = {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]};
+    const v4f dx = wx - splat(cam->eye[0]), dy = wy - splat(cam->eye[1]),
+              dz = wz - splat(cam->eye[2]);
+    const v4f px = dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
+    const v4f py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
+    const v4f pz =
+        dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
+    /* Outcodes (bit pl: plane_dist < 0 for plane pl, the same expressions):
+     * trivially reject or accept. */
+    const v4f zero = splat(0.0f), hxv = splat(hx), hyv = splat(hy), fv = splat(f);
+    const v4i code = ((pz - splat(cam->near) < zero) & 1) | ((hxv * pz - fv * px < zero) & 2) |
+                     ((hxv * pz + fv * px < zero) & 4) | ((hyv * pz - fv * py < zero) & 8) |
+                     ((hyv * pz + fv * py < zero) & 16);
+    const unsigned all_out = (unsigned)(code[0] & code[1] & code[2]);
+    unsigned any_out = (unsigned)(code[0] | code[1] | code[2]);
     if (all_out) {
         t->stats.triangles_culled++;
         return;
     }
     if (!any_out) {
-        /* Wholly inside (the common case): snap the corners first and stop
-         * there if no pixel centre is covered; the other attributes are the
-         * values project() gives. */
+        /* Wholly inside (the common case): project and snap the corners
+         * (project()'s expressions, lane by lane) and stop there if no pixel
+         * centre is covered; the other attributes are the values project()
+         * gives. */
+        const v4f q = splat(1.0f) / pz;
+        const v4i sx = to_fixed4(splat(cam->cx) + (fv * px) * q);
+        const v4i sy = to_fixed4(splat(cam->cy) - (fv * py) * q);
         gc_rs_svertex sv[3];
-        for (int i = 0; i < 3; i++)
-            project_xy(&sv[i], poly[i].p, cam);
+        for (int i = 0; i < 3; i++) {
+            sv[i].x = sx[i];
+            sv[i].y = sy[i];
+            sv[i].q = q[i];
+        }
         const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
         tri_setup su;
         int64_t area;
@@ -749,6 +785,9 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
         return;
     }
     for (int i = 0; i < 3; i++) {
+        poly[i].p[0] = px[i];
+        poly[i].p[1] = py[i];
+        poly[i].p[2] = pz[i];
         poly[i].s = v[i].s;
         poly[i].t = v[i].t;
         for (int k = 0; k < 4; k++)
