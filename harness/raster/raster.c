@@ -709,16 +709,6 @@ static void project(gc_rs_svertex *o, const cvert *v, const gc_rs_camera *cam)
         o->rgba[k] = v->c[k];
 }
 
-/* The outcode of camera-space point p: bit pl set when plane_dist(p, pl) <
- * 0, the same expressions evaluated without the switch. */
-INLINE unsigned outcode(const float p[3], float f, float near, float hx, float hy)
-{
-    return (unsigned)(p[2] - near < 0.0f) | (unsigned)(hx * p[2] - f * p[0] < 0.0f) << 1 |
-           (unsigned)(hx * p[2] + f * p[0] < 0.0f) << 2 |
-           (unsigned)(hy * p[2] - f * p[1] < 0.0f) << 3 |
-           (unsigned)(hy * p[2] + f * p[1] < 0.0f) << 4;
-}
-
 void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
                          const gc_rs_texture *tex)
 {

@@ -245,6 +245,7 @@ typedef struct rtex {
     uint32_t levels; /* decoded levels, 1..MIP_LEVELS (consecutive from 0) */
     uint32_t w[MIP_LEVELS], h[MIP_LEVELS];
     uint8_t *rgba[MIP_LEVELS];
+    gc_rs_texture rs; /* what get_texture_of hands out, built once at decode */
 } rtex;
 
 /* ---- objects: ties, shrubs and mobys ------------------------------------- */
@@ -1138,26 +1139,30 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_t
             t->levels = (uint32_t)m + 1;
             t->state = 1;
         }
-        if (t->state == 1)
+        if (t->state == 1) {
             s->stats.textures_decoded++;
-        else
+            gc_rs_texture *rs = &t->rs;
+            memset(rs, 0, sizeof *rs);
+            rs->width = t->w[0];
+            rs->height = t->h[0];
+            rs->rgba = t->rgba[0];
+            rs->wrap_s = GC_RS_WRAP_REPEAT;
+            rs->wrap_t = GC_RS_WRAP_REPEAT;
+            for (uint32_t m = 1; m < t->levels; m++) {
+                rs->mip_width[m - 1] = t->w[m];
+                rs->mip_height[m - 1] = t->h[m];
+                rs->mip_rgba[m - 1] = t->rgba[m];
+            }
+            /* The chain is used only with a K from the ad-gif (see the draw loop). */
+            rs->mip_count = 0;
+        } else {
             s->stats.textures_failed++;
+        }
     }
     if (t->state != 1)
         return NULL;
-    memset(out, 0, sizeof *out);
-    out->width = t->w[0];
-    out->height = t->h[0];
-    out->rgba = t->rgba[0];
-    out->wrap_s = GC_RS_WRAP_REPEAT;
-    out->wrap_t = GC_RS_WRAP_REPEAT;
-    for (uint32_t m = 1; m < t->levels; m++) {
-        out->mip_width[m - 1] = t->w[m];
-        out->mip_height[m - 1] = t->h[m];
-        out->mip_rgba[m - 1] = t->rgba[m];
-    }
-    /* The chain is used only with a K from the ad-gif (see the draw loop). */
-    out->mip_count = 0;
+    /* one copy per triangle: the description is built once, at decode */
+    *out = t->rs;
     return out;
 }
 
