@@ -49,10 +49,10 @@ int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int coun
 void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4])
 {
     size_t n = (size_t)t->width * t->height;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         memcpy(t->rgba + 4 * i, rgba, 4);
+    for (size_t i = 0; i < n; i++)
         t->depth[i] = 0.0f;
-    }
     if (t->writes)
         memset(t->writes, 0, n * sizeof *t->writes);
     memset(&t->stats, 0, sizeof t->stats);
@@ -249,15 +249,6 @@ INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
     out[3] = (uint8_t)(odd >> 48);
 }
 
-INLINE int colour_to_int(float c)
-{
-    if (!(c > 0.0f))
-        return 0;
-    if (c > 255.0f)
-        return 255;
-    return (int)(c + 0.5f);
-}
-
 /* Cd + ((Cs - Cd) * As >> 7), arithmetic (flooring) shift, clamped: the GS's
  * default ALPHA with COLCLAMP. */
 INLINE uint8_t blend(int cs, int cd, int as)
@@ -292,8 +283,9 @@ typedef struct tri_setup {
     int flat[4]; /* the colour when it is the same at every pixel */
 } tri_setup;
 
-/* colour_to_int on four lanes: 0 unless c > 0, 255 when c > 255, else
- * (int)(c + 0.5f); the clamp comes first so every conversion is in range. */
+/* An interpolated colour to an integer, four lanes: 0 unless c > 0, 255
+ * when c > 255, else (int)(c + 0.5f) (round half up); the clamp comes first
+ * so every conversion is in range. */
 INLINE v4i colour_to_int4(v4f c)
 {
     const v4f zero = {0.0f, 0.0f, 0.0f, 0.0f}, top = {255.0f, 255.0f, 255.0f, 255.0f};
@@ -557,32 +549,26 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
 
     /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
     const float inv = 1.0f / (float)area;
-    const float *fa[7] = {&a->q,       &a->sq,      &a->tq,     &a->rgba[0],
-                          &a->rgba[1], &a->rgba[2], &a->rgba[3]};
-    const float *fb[7] = {&b->q,       &b->sq,      &b->tq,     &b->rgba[0],
-                          &b->rgba[1], &b->rgba[2], &b->rgba[3]};
-    const float *fc[7] = {&c->q,       &c->sq,      &c->tq,     &c->rgba[0],
-                          &c->rgba[1], &c->rgba[2], &c->rgba[3]};
-    float base[7], k1[7], k2[7];
-    for (int k = 0; k < 7; k++) {
-        base[k] = *fa[k];
-        k1[k] = (*fb[k] - *fa[k]) * inv;
-        k2[k] = (*fc[k] - *fa[k]) * inv;
-    }
-    su->qst[0] = (v4f){base[0], base[1], base[2], 0.0f};
-    su->qst[1] = (v4f){k1[0], k1[1], k1[2], 0.0f};
-    su->qst[2] = (v4f){k2[0], k2[1], k2[2], 0.0f};
-    su->col[0] = (v4f){base[3], base[4], base[5], base[6]};
-    su->col[1] = (v4f){k1[3], k1[4], k1[5], k1[6]};
-    su->col[2] = (v4f){k2[3], k2[4], k2[5], k2[6]};
+    const v4f iv = splat(inv), zero = splat(0.0f);
+    const v4f qa = {a->q, a->sq, a->tq, 0.0f}, qb = {b->q, b->sq, b->tq, 0.0f},
+              qc = {c->q, c->sq, c->tq, 0.0f};
+    const v4f ca = {a->rgba[0], a->rgba[1], a->rgba[2], a->rgba[3]},
+              cb = {b->rgba[0], b->rgba[1], b->rgba[2], b->rgba[3]},
+              cc = {c->rgba[0], c->rgba[1], c->rgba[2], c->rgba[3]};
+    su->qst[0] = qa;
+    su->qst[1] = (qb - qa) * iv;
+    su->qst[2] = (qc - qa) * iv;
+    su->col[0] = ca;
+    su->col[1] = (cb - ca) * iv;
+    su->col[2] = (cc - ca) * iv;
     /* Flat colour: with both gradients zero, base + f1 * k1 + f2 * k2 is base
      * at every covered pixel (f1, f2 >= 0 there, so the products are zeros
      * and adding them leaves base, or turns -0 into +0, both colour 0). */
-    int flat = 1;
-    for (int k = 3; k < 7; k++) {
-        flat &= k1[k] == 0.0f && k2[k] == 0.0f;
-        su->flat[k - 3] = colour_to_int(base[k]);
-    }
+    const v4i moving = (su->col[1] != zero) | (su->col[2] != zero);
+    const int flat = !(moving[0] | moving[1] | moving[2] | moving[3]);
+    const v4i fc = colour_to_int4(ca);
+    for (int k = 0; k < 4; k++)
+        su->flat[k] = fc[k];
     if (!tex) {
         if (flat)
             pixel_loop(t, su, NULL, 0, 0, 0, 1);
