@@ -13,6 +13,10 @@
  *    -ffp-contract=off, no -ffast-math, x86-64 SSE), evaluated directly from
  *    the integer edge values, never accumulated, so it is the same on every
  *    compiler. The only libm function used is sqrt (the camera basis).
+ *    Where four values are computed alike (a triangle's corners, the 1/w,
+ *    s/w, t/w and colour planes) they go through GCC/clang vector lanes:
+ *    each lane performs the same IEEE operation as the scalar expression,
+ *    in the same order, so the bits do not depend on it.
  *  - Texture coordinates are perspective-correct (s/w, t/w, 1/w interpolated
  *    in screen space, like the GS's STQ); vertex colour is interpolated
  *    affinely in screen space, as GS Gouraud shading is.
