@@ -256,8 +256,8 @@ static int bench_profile(const char *dir, int level, const char *view, int reps,
     int rc = 1;
     gc_level lv;
     if (level < 0 || level >= GC_LEVEL_COUNT || !c.files[level].ok ||
-        gc_level_init(&lv, level, c.files[level].name, c.files[level].data,
-                      c.files[level].size) != GC_OK) {
+        gc_level_init(&lv, level, c.files[level].name, c.files[level].data, c.files[level].size) !=
+            GC_OK) {
         printf("LEVEL%d: not available\n", level);
         gc_corpus_close(&c);
         return 1;

@@ -141,7 +141,6 @@ int32_t gc_rs_to_fixed(float px)
 
 /* ---- screen-space rasterisation ---------------------------------------- */
 
-
 static int64_t floor_div16(int64_t a)
 {
     return a >= 0 ? a / 16 : -((-a + 15) / 16);
@@ -178,8 +177,7 @@ INLINE uint32_t wrap_coord(int32_t i, uint32_t n, int mode)
 
 /* Always inlined into the pixel loop: one call per textured pixel cost more
  * than the level computation itself. */
-INLINE uint32_t mip_level(float q, float lod_k,
-                                                                uint32_t mip_count)
+INLINE uint32_t mip_level(float q, float lod_k, uint32_t mip_count)
 {
     if (mip_count == 0 || !(q > 0.0f))
         return 0;
@@ -276,8 +274,8 @@ typedef int32_t v4i __attribute__((vector_size(16)));
 
 /* One screen triangle after setup: what the pixel loop reads. */
 typedef struct tri_setup {
-    v4f qst[3]; /* planes of 1/w, s/w, t/w (and 0): base, k1, k2 */
-    v4f col[3]; /* planes of R, G, B, A: base, k1, k2 */
+    v4f qst[3];                 /* planes of 1/w, s/w, t/w (and 0): base, k1, k2 */
+    v4f col[3];                 /* planes of R, G, B, A: base, k1, k2 */
     int64_t px0, px1, py0, py1; /* pixel bounding box, inside the target */
     int64_t stepx[3], stepy[3], row[3], bias[3];
     int flat[4]; /* the colour when it is the same at every pixel */
@@ -530,9 +528,8 @@ INLINE int tri_bounds(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svert
 
 /* The rest of the setup (edges, attribute planes) and the pixels, for a
  * triangle tri_bounds passed (a, b, c in its winding). */
-static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
-                     const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area,
-                     const gc_rs_texture *tex)
+static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                     const gc_rs_svertex *c, int64_t area, const gc_rs_texture *tex)
 {
 
     /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
@@ -716,7 +713,8 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
     const v4f wz = {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]};
     const v4f dx = wx - splat(cam->eye[0]), dy = wy - splat(cam->eye[1]),
               dz = wz - splat(cam->eye[2]);
-    const v4f px = dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
+    const v4f px =
+        dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
     const v4f py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
     const v4f pz =
         dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
