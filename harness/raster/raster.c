@@ -299,21 +299,30 @@ INLINE v4f splat(float x)
     return (v4f){x, x, x, x};
 }
 
-/* Lane-wise a where m is set, else b (m: all ones or zero per lane). */
-INLINE v4f select4(v4i m, v4f a, v4f b)
+/* to_fixed on four lanes for a point inside the guard band (outcode 0): the
+ * same scale, sign-dependent half and truncation; the clamp
+ * cannot act (|f x / z| <= hx, a few thousand pixels, far inside 2^20, and z
+ * >= near > 0, so no NaN), and adding 0.5 with the sign of v rounds as
+ * to_fixed does (v = -0 gives -0.5 instead of +0.5: both truncate to 0). */
+INLINE v4i to_fixed4_inside(v4f px)
 {
-    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
+    const v4f v = px * splat((float)GC_RS_SUBPIXEL);
+    const v4i sign = (v4i)v & (v4i){INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN};
+    return __builtin_convertvector(v + (v4f)((v4i)splat(0.5f) | sign), v4i);
 }
 
-/* to_fixed on four lanes, the same steps: clamp to +-2^20 (NaN to -2^20),
- * scale, add +-0.5 by the sign, truncate. */
-INLINE v4i to_fixed4(v4f px)
+/* -1e30 < x < 1e30 (false for NaN) in every lane of x[0 .. n-1]: |x| below
+ * 1e30 compared on the bits (the order of non-negative floats is the order
+ * of their bit patterns; NaN and infinity have every exponent bit set,
+ * above 1e30). */
+INLINE int in_range_lanes(const v4f *x, int n)
 {
-    const v4f lim = splat((float)(1 << 20)), nlim = splat(-(float)(1 << 20));
-    px = select4(px > nlim, px, nlim);
-    px = select4(px > lim, lim, px);
-    const v4f v = px * splat((float)GC_RS_SUBPIXEL);
-    return __builtin_convertvector(v + select4(v >= splat(0.0f), splat(0.5f), splat(-0.5f)), v4i);
+    const v4i abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
+    const v4i lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* the bits of 1e30f */
+    v4i bad = {0, 0, 0, 0};
+    for (int i = 0; i < n; i++)
+        bad |= ((v4i)x[i] & abs) >= lim;
+    return !(bad[0] | bad[1] | bad[2] | bad[3]);
 }
 
 /* The first and last pixel offset k in 0..n-1 of a row where E + k * step
@@ -661,16 +670,6 @@ static cvert intersect(const cvert *in, float din, const cvert *out, float dout)
     return r;
 }
 
-/* -1e30 < x < 1e30, false for NaN: |x| below 1e30 compared on the bits
- * (the order of non-negative floats is the order of their bit patterns;
- * NaN and infinity have every exponent bit set, above 1e30). */
-INLINE int in_range(float x)
-{
-    uint32_t b;
-    memcpy(&b, &x, sizeof b);
-    return (b & 0x7FFFFFFFu) < 0x7149F2CAu; /* the bits of 1e30f */
-}
-
 /* Position and depth of a projected camera-space point. */
 INLINE void project_xy(gc_rs_svertex *o, const float p[3], const gc_rs_camera *cam)
 {
@@ -696,21 +695,20 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
                          const gc_rs_texture *tex)
 {
     t->stats.triangles++;
-    int ok = 1;
-    for (int i = 0; i < 3; i++)
-        ok &= in_range(v[i].pos[0]) & in_range(v[i].pos[1]) & in_range(v[i].pos[2]) &
-              in_range(v[i].s) & in_range(v[i].t);
-    if (!ok) {
+    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
+     * read): camera space, d . axis summed in dot3's order. */
+    const v4f w[5] = {{v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]},
+                      {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]},
+                      {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]},
+                      {v[0].s, v[1].s, v[2].s, v[0].s},
+                      {v[0].t, v[1].t, v[2].t, v[0].t}};
+    const v4f wx = w[0], wy = w[1], wz = w[2];
+    if (!in_range_lanes(w, 5)) {
         t->stats.triangles_skipped++;
         return;
     }
     cvert poly[CLIP_MAX], tmp[CLIP_MAX];
     const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
-    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
-     * read): camera space, d . axis summed in dot3's order. */
-    const v4f wx = {v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]};
-    const v4f wy = {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]};
-    const v4f wz = {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]};
     const v4f dx = wx - splat(cam->eye[0]), dy = wy - splat(cam->eye[1]),
               dz = wz - splat(cam->eye[2]);
     const v4f px =
@@ -736,8 +734,8 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
          * centre is covered; the other attributes are the values project()
          * gives. */
         const v4f q = splat(1.0f) / pz;
-        const v4i sx = to_fixed4(splat(cam->cx) + (fv * px) * q);
-        const v4i sy = to_fixed4(splat(cam->cy) - (fv * py) * q);
+        const v4i sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * q);
+        const v4i sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * q);
         gc_rs_svertex sv[3];
         for (int i = 0; i < 3; i++) {
             sv[i].x = sx[i];
