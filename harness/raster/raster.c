@@ -361,8 +361,34 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     float *const depth = t->depth;
     uint16_t *const writes = t->writes;
     uint64_t n_covered = 0, n_depth_fail = 0, n_discarded = 0, n_written = 0;
-    const float tw = textured ? (float)tex->width : 0.0f, th = textured ? (float)tex->height : 0.0f;
-    const uint32_t mip_count = textured ? tex->mip_count : 0;
+    /* Everything read per pixel is copied to locals first: the framebuffer
+     * is written through a byte pointer, which may alias any object the
+     * compiler cannot see is private, so it would reload those per pixel. */
+    const v4f q0 = su->qst[0], q1 = su->qst[1], q2 = su->qst[2];
+    const v4f c0 = su->col[0], c1 = su->col[1], c2 = su->col[2];
+    const int fr = su->flat[0], fg = su->flat[1], fb = su->flat[2], fa = su->flat[3];
+    /* level l of the chain: 0 the base, 1.. the mip levels */
+    uint32_t lv_w[GC_RS_MIP_EXTRA + 1] = {0}, lv_h[GC_RS_MIP_EXTRA + 1] = {0};
+    float lv_fw[GC_RS_MIP_EXTRA + 1] = {0}, lv_fh[GC_RS_MIP_EXTRA + 1] = {0};
+    const uint8_t *lv_rgba[GC_RS_MIP_EXTRA + 1] = {NULL};
+    if (textured) {
+        lv_w[0] = tex->width;
+        lv_h[0] = tex->height;
+        lv_rgba[0] = tex->rgba;
+        for (uint32_t l = 1; mip && l <= tex->mip_count && l <= GC_RS_MIP_EXTRA; l++) {
+            lv_w[l] = tex->mip_width[l - 1];
+            lv_h[l] = tex->mip_height[l - 1];
+            lv_rgba[l] = tex->mip_rgba[l - 1];
+        }
+        for (int l = 0; l <= GC_RS_MIP_EXTRA; l++) {
+            lv_fw[l] = (float)lv_w[l];
+            lv_fh[l] = (float)lv_h[l];
+        }
+    }
+    /* (mip_count is at most GC_RS_MIP_EXTRA by contract; the bound keeps a
+     * bad caller inside the level tables) */
+    const uint32_t mip_count =
+        textured ? (tex->mip_count < GC_RS_MIP_EXTRA ? tex->mip_count : GC_RS_MIP_EXTRA) : 0;
     const float lod_k = textured ? tex->lod_k : 0.0f;
     const int wrap_s = textured ? tex->wrap_s : 0, wrap_t = textured ? tex->wrap_t : 0;
     const int64_t width = su->px1 - su->px0 + 1;
@@ -388,7 +414,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
             n_covered++;
             const float f1 = (float)w1, f2 = (float)w2;
             const v4f f1v = {f1, f1, f1, f1}, f2v = {f2, f2, f2, f2};
-            const v4f qst = su->qst[0] + f1v * su->qst[1] + f2v * su->qst[2];
+            const v4f qst = q0 + f1v * q1 + f2v * q2;
             const float q = qst[0];
             if (!(q > depth[idx])) {
                 n_depth_fail++;
@@ -396,12 +422,12 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
             }
             int cr, cg, cb, ca;
             if (flat) {
-                cr = su->flat[0];
-                cg = su->flat[1];
-                cb = su->flat[2];
-                ca = su->flat[3];
+                cr = fr;
+                cg = fg;
+                cb = fb;
+                ca = fa;
             } else {
-                const v4i ci = colour_to_int4(su->col[0] + f1v * su->col[1] + f2v * su->col[2]);
+                const v4i ci = colour_to_int4(c0 + f1v * c1 + f2v * c2);
                 cr = ci[0];
                 cg = ci[1];
                 cb = ci[2];
@@ -411,19 +437,10 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
             if (textured) {
                 const v4f st = qst / (v4f){q, q, q, q};
                 const float s = st[1], tt = st[2];
-                uint32_t lw = tex->width, lh = tex->height;
-                const uint8_t *lrgba = tex->rgba;
-                float fw = tw, fh = th;
-                if (mip) {
-                    uint32_t l = mip_level(q, lod_k, mip_count);
-                    if (l > 0) {
-                        lw = tex->mip_width[l - 1];
-                        lh = tex->mip_height[l - 1];
-                        lrgba = tex->mip_rgba[l - 1];
-                        fw = (float)lw;
-                        fh = (float)lh;
-                    }
-                }
+                const uint32_t l = mip ? mip_level(q, lod_k, mip_count) : 0;
+                const uint32_t lw = lv_w[l], lh = lv_h[l];
+                const uint8_t *lrgba = lv_rgba[l];
+                const float fw = lv_fw[l], fh = lv_fh[l];
                 uint8_t filtered[4];
                 const uint8_t *tx;
                 if (linear) {
