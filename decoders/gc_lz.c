@@ -139,14 +139,12 @@ static inline void lz_match_wild(uint8_t *op, size_t dist, size_t len)
  * 10..23 of the packet's first 8 bytes: b1 * 64 + (b0 >> 2) of a medium or
  * far match (formats.md §1.2); it is meaningless for other kinds, which do
  * not use it except through the xb test. */
-typedef struct lz_ent {
-    uint16_t dbias; /* dist = D + dbias (medium, far); little and literal see below */
-    uint16_t xb;    /* slow path when xb + (pl & lm) > D: 0x4000 always, 1 when D == 0 */
-    uint16_t lm;    /* 0x4000 for a literal packet (pl is the previous packet's lm) */
-    uint8_t mlen;   /* match length, 0 for a literal packet */
-    uint8_t hdr;    /* bytes before the literal data: 1 literal, 2 little, 3 medium/far */
-    uint8_t dlo;    /* little match: dist - 8 * b1, (F >> 2 & 7) + 1 */
-    uint8_t unused_[7];
+typedef struct lz_ent { /* 8 bytes, so one scaled index reaches it */
+    uint16_t dbias;     /* dist = D + dbias (medium, far), 8 * b1 + dbias (little) */
+    uint16_t xb;        /* slow path when xb + (pl & lm) > D: 0x4000 always, 1 when D == 0 */
+    uint16_t lm;        /* 0x4000 for a literal packet (pl is the previous packet's lm) */
+    uint8_t mlen;       /* match length, 0 for a literal packet */
+    uint8_t hdr;        /* bytes before the literal data: 1 literal, 2 little, 3 medium/far */
 } lz_ent;
 
 #define LZ_IS_LIT(f) ((f) >= 1u && (f) < 0x0Eu) /* 4..16 literal bytes */
@@ -161,15 +159,16 @@ typedef struct lz_ent {
      : (f) < 0x40u ? ((f)&0x1Fu) + 2u                                                              \
                    : ((f) >> 5) + 1u)
 #define LZ_HDR(f) ((f) < 0x10u ? 1u : (f) < 0x40u ? 3u : 2u)
-#define LZ_DLO(f) ((((f) >> 2) & 7u) + 1u)
-/* literal: D + 8 keeps the unused match copy inside the output (D <= op - 8) */
-#define LZ_DBIAS(f) ((f) < 0x10u ? 8u : (f) < 0x20u ? LZ_FAR_BIAS + (((f)&8u) << 11) : 1u)
+/* little: dist - 8 * b1 = (F >> 2 & 7) + 1; literal: D + 8, so the unused
+ * match copy stays inside the output (the loop checks 8 <= D + 8 <= op) */
+#define LZ_DBIAS(f)                                                                                \
+    ((f) < 0x10u   ? 8u                                                                            \
+     : (f) < 0x20u ? LZ_FAR_BIAS + (((f)&8u) << 11)                                                \
+     : (f) < 0x40u ? 1u                                                                            \
+                   : (((f) >> 2) & 7u) + 1u)
 #define LZ_ENT(f)                                                                                  \
     {                                                                                              \
-        LZ_DBIAS(f), LZ_XB(f), LZ_LM(f), LZ_MLEN(f), LZ_HDR(f), LZ_DLO(f),                         \
-        {                                                                                          \
-            0                                                                                      \
-        }                                                                                          \
+        LZ_DBIAS(f), LZ_XB(f), LZ_LM(f), LZ_MLEN(f), LZ_HDR(f)                                     \
     }
 #define LZ_ENT4(f)  LZ_ENT(f), LZ_ENT((f) + 1u), LZ_ENT((f) + 2u), LZ_ENT((f) + 3u)
 #define LZ_ENT16(f) LZ_ENT4(f), LZ_ENT4((f) + 4u), LZ_ENT4((f) + 8u), LZ_ENT4((f) + 12u)
@@ -216,15 +215,21 @@ static inline uint64_t lz_load_u64le(const uint8_t *p)
 
 enum { LZ_ONE_OK, LZ_ONE_BEFORE_START, LZ_ONE_DOUBLE_LITERAL };
 
-/* One packet of any kind at *ipp, inside the fast loop's slack (wild copies).
- * Returns LZ_ONE_BEFORE_START with *distp set (nothing written, *opp
- * unchanged), or LZ_ONE_DOUBLE_LITERAL after a literal packet with *ipp at
- * the offending next packet. Out of line: it is the rare path, and keeping
- * it out of the fast loop leaves that loop its registers. */
-LZ_NOINLINE static int lz_one_packet(const uint8_t *src, uint8_t *dst, size_t *ipp, size_t *opp,
-                                     size_t *distp)
+typedef struct lz_pos {
+    size_t ip, op;
+} lz_pos;
+
+/* One packet of any kind at ip, inside the fast loop's slack (wild copies);
+ * returns the positions after it. *rcp becomes LZ_ONE_BEFORE_START with
+ * *distp set (nothing written, op unchanged), or LZ_ONE_DOUBLE_LITERAL after
+ * a literal packet, ip then at the offending next packet. Out of line, and
+ * positions passed by value: it is the rare path, and the fast loop keeps
+ * its registers (no position spilled to memory for it). */
+LZ_NOINLINE static lz_pos lz_one_packet(const uint8_t *src, uint8_t *dst, size_t ip, size_t op,
+                                        size_t *distp, int *rcp)
 {
-    size_t ip = *ipp, op = *opp, len, dist;
+    size_t len, dist;
+    lz_pos at;
     unsigned f = src[ip++];
     if (f >= 0x40) {
         /* little match: [F, b1]; F = LLLDDDTT (formats.md §1.2) */
@@ -248,8 +253,9 @@ LZ_NOINLINE static int lz_one_packet(const uint8_t *src, uint8_t *dst, size_t *i
         ip += 2;
         if (d == 0) {
             if (m != 1) {
-                *ipp = lz_pad_target(ip); /* pad: no trailing literal */
-                return LZ_ONE_OK;
+                at.ip = lz_pad_target(ip); /* pad: no trailing literal */
+                at.op = op;
+                return at;
             }
             len = 0; /* dummy: only its trailing literal applies */
             dist = 0;
@@ -262,14 +268,19 @@ LZ_NOINLINE static int lz_one_packet(const uint8_t *src, uint8_t *dst, size_t *i
         size_t n = f ? (size_t)f + 3 : (size_t)src[ip++] + 18;
         for (size_t i = 0; i < n; i += 16)
             memcpy(dst + op + i, src + ip + i, 16);
-        *opp = op + n;
-        *ipp = ip + n;
-        return src[ip + n] < 0x10 ? LZ_ONE_DOUBLE_LITERAL : LZ_ONE_OK;
+        at.op = op + n;
+        at.ip = ip + n;
+        if (src[ip + n] < 0x10)
+            *rcp = LZ_ONE_DOUBLE_LITERAL;
+        return at;
     }
     if (len) {
         if (dist > op) {
             *distp = dist;
-            return LZ_ONE_BEFORE_START;
+            *rcp = LZ_ONE_BEFORE_START;
+            at.ip = ip;
+            at.op = op;
+            return at;
         }
         lz_match_wild(dst + op, dist, len);
         op += len;
@@ -277,9 +288,9 @@ LZ_NOINLINE static int lz_one_packet(const uint8_t *src, uint8_t *dst, size_t *i
     /* trailing 0..3 literals: low bits of the packet's second-to-last byte */
     size_t t = src[ip - 2] & 3u;
     memcpy(dst + op, src + ip, 4);
-    *opp = op + t;
-    *ipp = ip + t;
-    return LZ_ONE_OK;
+    at.op = op + t;
+    at.ip = ip + t;
+    return at;
 }
 
 gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_file_ofs, uint8_t *dst,
@@ -310,21 +321,25 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
         while (op < 8 && ip < in_limit && op < out_limit) {
             pkt = ip;
             f = src[ip];
-            if ((rc = lz_one_packet(src, dst, &ip, &op, &dist)) != LZ_ONE_OK)
+            lz_pos at = lz_one_packet(src, dst, ip, op, &dist, &rc);
+            ip = at.ip;
+            op = at.op;
+            if (rc != LZ_ONE_OK)
                 goto one_failed;
         }
         while (ip < in_limit && op < out_limit) {
-            uint64_t w = lz_load_u64le(src + ip);
-            size_t fl = (size_t)(w & 0xFF);
-            size_t b1 = (size_t)(w >> 8) & 0xFF;
+            /* three byte loads rather than one word: each candidate next
+             * position is then one or two steps from its load */
+            size_t fl = src[ip], b1 = src[ip + 1], b2 = src[ip + 2];
             const lz_ent *t = &lz_tab[fl];
-            size_t D = (size_t)(w >> 10) & 0x3FFF;
-            size_t r = fl + 4;              /* literal: F, F + 3 bytes */
-            size_t rm = 3 + (b1 & 3);       /* medium/far: F b0 b1, trailing */
-            size_t rl = 2 + (fl & 3);       /* little: F b1, trailing */
-            size_t d = D + t->dbias;        /* medium/far (literal: unused) */
-            size_t dl = (b1 << 3) + t->dlo; /* little */
-            LZ_SELECT(fl, r, rm, rl, d, dl);
+            size_t D = (b1 >> 2) + (b2 << 6);
+            size_t nx = ip + 4 + fl;          /* literal: F, F + 3 bytes */
+            size_t nm = ip + 3 + (b1 & 3);    /* medium/far: F b0 b1, trailing */
+            size_t nl = ip + 2 + (fl & 3);    /* little: F b1, trailing */
+            size_t d = D + t->dbias;          /* medium/far (literal: unused) */
+            size_t dl = (b1 << 3) + t->dbias; /* little */
+            LZ_SELECT(fl, nx, nm, nl, d, dl);
+            size_t r = nx - ip;
             /* uncommon kinds, a literal right after a literal, and distances
              * outside 8..op all take the general path (rare, so predicted) */
             if (__builtin_expect((size_t)t->xb + (pl & t->lm) > D || d - 8 > op - 8, 0)) {
@@ -333,7 +348,10 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
                 if (pl && f < 0x10)
                     goto double_literal;
                 pl = 0;
-                if ((rc = lz_one_packet(src, dst, &ip, &op, &dist)) != LZ_ONE_OK)
+                lz_pos at = lz_one_packet(src, dst, ip, op, &dist, &rc);
+                ip = at.ip;
+                op = at.op;
+                if (rc != LZ_ONE_OK)
                     goto one_failed;
                 continue;
             }
@@ -342,8 +360,9 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
              * bytes (<= 16) over the copy's rounded-up tail */
             uint8_t *o = dst + op;
             size_t mlen = t->mlen, hdr = t->hdr;
-            memcpy(o, o - d, 8);
-            memcpy(o + 8, o - d + 8, 8);
+            const uint8_t *m = o - d;
+            memcpy(o, m, 8);
+            memcpy(o + 8, m + 8, 8);
             memcpy(o + mlen, src + ip + hdr, 16);
             op += mlen + r - hdr;
             ip += r;
