@@ -8,8 +8,9 @@
  *
  * The fast loop does not branch on the packet kind (docs/formats/wad-lz.md,
  * "Decoder design"): every common packet is decoded as "a match of 0..16 bytes,
- * then 0..16 literal bytes" from one 8-byte load and a per-flag-byte table,
- * with one well-predicted branch to a general one-packet path for the rest. */
+ * then 0..16 literal bytes" from its first three bytes and a per-flag-byte
+ * table, with one well-predicted branch to a general one-packet path for the
+ * rest. */
 #include "gc_lz.h"
 
 #include <string.h>
@@ -135,10 +136,10 @@ static inline void lz_match_wild(uint8_t *op, size_t dist, size_t len)
  * match of 3..16 bytes (F 0x21..0x2E) or a far match without the extension
  * byte (F 0x11..0x17, 0x19..0x1F) and, for all matches, 8 <= dist <= output so
  * far. Everything else (big literal, extended lengths, long medium matches,
- * dummy, pad, short distances, errors) goes to lz_one_packet. D is bits
- * 10..23 of the packet's first 8 bytes: b1 * 64 + (b0 >> 2) of a medium or
- * far match (formats.md §1.2); it is meaningless for other kinds, which do
- * not use it except through the xb test. */
+ * dummy, pad, short distances, errors) goes to lz_one_packet. D is
+ * (byte 2) * 64 + (byte 1 >> 2), the b1 * 64 + (b0 >> 2) of a medium or far
+ * match (formats.md §1.2); it is meaningless for other kinds, which do not
+ * use it except through the xb test. */
 typedef struct lz_ent { /* 8 bytes, so one scaled index reaches it */
     uint16_t dbias;     /* dist = D + dbias (medium, far), 8 * b1 + dbias (little) */
     uint16_t xb;        /* slow path when xb + (pl & lm) > D: 0x4000 always, 1 when D == 0 */
@@ -176,10 +177,12 @@ typedef struct lz_ent { /* 8 bytes, so one scaled index reaches it */
 static const lz_ent lz_tab[256] = {LZ_ENT64(0u), LZ_ENT64(64u), LZ_ENT64(128u), LZ_ENT64(192u)};
 
 /* The next packet's position and the match distance, chosen by F without a
- * branch: r = literal (F + 4), medium/far (3 + b0's low bits) or little (2 +
- * F's low bits), d = medium/far or little. The position is the loop's only
- * carried chain, so it must not wait for a mispredicted branch; gcc turns
- * the plain C selects below back into branches, hence the x86-64 form. */
+ * branch: r is the literal candidate (ip + F + 4) and becomes the medium/far
+ * one rm (ip + 3 + b0's low bits) if F >= 0x10, then the little one rl (ip +
+ * 2 + F's low bits) if F >= 0x40; d likewise becomes dl for a little match.
+ * The position is the loop's only carried chain, so it must not wait for a
+ * mispredicted branch; gcc turns the plain C selects below back into
+ * branches, hence the x86-64 form. */
 #if defined(__GNUC__) && defined(__x86_64__)
 #define LZ_SELECT(f, r, rm, rl, d, dl)                                                             \
     __asm__("cmp $0x10, %[ff]\n\tcmovae %[rrm], %[rr]\n\tcmp $0x40, %[ff]\n\t"                     \
@@ -197,21 +200,6 @@ static const lz_ent lz_tab[256] = {LZ_ENT64(0u), LZ_ENT64(64u), LZ_ENT64(128u), 
 #else
 #define LZ_NOINLINE
 #endif
-
-/* 8 input bytes as one little-endian word (one load on the usual hosts). */
-static inline uint64_t lz_load_u64le(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-#else
-    uint64_t w = 0;
-    for (int i = 7; i >= 0; i--)
-        w = w << 8 | p[i];
-    return w;
-#endif
-}
 
 enum { LZ_ONE_OK, LZ_ONE_BEFORE_START, LZ_ONE_DOUBLE_LITERAL };
 
