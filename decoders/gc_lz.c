@@ -4,7 +4,13 @@
  * slack, then a byte-exact tail loop with every check, in the manner of lz4.
  *
  * Positions are size_t indices into src/dst, never pointers past a buffer, so
- * a pad packet that skips beyond the declared end is harmless arithmetic. */
+ * a pad packet that skips beyond the declared end is harmless arithmetic.
+ *
+ * The fast loop does not branch on the packet kind (docs/formats/wad-lz.md,
+ * "Decoder design"): every common packet is decoded as "a match of 0..16 bytes,
+ * then 0..16 literal bytes" from its first three bytes and a per-flag-byte
+ * table, with one well-predicted branch to a general one-packet path for the
+ * rest. */
 #include "gc_lz.h"
 
 #include <string.h>
@@ -125,6 +131,156 @@ static inline void lz_match_wild(uint8_t *op, size_t dist, size_t len)
     }
 }
 
+/* Per flag byte F, what the branchless fast loop needs. A packet is "common"
+ * when it is a literal of 4..16 bytes (F 1..13), a little match, a medium
+ * match of 3..16 bytes (F 0x21..0x2E) or a far match without the extension
+ * byte (F 0x11..0x17, 0x19..0x1F) and, for all matches, 8 <= dist <= output so
+ * far. Everything else (big literal, extended lengths, long medium matches,
+ * dummy, pad, short distances, errors) goes to lz_one_packet. D is
+ * (byte 2) * 64 + (byte 1 >> 2), the b1 * 64 + (b0 >> 2) of a medium or far
+ * match (formats.md §1.2); it is meaningless for other kinds, which do not
+ * use it except through the xb test. */
+typedef struct lz_ent { /* 8 bytes, so one scaled index reaches it */
+    uint16_t dbias;     /* dist = D + dbias (medium, far), 8 * b1 + dbias (little) */
+    uint16_t xb;        /* slow path when xb + (pl & lm) > D: 0x4000 always, 1 when D == 0 */
+    uint16_t lm;        /* 0x4000 for a literal packet (pl is the previous packet's lm) */
+    uint8_t mlen;       /* match length, 0 for a literal packet */
+    uint8_t hdr;        /* bytes before the literal data: 1 literal, 2 little, 3 medium/far */
+} lz_ent;
+
+#define LZ_IS_LIT(f) ((f) >= 1u && (f) < 0x0Eu) /* 4..16 literal bytes */
+#define LZ_ALWAYS(f)                                                                               \
+    ((f) == 0u || ((f) >= 0x0Eu && (f) < 0x10u) || (f) == 0x10u || (f) == 0x18u || (f) == 0x20u || \
+     ((f) >= 0x2Fu && (f) < 0x40u))
+#define LZ_XB(f) (LZ_ALWAYS(f) ? 0x4000u : ((f) > 0x10u && (f) < 0x18u) ? 1u : 0u)
+#define LZ_LM(f) (LZ_IS_LIT(f) ? 0x4000u : 0u)
+#define LZ_MLEN(f)                                                                                 \
+    ((f) < 0x10u   ? 0u                                                                            \
+     : (f) < 0x20u ? ((f)&7u) + 2u                                                                 \
+     : (f) < 0x40u ? ((f)&0x1Fu) + 2u                                                              \
+                   : ((f) >> 5) + 1u)
+#define LZ_HDR(f) ((f) < 0x10u ? 1u : (f) < 0x40u ? 3u : 2u)
+/* little: dist - 8 * b1 = (F >> 2 & 7) + 1; literal: D + 8, so the unused
+ * match copy stays inside the output (the loop checks 8 <= D + 8 <= op) */
+#define LZ_DBIAS(f)                                                                                \
+    ((f) < 0x10u   ? 8u                                                                            \
+     : (f) < 0x20u ? LZ_FAR_BIAS + (((f)&8u) << 11)                                                \
+     : (f) < 0x40u ? 1u                                                                            \
+                   : (((f) >> 2) & 7u) + 1u)
+#define LZ_ENT(f)                                                                                  \
+    {                                                                                              \
+        LZ_DBIAS(f), LZ_XB(f), LZ_LM(f), LZ_MLEN(f), LZ_HDR(f)                                     \
+    }
+#define LZ_ENT4(f)  LZ_ENT(f), LZ_ENT((f) + 1u), LZ_ENT((f) + 2u), LZ_ENT((f) + 3u)
+#define LZ_ENT16(f) LZ_ENT4(f), LZ_ENT4((f) + 4u), LZ_ENT4((f) + 8u), LZ_ENT4((f) + 12u)
+#define LZ_ENT64(f) LZ_ENT16(f), LZ_ENT16((f) + 16u), LZ_ENT16((f) + 32u), LZ_ENT16((f) + 48u)
+static const lz_ent lz_tab[256] = {LZ_ENT64(0u), LZ_ENT64(64u), LZ_ENT64(128u), LZ_ENT64(192u)};
+
+/* The next packet's position and the match distance, chosen by F without a
+ * branch: r is the literal candidate (ip + F + 4) and becomes the medium/far
+ * one rm (ip + 3 + b0's low bits) if F >= 0x10, then the little one rl (ip +
+ * 2 + F's low bits) if F >= 0x40; d likewise becomes dl for a little match.
+ * The position is the loop's only carried chain, so it must not wait for a
+ * mispredicted branch; gcc turns the plain C selects below back into
+ * branches, hence the x86-64 form. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#define LZ_SELECT(f, r, rm, rl, d, dl)                                                             \
+    __asm__("cmp $0x10, %[ff]\n\tcmovae %[rrm], %[rr]\n\tcmp $0x40, %[ff]\n\t"                     \
+            "cmovae %[rrl], %[rr]\n\tcmovae %[ddl], %[dd]"                                         \
+            : [rr] "+&r"(r), [dd] "+&r"(d)                                                         \
+            : [ff] "r"(f), [rrm] "r"(rm), [rrl] "r"(rl), [ddl] "r"(dl)                             \
+            : "cc")
+#else
+#define LZ_SELECT(f, r, rm, rl, d, dl)                                                             \
+    ((r) = (f) >= 0x40u ? (rl) : (f) >= 0x10u ? (rm) : (r), (d) = (f) >= 0x40u ? (dl) : (d))
+#endif
+
+#if defined(__GNUC__)
+#define LZ_NOINLINE __attribute__((noinline))
+#else
+#define LZ_NOINLINE
+#endif
+
+enum { LZ_ONE_OK, LZ_ONE_BEFORE_START, LZ_ONE_DOUBLE_LITERAL };
+
+typedef struct lz_pos {
+    size_t ip, op;
+} lz_pos;
+
+/* One packet of any kind at ip, inside the fast loop's slack (wild copies);
+ * returns the positions after it. *rcp becomes LZ_ONE_BEFORE_START with
+ * *distp set (nothing written, op unchanged), or LZ_ONE_DOUBLE_LITERAL after
+ * a literal packet, ip then at the offending next packet. Out of line, and
+ * positions passed by value: it is the rare path, and the fast loop keeps
+ * its registers (no position spilled to memory for it). */
+LZ_NOINLINE static lz_pos lz_one_packet(const uint8_t *src, uint8_t *dst, size_t ip, size_t op,
+                                        size_t *distp, int *rcp)
+{
+    size_t len, dist;
+    lz_pos at;
+    unsigned f = src[ip++];
+    if (f >= 0x40) {
+        /* little match: [F, b1]; F = LLLDDDTT (formats.md §1.2) */
+        len = (f >> 5) + 1;
+        dist = ((size_t)src[ip] << 3) + ((f >> 2) & 7) + 1;
+        ip++;
+    } else if (f >= 0x20) {
+        /* medium/big match: [F, (n), b0, b1] */
+        len = f & 0x1F;
+        if (len == 0)
+            len = (size_t)src[ip++] + 0x1F;
+        len += 2;
+        dist = ((size_t)src[ip + 1] << 6) + (src[ip] >> 2) + 1;
+        ip += 2;
+    } else if (f >= 0x10) {
+        /* far match / dummy / pad: [F, (n), b0, b1] */
+        size_t m = f & 7;
+        if (m == 0)
+            m = (size_t)src[ip++] + 7;
+        size_t d = ((size_t)(f & 8) << 11) + ((size_t)src[ip + 1] << 6) + (src[ip] >> 2);
+        ip += 2;
+        if (d == 0) {
+            if (m != 1) {
+                at.ip = lz_pad_target(ip); /* pad: no trailing literal */
+                at.op = op;
+                return at;
+            }
+            len = 0; /* dummy: only its trailing literal applies */
+            dist = 0;
+        } else {
+            len = m + 2;
+            dist = d + LZ_FAR_BIAS;
+        }
+    } else {
+        /* literal packet: F 1..15 -> F+3 bytes; F 0 -> [0, n] n+18 bytes */
+        size_t n = f ? (size_t)f + 3 : (size_t)src[ip++] + 18;
+        for (size_t i = 0; i < n; i += 16)
+            memcpy(dst + op + i, src + ip + i, 16);
+        at.op = op + n;
+        at.ip = ip + n;
+        if (src[ip + n] < 0x10)
+            *rcp = LZ_ONE_DOUBLE_LITERAL;
+        return at;
+    }
+    if (len) {
+        if (dist > op) {
+            *distp = dist;
+            *rcp = LZ_ONE_BEFORE_START;
+            at.ip = ip;
+            at.op = op;
+            return at;
+        }
+        lz_match_wild(dst + op, dist, len);
+        op += len;
+    }
+    /* trailing 0..3 literals: low bits of the packet's second-to-last byte */
+    size_t t = src[ip - 2] & 3u;
+    memcpy(dst + op, src + ip, 4);
+    at.op = op + t;
+    at.ip = ip + t;
+    return at;
+}
+
 gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_file_ofs, uint8_t *dst,
                            size_t dst_capacity, size_t *dst_len, gc_diag *diag)
 {
@@ -146,92 +302,72 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
     if (end >= LZ_FAST_IN_SLACK && dst_capacity >= LZ_FAST_OUT_SLACK) {
         const size_t in_limit = end - LZ_FAST_IN_SLACK;
         const size_t out_limit = dst_capacity - LZ_FAST_OUT_SLACK;
-        while (ip < in_limit && op < out_limit) {
+        size_t pl = 0; /* 0x4000 right after a common literal packet, else 0 */
+        int rc = LZ_ONE_OK;
+        /* the common-packet loop copies 8-byte chunks from dist >= 8 back, so
+         * it starts once 8 bytes are out (the first packets are literals) */
+        while (op < 8 && ip < in_limit && op < out_limit) {
             pkt = ip;
-            f = src[ip++];
-            if (f >= 0x40) {
-                /* little match: [F, b1]; F = LLLDDDTT (formats.md §1.2) */
-                len = (f >> 5) + 1;
-                dist = ((size_t)src[ip] << 3) + ((f >> 2) & 7) + 1;
-                ip++;
-                /* the hottest packet (two thirds of level data): one 8-byte
-                 * copy when the source cannot overlap it */
-                if (dist >= 8 && dist <= op) {
-                    memcpy(dst + op, dst + op - dist, 8);
-                    op += len;
-                    size_t tl = f & 3u;
-                    memcpy(dst + op, src + ip, 4);
-                    op += tl;
-                    ip += tl;
-                    continue;
-                }
-            } else if (f >= 0x20) {
-                /* medium/big match: [F, (n), b0, b1] */
-                len = f & 0x1F;
-                if (len == 0)
-                    len = (size_t)src[ip++] + 0x1F;
-                len += 2;
-                size_t b0 = src[ip];
-                dist = ((size_t)src[ip + 1] << 6) + (b0 >> 2) + 1;
-                ip += 2;
-                /* short medium matches (most of them): one 16-byte copy */
-                if (len <= 16 && dist >= 16 && dist <= op) {
-                    memcpy(dst + op, dst + op - dist, 16);
-                    op += len;
-                    size_t tm = b0 & 3u;
-                    memcpy(dst + op, src + ip, 4);
-                    op += tm;
-                    ip += tm;
-                    continue;
-                }
-            } else if (f >= 0x10) {
-                /* far match / dummy / pad: [F, (n), b0, b1] */
-                size_t m = f & 7;
-                if (m == 0)
-                    m = (size_t)src[ip++] + 7;
-                size_t d = ((size_t)(f & 8) << 11) + ((size_t)src[ip + 1] << 6) + (src[ip] >> 2);
-                ip += 2;
-                if (d == 0) {
-                    if (m != 1) {
-                        ip = lz_pad_target(ip); /* pad: no trailing literal */
-                        continue;
-                    }
-                    len = 0; /* dummy: only its trailing literal applies */
-                    dist = 0;
-                } else {
-                    len = m + 2;
-                    dist = d + LZ_FAR_BIAS;
-                }
-            } else {
-                /* literal packet: F 1..15 -> F+3 bytes; F 0 -> [0, n] n+18 bytes */
-                size_t n = f ? (size_t)f + 3 : (size_t)src[ip++] + 18;
-                /* 4..18-byte medium literals are the common case: two fixed
-                 * chunks, then a loop only for big literals */
-                memcpy(dst + op, src + ip, 16);
-                memcpy(dst + op + 16, src + ip + 16, 16);
-                for (size_t i = 32; i < n; i += 16)
-                    memcpy(dst + op + i, src + ip + i, 16);
-                op += n;
-                ip += n;
-                if (src[ip] < 0x10)
+            f = src[ip];
+            lz_pos at = lz_one_packet(src, dst, ip, op, &dist, &rc);
+            ip = at.ip;
+            op = at.op;
+            if (rc != LZ_ONE_OK)
+                goto one_failed;
+        }
+        while (ip < in_limit && op < out_limit) {
+            /* three byte loads rather than one word: each candidate next
+             * position is then one or two steps from its load */
+            size_t fl = src[ip], b1 = src[ip + 1], b2 = src[ip + 2];
+            const lz_ent *t = &lz_tab[fl];
+            size_t D = (b1 >> 2) + (b2 << 6);
+            size_t nx = ip + 4 + fl;          /* literal: F, F + 3 bytes */
+            size_t nm = ip + 3 + (b1 & 3);    /* medium/far: F b0 b1, trailing */
+            size_t nl = ip + 2 + (fl & 3);    /* little: F b1, trailing */
+            size_t d = D + t->dbias;          /* medium/far (literal: unused) */
+            size_t dl = (b1 << 3) + t->dbias; /* little */
+            LZ_SELECT(fl, nx, nm, nl, d, dl);
+            size_t r = nx - ip;
+            /* uncommon kinds, a literal right after a literal, and distances
+             * outside 8..op all take the general path (rare, so predicted) */
+            if (__builtin_expect((size_t)t->xb + (pl & t->lm) > D || d - 8 > op - 8, 0)) {
+                pkt = ip;
+                f = (unsigned)fl;
+                if (pl && f < 0x10)
                     goto double_literal;
+                pl = 0;
+                lz_pos at = lz_one_packet(src, dst, ip, op, &dist, &rc);
+                ip = at.ip;
+                op = at.op;
+                if (rc != LZ_ONE_OK)
+                    goto one_failed;
                 continue;
             }
-            if (len) {
-                if (dist > op)
-                    goto before_start;
-                lz_match_wild(dst + op, dist, len);
-                op += len;
-            }
-            /* trailing 0..3 literals: low bits of the packet's second-to-last byte */
-            size_t t = src[ip - 2] & 3u;
-            memcpy(dst + op, src + ip, 4);
-            op += t;
-            ip += t;
+            /* a match of mlen <= 16 bytes (two 8-byte chunks, each reading
+             * only final bytes since d >= 8), then the packet's literal
+             * bytes (<= 16) over the copy's rounded-up tail */
+            uint8_t *o = dst + op;
+            size_t mlen = t->mlen, hdr = t->hdr;
+            const uint8_t *m = o - d;
+            memcpy(o, m, 8);
+            memcpy(o + 8, m + 8, 8);
+            memcpy(o + mlen, src + ip + hdr, 16);
+            op += mlen + r - hdr;
+            ip += r;
+            pl = t->lm;
         }
+        /* the literal-after-literal check of the last common packet */
+        if (pl && ip < end && src[ip] < 0x10)
+            goto double_literal;
+        goto tail;
+    one_failed:
+        if (rc == LZ_ONE_BEFORE_START)
+            goto before_start;
+        goto double_literal;
     }
 
     /* ---- tail loop: byte-exact, every read and write checked ---- */
+tail:
     while (ip < end) {
         pkt = ip;
         f = src[ip++];
