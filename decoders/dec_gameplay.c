@@ -849,6 +849,39 @@ static gc_status pvar_class_sizes(gc_level *lv, const int64_t *ofs, const gp_obj
     return GC_OK;
 }
 
+/* One tie ambient RGBA record (block 0x94): the colours themselves stay in the gameplay data
+ * (data_ofs, colours x 16 bits); the renderer reads them there as the tie instance's per-vertex
+ * colours (docs/formats/gameplay.md, "Tie ambient RGBAs"). */
+typedef struct gp_ambient_row {
+    uint64_t file_ofs;
+    uint32_t index;
+    int32_t instance;
+    int32_t colours;
+    uint64_t data_ofs;
+} gp_ambient_row;
+
+static const gc_column ambient_cols[] = {
+    GC_COL(gp_ambient_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
+           "offset of the record's s16 instance index"),
+    GC_COL(gp_ambient_row, index, GC_T_U32, 0, "", "record position in the block"),
+    GC_COL(gp_ambient_row, instance, GC_T_S32, 0, "", "+0x0 s16: tie instance (row of tie.instance)"),
+    GC_COL(gp_ambient_row, colours, GC_T_S32, 0, "count",
+           "+0x2 s16: size in 2-byte units, one 16-bit colour each"),
+    GC_COL(gp_ambient_row, data_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
+           "+0x4: the first colour (file_ofs + 4)"),
+};
+
+static const gc_table_desc gc_table_tie_ambient = {
+    .name = "tie.ambient",
+    .doc = "One row per tie ambient RGBA record (gameplay block 0x94) the walk accepted.",
+    .row_size = sizeof(gp_ambient_row),
+    .columns = ambient_cols,
+    .column_count = GC_COUNTOF(ambient_cols),
+    .parent_table = "tie.instance",
+    .parent_link = "instance",
+    .parent_column = "instance",
+};
+
 /* Tie ambient RGBAs: {s16 instance, s16 size in 2-byte units, bytes}... then s16 -1. */
 static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties, gp_objects *ob)
 {
@@ -857,7 +890,9 @@ static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties,
         return;
     gc_reader b = block_reader(g, ofs, lv->gameplay_size);
     ob->ambient_ok = 0;
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_tie_ambient);
     for (;;) {
+        uint64_t at = gc_tell_file(&b);
         int16_t index = gc_s16le(&b);
         if (b.overrun)
             return;
@@ -868,6 +903,13 @@ static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties,
             GC_FAULT(lv, tie_ambient_bytes) ? (size_t)(uint16_t)size : 2u * (size_t)(uint16_t)size;
         if (b.overrun || index < 0 || (uint32_t)index >= ties || size < 0 || !gc_skip(&b, bytes))
             return;
+        gp_ambient_row *o = gc_rows_push(rb);
+        if (o)
+            *o = (gp_ambient_row){.file_ofs = at,
+                                  .index = (uint32_t)ob->ambient_records,
+                                  .instance = index,
+                                  .colours = size,
+                                  .data_ofs = at + 4};
         ob->ambient_records++;
     }
     ob->ambient_ok = 1;
@@ -1127,7 +1169,8 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
 static const gc_table_desc *const gameplay_tables[] = {
     &gc_table_gp_header,      &gc_table_gp_block,      &gc_table_gp_light,
     &gc_table_gp_occl,        &gc_table_gp_list,       &gc_table_tie_instance,
-    &gc_table_shrub_instance, &gc_table_moby_instance, &gc_table_gp_cam};
+    &gc_table_shrub_instance, &gc_table_moby_instance, &gc_table_gp_cam,
+    &gc_table_tie_ambient};
 
 const gc_decoder gc_dec_gameplay = {
     .name = "gameplay",

@@ -311,6 +311,40 @@ static const gc_table_desc gc_table_shrub_triangle = {
     .parent_column = "packet_row",
 };
 
+/* The class's 24 normals (header +0x2c: {s16 x, y, z, pad} each, component / 32767;
+ * docs/formats/shrub.md): the shrub renderer lights one colour per normal and instance and every
+ * vertex takes the colour of its normal index (Wrench docs/shrub_renderer.md: the instance's
+ * 0x18-qw colour palette). */
+typedef struct shrub_normal_row {
+    uint64_t file_ofs;
+    uint32_t class_row;
+    uint32_t index;
+    int32_t x, y, z;
+    double length;
+} shrub_normal_row;
+
+static const gc_column normal_cols[] = {
+    GC_COL(shrub_normal_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in core_data",
+           "offset of the 8-byte normal (class + data_ofs + 8 * index)"),
+    GC_COL(shrub_normal_row, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", "shrub.class row"),
+    GC_COL(shrub_normal_row, index, GC_T_U32, 0, "", "0..23: the vertices' normal index"),
+    GC_COL(shrub_normal_row, x, GC_T_S32, 0, "1/32767", "+0 s16"),
+    GC_COL(shrub_normal_row, y, GC_T_S32, 0, "1/32767", "+2 s16"),
+    GC_COL(shrub_normal_row, z, GC_T_S32, 0, "1/32767", "+4 s16 (+6 pad)"),
+    GC_COL(shrub_normal_row, length, GC_T_F64, 0, "", "|(x, y, z)| / 32767 (sqrt in double)"),
+};
+
+static const gc_table_desc gc_table_shrub_normal = {
+    .name = "shrub.normal",
+    .doc = "The 24 normals of each shrub class whose normals fit in its span (header +0x2c).",
+    .row_size = sizeof(shrub_normal_row),
+    .columns = normal_cols,
+    .column_count = GC_COUNTOF(normal_cols),
+    .parent_table = "shrub.class",
+    .parent_link = "class",
+    .parent_column = "class_row",
+};
+
 /* The GS packet walk of Wrench's read_shrub_class: at each GS offset the next
  * GIF tag (1 qw), A+D record (5 qw) or vertex (3 qw) must sit exactly there;
  * a vertex three back from the cursor is the padding that ends a short packet.
@@ -596,6 +630,7 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
     gc_rowbuf *pb = gc_level_rows(lv, &gc_table_shrub_packet);
     gc_rowbuf *vb = gc_level_rows(lv, &gc_table_shrub_vertex);
     gc_rowbuf *tb = gc_level_rows(lv, &gc_table_shrub_triangle);
+    gc_rowbuf *nb = gc_level_rows(lv, &gc_table_shrub_normal);
     for (int32_t i = 0; i < t.count; i++) {
         shrub_class_row c;
         memset(&c, 0, sizeof c);
@@ -671,8 +706,31 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
                              .tb = tb,
                              .slots = slots,
                              .slot_count = c.texture_slots};
-            if (c.normals_fit)
+            if (c.normals_fit) {
                 em.normals = cls.data + c.data_ofs;
+                for (uint32_t n = 0; n < SHRUB_NORMAL_COUNT; n++) {
+                    shrub_normal_row *nr = gc_rows_push(nb);
+                    if (!nr)
+                        return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for shrub.normal");
+                    const uint8_t *q = em.normals + 8u * n;
+                    int32_t xyz[3];
+                    double l2 = 0;
+                    for (int a = 0; a < 3; a++) {
+                        uint16_t raw = gc_load_u16le(q + 2 * a);
+                        /* fault: the components read unsigned (a negative one becomes 32768..) */
+                        xyz[a] = GC_FAULT(lv, shrub_normal_unsigned) ? (int32_t)raw
+                                                                     : (int32_t)(int16_t)raw;
+                        l2 += (double)xyz[a] * xyz[a];
+                    }
+                    *nr = (shrub_normal_row){.file_ofs = cls.file_ofs + (uint64_t)c.data_ofs + 8u * n,
+                                             .class_row = class_row,
+                                             .index = n,
+                                             .x = xyz[0],
+                                             .y = xyz[1],
+                                             .z = xyz[2],
+                                             .length = sqrt(l2) / 32767.0};
+                }
+            }
             double max_r2 = 0;
             gc_diag_push(diag, "core_data/shrub[%d]", (int)i);
             for (int32_t k = 0; c.packet_table_inside && k < c.packet_count; k++) {
@@ -717,9 +775,9 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
     return GC_OK;
 }
 
-static const gc_table_desc *const shrub_tables[] = {&gc_table_shrub_class, &gc_table_shrub_packet,
-                                                    &gc_table_shrub_vertex,
-                                                    &gc_table_shrub_triangle};
+static const gc_table_desc *const shrub_tables[] = {
+    &gc_table_shrub_class, &gc_table_shrub_packet, &gc_table_shrub_vertex, &gc_table_shrub_triangle,
+    &gc_table_shrub_normal};
 
 const gc_decoder gc_dec_shrub = {
     .name = "shrub",

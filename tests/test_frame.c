@@ -775,6 +775,7 @@ typedef struct o_packet {
     uint64_t file_ofs;
     uint32_t class_row;
     uint8_t lod;
+    uint8_t rgba_count; /* tie.packet +0xa (only the lit tie's descriptor names it) */
 } o_packet;
 typedef struct o_vertex {
     uint64_t file_ofs;
@@ -782,6 +783,7 @@ typedef struct o_vertex {
     uint16_t index;
     float x, y, z, s, t;
     uint8_t naz, nel; /* moby.vertex normal_azimuth, normal_elevation (the moby table only) */
+    uint16_t normal;  /* shrub.vertex normal index (the shrub table only) */
 } o_vertex;
 typedef struct o_tri {
     uint64_t file_ofs;
@@ -1196,6 +1198,232 @@ Test(render, moby_light_index_out_of_range_stays_unlit)
     }
 }
 
+/* ---- tie and shrub lighting: an ambient record, a class normal table ----- */
+
+typedef struct o_sinst {
+    uint64_t file_ofs;
+    uint32_t class_row;
+    float m[12];
+    int32_t colour[3]; /* shrub.instance colour_r, _g, _b */
+    int32_t dir_light; /* shrub.instance dir_light */
+} o_sinst;
+typedef struct o_snormal {
+    uint32_t class_row, index;
+    int32_t x, y, z;
+} o_snormal;
+typedef struct o_amb {
+    int32_t instance, colours;
+    uint64_t data_ofs;
+} o_amb;
+static const gc_column tpr_cols[] = {
+    GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_packet, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    GC_COL(o_packet, lod, GC_T_U8, 0, "", ""), GC_COL(o_packet, rgba_count, GC_T_U8, 0, "", "")};
+static const gc_column sv_cols[] = {GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),
+                                    GC_COL(o_vertex, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+                                    {"index", GC_T_U16, offsetof(o_vertex, index), 2, 0, "", ""},
+                                    GC_COL(o_vertex, x, GC_T_F32, 0, "", ""),
+                                    GC_COL(o_vertex, y, GC_T_F32, 0, "", ""),
+                                    GC_COL(o_vertex, z, GC_T_F32, 0, "", ""),
+                                    GC_COL(o_vertex, s, GC_T_F32, 0, "", ""),
+                                    GC_COL(o_vertex, t, GC_T_F32, 0, "", ""),
+                                    GC_COL(o_vertex, normal, GC_T_U16, 0, "", "")};
+#define OSI_COL(nm, i)                                                                             \
+    {                                                                                              \
+        nm, GC_T_F32, offsetof(o_sinst, m) + 4 * (i), 4, 0, "", ""                                 \
+    }
+static const gc_column si_cols[] = {
+    GC_COL(o_sinst, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_sinst, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    OSI_COL("c0x", 0),
+    OSI_COL("c0y", 1),
+    OSI_COL("c0z", 2),
+    OSI_COL("c1x", 3),
+    OSI_COL("c1y", 4),
+    OSI_COL("c1z", 5),
+    OSI_COL("c2x", 6),
+    OSI_COL("c2y", 7),
+    OSI_COL("c2z", 8),
+    OSI_COL("c3x", 9),
+    OSI_COL("c3y", 10),
+    OSI_COL("c3z", 11),
+    {"colour_r", GC_T_S32, offsetof(o_sinst, colour), 4, 0, "", ""},
+    {"colour_g", GC_T_S32, offsetof(o_sinst, colour) + 4, 4, 0, "", ""},
+    {"colour_b", GC_T_S32, offsetof(o_sinst, colour) + 8, 4, 0, "", ""},
+    GC_COL(o_sinst, dir_light, GC_T_S32, 0, "", "")};
+static const gc_column sn_cols[] = {GC_COL(o_snormal, class_row, GC_T_U32, 0, "", ""),
+                                    GC_COL(o_snormal, index, GC_T_U32, 0, "", ""),
+                                    GC_COL(o_snormal, x, GC_T_S32, 0, "", ""),
+                                    GC_COL(o_snormal, y, GC_T_S32, 0, "", ""),
+                                    GC_COL(o_snormal, z, GC_T_S32, 0, "", "")};
+static const gc_column am_cols[] = {GC_COL(o_amb, instance, GC_T_S32, 0, "", ""),
+                                    GC_COL(o_amb, colours, GC_T_S32, 0, "", ""),
+                                    GC_COL(o_amb, data_ofs, GC_T_U64, 0, "", "")};
+DESC(d_tie_packet_rgba, "tie.packet", o_packet, tpr_cols);
+DESC(d_tie_ambient, "tie.ambient", o_amb, am_cols);
+DESC(d_shrub_class, "shrub.class", o_class, oc_cols);
+DESC(d_shrub_packet, "shrub.packet", o_packet, op_cols);
+DESC(d_shrub_vertex, "shrub.vertex", o_vertex, sv_cols);
+DESC(d_shrub_tri, "shrub.triangle", o_tri, tt_cols);
+DESC(d_shrub_inst, "shrub.instance", o_sinst, si_cols);
+DESC(d_shrub_normal, "shrub.normal", o_snormal, sn_cols);
+
+enum { ALL_TABLES = LIT_TABLES + 7 };
+
+/* The gameplay bytes the tie's ambient record points into: 6 bytes of other
+ * data, then {s16 instance 0, s16 size 3} and three colours (data at 10). */
+static uint8_t amb_gameplay[16];
+
+/* The tie ambient colour of the lit tie: red 8, green 16, blue 31 (5 bits
+ * each, red lowest) and the alpha bit: expanded (v << 3) 0.5, 1.0, 1.9375. */
+#define AMB_COLOUR (8u | 16u << 5 | 31u << 10 | 0x8000u)
+
+/* build_lit_objects plus a lit tie and a lit shrub.
+ * Tie: its LOD-0 packet has rgba_count 3 and the instance an ambient record
+ * of 3 colours (AMB_COLOUR, a decoy 0x7fff before it) when `tie_record`.
+ * Shrub: one class, the moby's triangle at (10, 0, 6) under the 3x3 part m3
+ * (world x 16..19, y 4.5..7.5); every vertex has normal index 5, and the
+ * class's normal 5 is (0, 0, 32767), the other 23 (32767, 0, 0); instance
+ * colour (128, 255, 64), light set `shrub_light`. */
+static void build_all_lit(gc_level *lv, gc_rowbuf *rb, int tie_record, int32_t shrub_light,
+                          const float m3[9])
+{
+    static const float up[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    build_lit_objects(lv, rb, 0, 0.0f, up);
+    rb[6].desc = &d_tie_packet_rgba;
+    for (size_t i = 0; i < rb[6].count; i++)
+        ((o_packet *)(void *)(rb[6].data + i * sizeof(o_packet)))->rgba_count = 3;
+    const gc_table_desc *descs[7] = {&d_tie_ambient, &d_shrub_class, &d_shrub_packet,
+                                     &d_shrub_vertex, &d_shrub_tri,  &d_shrub_inst,
+                                     &d_shrub_normal};
+    gc_rowbuf *b = rb + LIT_TABLES;
+    for (int i = 0; i < 7; i++) {
+        memset(&b[i], 0, sizeof b[i]);
+        b[i].desc = descs[i];
+    }
+    memset(amb_gameplay, 0, sizeof amb_gameplay);
+    for (int k = 0; k < 3; k++) {
+        amb_gameplay[4 + 2 * k] = 0xff, amb_gameplay[5 + 2 * k] = 0x7f; /* decoys at 4, 6, 8 */
+        amb_gameplay[10 + 2 * k] = (uint8_t)AMB_COLOUR;
+        amb_gameplay[11 + 2 * k] = (uint8_t)(AMB_COLOUR >> 8);
+    }
+    lv->gameplay = amb_gameplay;
+    lv->gameplay_size = sizeof amb_gameplay;
+    if (tie_record) {
+        o_amb *a = gc_rows_push(&b[0]);
+        a->instance = 0, a->colours = 3, a->data_ofs = 10;
+    }
+    cr_assert(gc_rows_push(&b[1]));
+    o_packet *p = gc_rows_push(&b[2]);
+    p->class_row = 0;
+    static const float lx[3] = {6, 9, 6}, ly[3] = {-1.5f, 0, 1.5f};
+    for (uint16_t i = 0; i < 3; i++) {
+        o_vertex *v = gc_rows_push(&b[3]);
+        v->packet_row = 0, v->index = i, v->x = lx[i], v->y = ly[i], v->z = 0, v->normal = 5;
+    }
+    o_tri *t = gc_rows_push(&b[4]);
+    t->packet_row = 0, t->a = 0, t->b = 1, t->c = 2, t->texture_entry = UINT32_MAX;
+    o_sinst *in = gc_rows_push(&b[5]);
+    in->class_row = 0;
+    memcpy(in->m, m3, 9 * sizeof *m3);
+    in->m[9] = 10, in->m[10] = 6, in->m[11] = 6;
+    in->colour[0] = 128, in->colour[1] = 255, in->colour[2] = 64;
+    in->dir_light = shrub_light;
+    for (uint32_t j = 0; j < 24; j++) {
+        o_snormal *n = gc_rows_push(&b[6]);
+        n->class_row = 0, n->index = j;
+        n->x = j == 5 ? 0 : 32767, n->y = 0, n->z = j == 5 ? 32767 : 0;
+    }
+    lv->table_count = ALL_TABLES;
+}
+
+/* Draws build_all_lit's overview lit and unlit: the tie's and the shrub's
+ * centroid pixels, the manifests. */
+static void draw_all_lit(int tie_record, int32_t shrub_light, const float m3[9], uint8_t tie_on[3],
+                         uint8_t tie_off[3], uint8_t shrub_on[3], uint8_t shrub_off[3],
+                         char *man_on, char *man_off)
+{
+    gc_level lv;
+    gc_rowbuf rb[ALL_TABLES];
+    build_all_lit(&lv, rb, tie_record, shrub_light, m3);
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    const uint32_t W = 320, H = 224;
+    gc_frame on, off;
+    gc_view_params vp;
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &on, &vp, err, sizeof err), 0, "%s",
+                 err);
+    gc_render_scene_set_lighting(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &off, NULL, err, sizeof err), 0);
+    cr_assert_eq(gc_frame_manifest(&on, man_on, GC_FRAME_MANIFEST_MAX), 0);
+    cr_assert_eq(gc_frame_manifest(&off, man_off, GC_FRAME_MANIFEST_MAX), 0);
+    const double tie_c[3] = {20, 11, 6}, shrub_c[3] = {17, 6, 6};
+    double x, y;
+    project(&vp, tie_c, W, H, &x, &y);
+    memcpy(tie_on, pixel(&on, x, y), 3);
+    memcpy(tie_off, pixel(&off, x, y), 3);
+    project(&vp, shrub_c, W, H, &x, &y);
+    cr_assert(x > 2 && x < W - 2 && y > 2 && y < H - 2, "shrub centroid off screen");
+    memcpy(shrub_on, pixel(&on, x, y), 3);
+    memcpy(shrub_off, pixel(&off, x, y), 3);
+    gc_frame_free(&on);
+    gc_frame_free(&off);
+    gc_render_scene_free(s);
+    free_lit_objects(rb);
+    for (int i = LIT_TABLES; i < ALL_TABLES; i++)
+        free(rb[i].data);
+}
+
+/* The lit tie: its plain 0x60 grey (0.75) times the ambient colour (0.5, 1.0,
+ * 1.9375) = (0.375, 0.75, 1.45) clamped: (0x30, 0x60, 0x80); with the
+ * channels read in the other order (blue lowest) it would be (0x80, 0x60,
+ * 0x30), with the decoys before the record (0x7fff: 1.9375 each) 0x80 grey.
+ * The lit shrub: plain (0x40, 0x70, 0x40) = (0.5, 0.875, 0.5) times the
+ * instance colour (1.0, 1.9921875, 0.5) times light A (0.5, 0.25, 0) x d,
+ * d = normal 5 (0, 0, 1) . (0, 0, 1) = 1: (0.25, 0.4358, 0) -> (0x20, 0x37,
+ * 0x00). Normal 4 or 6 ((1, 0, 0): d = 0) would draw black; without the
+ * instance colour green would be 0x1c; column 2 scaled by 2 changes nothing
+ * (the turned normal is normalised; unnormalised, d = 2, green 0x6f). Lit,
+ * the manifest names every kind. */
+Test(render, tie_and_shrub_lit)
+{
+    static const float up[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, up2[9] = {1, 0, 0, 0, 1, 0, 0, 0, 2};
+    const float *ms[2] = {up, up2};
+    for (int m = 0; m < 2; m++) {
+        uint8_t ton[3], toff[3], son[3], soff[3];
+        char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
+        draw_all_lit(1, 0, ms[m], ton, toff, son, soff, man_on, man_off);
+        cr_assert(ton[0] == 0x30 && ton[1] == 0x60 && ton[2] == 0x80, "lit tie %u %u %u", ton[0],
+                  ton[1], ton[2]);
+        cr_assert(toff[0] == 0x60 && toff[1] == 0x60 && toff[2] == 0x60, "unlit tie %u %u %u",
+                  toff[0], toff[1], toff[2]);
+        cr_assert(son[0] == 0x20 && son[1] == 0x37 && son[2] == 0x00, "lit shrub %u %u %u", son[0],
+                  son[1], son[2]);
+        cr_assert(soff[0] == 0x40 && soff[1] == 0x70 && soff[2] == 0x40, "unlit shrub %u %u %u",
+                  soff[0], soff[1], soff[2]);
+        cr_assert(strstr(man_on, ",lit:tie,shrub,moby"), "%s", man_on);
+        cr_assert(strstr(man_off, ",lit:none"), "%s", man_off);
+    }
+}
+
+/* No ambient record for the tie, a shrub light set not in the bank (1, -1):
+ * both draw as with lighting off, and the manifest names only the moby. */
+Test(render, tie_without_record_and_shrub_without_set_stay_unlit)
+{
+    static const float up[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const int32_t bad[2] = {1, -1};
+    for (int i = 0; i < 2; i++) {
+        uint8_t ton[3], toff[3], son[3], soff[3];
+        char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
+        draw_all_lit(0, bad[i], up, ton, toff, son, soff, man_on, man_off);
+        cr_assert(!memcmp(ton, toff, 3) && ton[0] == 0x60, "tie %u %u %u", ton[0], ton[1], ton[2]);
+        cr_assert(!memcmp(son, soff, 3) && son[0] == 0x40 && son[1] == 0x70, "shrub %u %u %u",
+                  son[0], son[1], son[2]);
+        cr_assert(strstr(man_on, ",lit:moby"), "%s", man_on);
+    }
+}
+
 /* A decoded synthetic level: every instance of every kind is drawn (the
  * manifest's counts are the instance tables' resolved rows), objects change
  * the frame, ties sample their kind's texture table (some triangles
@@ -1292,11 +1520,11 @@ Test(golden, object_counts_compare_as_data)
     cr_assert(gc_frame_manifests_comparable(off, off));
     /* which kinds are lit (raster 3) is layout: lit:moby against lit:none is not comparable,
      * other counts with the same lit kinds are */
-    const char *lit = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+    const char *lit = "GCFRAME1 raster=4 640x448 RGBA8 view=ground lighting=lit "
                       "objects=tie:12/3400,shrub:9/800,moby:20/5100,lit:moby";
-    const char *lit_fewer = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+    const char *lit_fewer = "GCFRAME1 raster=4 640x448 RGBA8 view=ground lighting=lit "
                             "objects=tie:11/3400,shrub:9/800,moby:19/5000,lit:moby";
-    const char *lit_none = "GCFRAME1 raster=3 640x448 RGBA8 view=ground lighting=lit "
+    const char *lit_none = "GCFRAME1 raster=4 640x448 RGBA8 view=ground lighting=lit "
                            "objects=tie:12/3400,shrub:9/800,moby:20/5100,lit:none";
     cr_assert(gc_frame_manifests_comparable(lit, lit_fewer));
     cr_assert(!gc_frame_manifests_comparable(lit, lit_none));

@@ -251,37 +251,51 @@ typedef struct rtex {
 /* ---- objects: ties, shrubs and mobys ------------------------------------- */
 
 /* One object kind gathered from its tables: class geometry (the highest
- * LOD, class-local coordinates), grouped by class row, and the instances
- * that place it. Triangles carry copies of their corners so the draw loop
- * only transforms. */
-typedef struct ocorner {
+ * LOD, class-local coordinates) as vertices shared by the triangles that
+ * index them, grouped by class row, and the instances that place it. The
+ * draw loop places and lights each vertex once per instance (a per-vertex
+ * cache), not once per triangle corner. */
+typedef struct overt {
     float pos[3]; /* class units */
     float s, t;
-    uint8_t naz, nel; /* moby.vertex normal_azimuth/_elevation: indices into normals.table */
+    uint8_t naz, nel; /* moby: normal_azimuth/_elevation, indices into normals.table;
+                         shrub: naz = the normal index (0..23) */
     uint8_t has_normal;
-} ocorner;
+    uint32_t slot; /* tie: the vertex's colour in its instance's ambient record; NONE: none */
+} overt;
 
 typedef struct otri {
-    ocorner c[3];
+    uint32_t v[3];    /* into okind.verts */
     uint32_t texture; /* index in the kind's texture table, NONE = untextured */
 } otri;
 
 typedef struct oclass {
     uint32_t tri_first, tri_count;
-    double radius; /* largest |corner| of its triangles, class units (from the class origin) */
+    uint32_t vlo, vhi; /* the vertices its triangles use lie in [vlo, vhi) */
+    uint32_t normals;  /* shrub: first of its 24 rows in okind.normals; NONE: none decoded */
+    double radius;     /* largest |corner| of its triangles, class units (from the class origin) */
 } oclass;
 
 typedef struct oinst {
     uint32_t cls;
+    uint32_t row;  /* its row in the instance table */
     float m[12];   /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
     double reach;  /* every placed corner lies within this of column 3 (instance_outside) */
-    int64_t light; /* moby.instance.light (gameplay.dir_light row), -1 when none */
+    int64_t light; /* moby/shrub: the instance's gameplay.dir_light row, -1 when none */
+    uint8_t colour[3];    /* shrub: the instance colour (+0x50..+0x58, 0..255) */
+    uint64_t amb_ofs;     /* tie: gameplay offset of its ambient record's first colour */
+    uint32_t amb_count;   /* tie: colours in that record; 0: no record */
 } oinst;
+
+/* How a kind's instances are lit (docs/golden.md "What is lit"). */
+enum { OLIGHT_NONE = 0, OLIGHT_TIE, OLIGHT_SHRUB, OLIGHT_MOBY };
 
 typedef struct okind {
     const char *name;      /* "tie", "shrub", "moby": the manifest's key */
     gc_texture_kind tkind; /* whose texture table the slots index */
     uint8_t plain[4];      /* vertex colour of an untextured triangle */
+    overt *verts;
+    size_t nverts;
     otri *tris;
     size_t ntris;
     oclass *classes;
@@ -289,8 +303,18 @@ typedef struct okind {
     oinst *inst;
     size_t ninst;
     uint64_t unresolved; /* instance rows not placed: no such class, or a non-finite matrix */
-    int lightable;       /* the kind's vertices carry normals and its instances a light set */
-    rtex *tex;           /* MAX_TEXTURES, decoded on first use */
+    int lightable;       /* OLIGHT_*: what the kind's tables give its lighting (NONE: unlit) */
+    int32_t (*normals)[3]; /* shrub: shrub.normal x, y, z (1/32767), 24 per class */
+    size_t nnormals;
+    uint32_t span; /* the widest class vertex range (vhi - vlo): the cache's size */
+    /* per-instance vertex cache: placed position, and the colour for a textured
+     * (base 0x80) and an untextured (base plain) triangle, each made on first use */
+    float (*cpos)[3];
+    uint8_t (*ccol)[2][4];
+    uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
+    uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
+    uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
+    rtex *tex;       /* MAX_TEXTURES, decoded on first use */
 } okind;
 
 struct gc_render_scene {
@@ -310,8 +334,9 @@ struct gc_render_scene {
     int cull;     /* skip instances wholly outside the view (default; changes no pixel) */
     okind kinds[GC_RENDER_OBJECT_KINDS];
     uint64_t vertices_lit;
-    /* object lighting (mobys): the overlay's normal table (256 (cos, sin)
-     * pattern pairs) and the light bank as raw PS2 float patterns */
+    /* object lighting: the overlay's normal table (256 (cos, sin) pattern
+     * pairs; mobys) and the light bank as raw PS2 float patterns (mobys and
+     * shrubs) */
     const uint8_t *normal_table;
     uint32_t (*lights)[2][7]; /* [set][a/b][r g b w, dir x y z] */
     uint32_t nlights;
@@ -353,8 +378,9 @@ typedef struct okind_spec {
     const char *tri_skip;     /* triangle bool column that drops the row (NULL: none) */
     const char *corner[3];    /* the corners' vertex indices within the packet */
     const char *translation[3];
-    const char *normal[2]; /* vertex normal azimuth, elevation columns (NULL: kind unlit) */
-    const char *light;     /* instance light-set column (NULL: kind unlit) */
+    int light_mode;        /* OLIGHT_*: what lights the kind when its tables allow */
+    const char *normal[2]; /* moby: vertex normal azimuth, elevation; shrub: [0] normal index */
+    const char *light;     /* moby, shrub: instance light-set column */
 } okind_spec;
 
 static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
@@ -374,6 +400,7 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      NULL,
      {"a", "b", "c"},
      {"c3x", "c3y", "c3z"},
+     OLIGHT_TIE,
      {NULL, NULL},
      NULL},
     /* shrubs have one LOD; the triangles Wrench's recovery drops (zero area) are skipped */
@@ -392,8 +419,9 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      "zero_area",
      {"a", "b", "c"},
      {"c3x", "c3y", "c3z"},
-     {NULL, NULL},
-     NULL},
+     OLIGHT_SHRUB,
+     {"normal", NULL},
+     "dir_light"},
     /* moby packets of the high LOD (moby.packet lod 0), vertices in bind pose; the instance's
      * c0..c2 are the decoder's scale * Rz * Ry * Rx, its position x, y, z */
     {"moby",
@@ -411,6 +439,7 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
      NULL,
      {"v0", "v1", "v2"},
      {"x", "y", "z"},
+     OLIGHT_MOBY,
      {"normal_azimuth", "normal_elevation"},
      "light"},
 };
@@ -422,10 +451,93 @@ static void okind_free(okind *k)
             for (int m = 0; m < MIP_LEVELS; m++)
                 free(k->tex[i].rgba[m]);
     free(k->tex);
+    free(k->verts);
     free(k->tris);
     free(k->classes);
     free(k->inst);
+    free(k->normals);
+    free(k->cpos);
+    free(k->ccol);
+    free(k->cstate);
     memset(k, 0, sizeof *k);
+}
+
+/* A kind's light inputs beyond its geometry tables: shrubs need the class
+ * normals (shrub.normal), ties their instances' ambient records
+ * (tie.ambient). 0, or -1 when memory runs out; a missing table or column
+ * leaves the kind unlit. */
+static int okind_gather_light(okind *k, const gc_table *ts, size_t nt)
+{
+    if (k->lightable == OLIGHT_SHRUB) {
+        const gc_table *tn = find_table(ts, nt, "shrub.normal");
+        colref nc = find_col(tn, "class_row"), ni = find_col(tn, "index"), nx = find_col(tn, "x"),
+               ny = find_col(tn, "y"), nz = find_col(tn, "z");
+        if (!tn || !nc.ok || !ni.ok || !nx.ok || !ny.ok || !nz.ok) {
+            k->lightable = OLIGHT_NONE;
+            return 0;
+        }
+        for (size_t c = 0; c < k->nclasses; c++)
+            k->classes[c].normals = NONE;
+        /* 24 per class, filled by (class_row, index); a class with a row
+         * missing keeps NONE */
+        k->normals = calloc(k->nclasses * 24 + 1, sizeof *k->normals);
+        uint8_t *have = calloc(k->nclasses * 24 + 1, 1);
+        if (!k->normals || !have) {
+            free(have);
+            return -1;
+        }
+        for (size_t i = 0; i < tn->count; i++) {
+            const uint8_t *r = row_at(tn, i);
+            uint32_t c = get_index(r, nc), j = get_index(r, ni);
+            if (c == NONE || c >= k->nclasses || j == NONE || j >= 24)
+                continue;
+            const colref xyz[3] = {nx, ny, nz};
+            for (int a = 0; a < 3; a++) {
+                double v = get_f(r, xyz[a]);
+                k->normals[c * 24 + j][a] = (int32_t)(v >= -32768 && v <= 65535 ? v : 0);
+            }
+            have[c * 24 + j] = 1;
+        }
+        for (size_t c = 0; c < k->nclasses; c++) {
+            int all = 1;
+            for (int j = 0; j < 24; j++)
+                all = all && have[c * 24 + j];
+            if (all)
+                k->classes[c].normals = (uint32_t)(c * 24);
+        }
+        k->nnormals = k->nclasses * 24;
+        free(have);
+    } else if (k->lightable == OLIGHT_TIE) {
+        const gc_table *ta = find_table(ts, nt, "tie.ambient");
+        colref ai = find_col(ta, "instance"), an = find_col(ta, "colours"),
+               ad = find_col(ta, "data_ofs");
+        if (!ta || !ai.ok || !an.ok || !ad.ok) {
+            k->lightable = OLIGHT_NONE;
+            return 0;
+        }
+        /* k->inst is in table order with unplaced rows dropped: map row -> placed */
+        for (size_t i = 0; i < ta->count; i++) {
+            const uint8_t *r = row_at(ta, i);
+            uint32_t row = get_index(r, ai);
+            double n = get_f(r, an), d = get_f(r, ad);
+            if (row == NONE || !(n > 0 && n < 65536) || !(d >= 0 && d < 1e15))
+                continue;
+            /* instances are few; a binary search over the placed rows' table index */
+            size_t lo = 0, hi = k->ninst;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (k->inst[mid].row < row)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < k->ninst && k->inst[lo].row == row && k->inst[lo].amb_count == 0) {
+                k->inst[lo].amb_ofs = (uint64_t)d;
+                k->inst[lo].amb_count = (uint32_t)n;
+            }
+        }
+    }
+    return 0;
 }
 
 /* Gather one kind. A kind whose tables are absent or lack a column simply
@@ -444,18 +556,36 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                    *ti = find_table(ts, nt, sp->instance_t);
     if (!tc || !tp || !tv || !tt || !ti)
         return 0;
-    colref pcls = find_col(tp, "class_row"),
-           plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : (colref){0, GC_T_U8, 0, 0};
+    static const colref none = {0, GC_T_U8, 0, 0};
+    colref pcls = find_col(tp, "class_row"), plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : none;
     colref vpk = find_col(tv, "packet_row"), vix = find_col(tv, sp->vertex_index),
            vs = find_col(tv, "s"), vt = find_col(tv, "t"), vp[3];
     colref tpk = find_col(tt, "packet_row"), ttex = find_col(tt, "texture_entry"),
-           tlod = sp->tri_lod ? find_col(tt, sp->tri_lod) : (colref){0, GC_T_U8, 0, 0},
-           tskip = sp->tri_skip ? find_col(tt, sp->tri_skip) : (colref){0, GC_T_U8, 0, 0}, tcn[3];
+           tlod = sp->tri_lod ? find_col(tt, sp->tri_lod) : none,
+           tskip = sp->tri_skip ? find_col(tt, sp->tri_skip) : none, tcn[3];
     colref icls = find_col(ti, "class_row"), im[12];
-    colref vn[2] = {sp->normal[0] ? find_col(tv, sp->normal[0]) : (colref){0, GC_T_U8, 0, 0},
-                    sp->normal[1] ? find_col(tv, sp->normal[1]) : (colref){0, GC_T_U8, 0, 0}};
-    colref ilight = sp->light ? find_col(ti, sp->light) : (colref){0, GC_T_U8, 0, 0};
-    k->lightable = vn[0].ok && vn[1].ok && ilight.ok;
+    colref vn[2] = {sp->normal[0] ? find_col(tv, sp->normal[0]) : none,
+                    sp->normal[1] ? find_col(tv, sp->normal[1]) : none};
+    colref ilight = sp->light ? find_col(ti, sp->light) : none;
+    colref icol[3] = {find_col(ti, "colour_r"), find_col(ti, "colour_g"), find_col(ti, "colour_b")};
+    /* tie: the packet's rgba_count (+0xa) colours, one per vertex record (the
+     * LOD's packets in table order); its lod column says which are LOD 0 */
+    colref prgba = find_col(tp, "rgba_count"), ptlod = find_col(tp, "lod");
+    switch (sp->light_mode) {
+    case OLIGHT_MOBY:
+        k->lightable = vn[0].ok && vn[1].ok && ilight.ok ? OLIGHT_MOBY : OLIGHT_NONE;
+        break;
+    case OLIGHT_SHRUB:
+        k->lightable = vn[0].ok && ilight.ok && icol[0].ok && icol[1].ok && icol[2].ok
+                           ? OLIGHT_SHRUB
+                           : OLIGHT_NONE;
+        break;
+    case OLIGHT_TIE:
+        k->lightable = prgba.ok && ptlod.ok ? OLIGHT_TIE : OLIGHT_NONE;
+        break;
+    default:
+        k->lightable = OLIGHT_NONE;
+    }
     static const char *const mcol[9] = {"c0x", "c0y", "c0z", "c1x", "c1y",
                                         "c1z", "c2x", "c2y", "c2z"};
     int ok = pcls.ok && vpk.ok && vix.ok && tpk.ok && icls.ok;
@@ -476,21 +606,31 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     uint32_t *pk_class = malloc((np ? np : 1) * sizeof *pk_class);
     uint32_t *vfirst = calloc(np + 1, sizeof *vfirst), *vcount = calloc(np + 1, sizeof *vcount);
     uint32_t *per_class = calloc(nc + 1, sizeof *per_class);
-    ocorner *verts = NULL;
+    uint32_t *slot_first = calloc(np + 1, sizeof *slot_first), *slot_n = calloc(np + 1, sizeof *slot_n);
     uint8_t *vvalid = NULL;
     int rc = -1;
     k->classes = calloc(nc ? nc : 1, sizeof *k->classes);
-    if (!pk_class || !vfirst || !vcount || !per_class || !k->classes)
+    if (!pk_class || !vfirst || !vcount || !per_class || !slot_first || !slot_n || !k->classes)
         goto out;
     k->nclasses = nc;
-    for (size_t p = 0; p < np; p++) {
-        const uint8_t *r = row_at(tp, p);
-        uint32_t c = get_index(r, pcls);
-        if (c != NONE && c >= nc)
-            c = NONE;
-        if (plod.ok && get_f(r, plod) != 0.0)
-            c = NONE; /* not the highest LOD: not drawn */
-        pk_class[p] = c;
+    {
+        uint32_t *slot_run = per_class; /* per-class running colour count (reset below) */
+        for (size_t p = 0; p < np; p++) {
+            const uint8_t *r = row_at(tp, p);
+            uint32_t c = get_index(r, pcls);
+            if (c != NONE && c >= nc)
+                c = NONE;
+            if (plod.ok && get_f(r, plod) != 0.0)
+                c = NONE; /* not the highest LOD: not drawn */
+            pk_class[p] = c;
+            if (k->lightable == OLIGHT_TIE && c != NONE && get_f(r, ptlod) == 0.0) {
+                uint32_t n = get_index(r, prgba);
+                slot_first[p] = slot_run[c];
+                slot_n[p] = n == NONE ? 0 : n;
+                slot_run[c] += slot_n[p];
+            }
+        }
+        memset(per_class, 0, (nc + 1) * sizeof *per_class);
     }
     /* vertices, bucketed by (packet, index within the packet) */
     for (size_t i = 0; i < tv->count; i++) {
@@ -508,28 +648,40 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (sum > UINT32_MAX / 2)
             goto out;
     }
-    verts = calloc(sum ? sum : 1, sizeof *verts);
+    k->verts = calloc(sum ? sum : 1, sizeof *k->verts);
+    k->nverts = (size_t)sum;
     vvalid = calloc(sum ? sum : 1, 1);
-    if (!verts || !vvalid)
+    if (!k->verts || !vvalid)
         goto out;
     for (size_t i = 0; i < tv->count; i++) {
         const uint8_t *r = row_at(tv, i);
         uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
         if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
             continue;
-        ocorner *o = &verts[vfirst[p] + ix];
+        overt *o = &k->verts[vfirst[p] + ix];
         for (int c = 0; c < 3; c++)
             o->pos[c] = get_fl(r, vp[c]);
         o->s = get_fl(r, vs);
         o->t = get_fl(r, vt);
-        if (k->lightable) {
+        o->slot = NONE;
+        if (k->lightable == OLIGHT_MOBY) {
             double az = get_f(r, vn[0]), el = get_f(r, vn[1]);
             o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
             o->naz = (uint8_t)(o->has_normal ? az : 0);
             o->nel = (uint8_t)(o->has_normal ? el : 0);
+        } else if (k->lightable == OLIGHT_SHRUB) {
+            double n = get_f(r, vn[0]);
+            o->has_normal = n >= 0 && n < 24;
+            o->naz = (uint8_t)(o->has_normal ? n : 0);
+        } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
+            o->slot = slot_first[p] + ix;
         }
         vvalid[vfirst[p] + ix] = finite_f(o->pos[0]) && finite_f(o->pos[1]) &&
                                  finite_f(o->pos[2]) && finite_f(o->s) && finite_f(o->t);
+    }
+    for (size_t c = 0; c < nc; c++) {
+        k->classes[c].vlo = UINT32_MAX;
+        k->classes[c].vhi = 0;
     }
     /* triangles: counted per class, then placed class by class (counting sort, stable) */
     for (int pass = 0; pass < 2; pass++) {
@@ -549,17 +701,23 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             if (!good)
                 continue;
             uint32_t cls = pk_class[p];
+            oclass *cl = &k->classes[cls];
             if (pass == 0) {
                 per_class[cls]++;
                 continue;
             }
             otri *o = &k->tris[per_class[cls]++];
             for (int c = 0; c < 3; c++) {
-                o->c[c] = verts[vfirst[p] + ix[c]];
-                const float *q = o->c[c].pos;
+                uint32_t g = vfirst[p] + ix[c];
+                o->v[c] = g;
+                if (g < cl->vlo)
+                    cl->vlo = g;
+                if (g + 1 > cl->vhi)
+                    cl->vhi = g + 1;
+                const float *q = k->verts[g].pos;
                 double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2]);
-                if (len > k->classes[cls].radius)
-                    k->classes[cls].radius = len;
+                if (len > cl->radius)
+                    cl->radius = len;
             }
             o->texture = get_index(r, ttex);
         }
@@ -579,6 +737,18 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                 goto out;
         }
     }
+    for (size_t c = 0; c < nc; c++) {
+        oclass *cl = &k->classes[c];
+        if (cl->vhi <= cl->vlo)
+            cl->vlo = cl->vhi = 0;
+        if (cl->vhi - cl->vlo > k->span)
+            k->span = cl->vhi - cl->vlo;
+    }
+    k->cpos = calloc(k->span ? k->span : 1, sizeof *k->cpos);
+    k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
+    k->cstate = calloc(k->span ? k->span : 1, 1);
+    if (!k->cpos || !k->ccol || !k->cstate)
+        goto out;
     /* instances, in table order */
     k->inst = calloc(ti->count ? ti->count : 1, sizeof *k->inst);
     if (!k->inst)
@@ -587,6 +757,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         const uint8_t *r = row_at(ti, i);
         uint32_t c = get_index(r, icls);
         oinst *o = &k->inst[k->ninst];
+        memset(o, 0, sizeof *o);
         int good = c != NONE && c < nc;
         for (int e = 0; e < 12 && good; e++) {
             o->m[e] = get_fl(r, im[e]);
@@ -597,11 +768,17 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             continue;
         }
         o->cls = c;
+        o->row = (uint32_t)i;
         o->light = -1;
-        if (k->lightable) {
-            double l = get_f(row_at(ti, i), ilight);
+        if (k->lightable == OLIGHT_MOBY || k->lightable == OLIGHT_SHRUB) {
+            double l = get_f(r, ilight);
             o->light = l >= 0 && l < 4294967296.0 ? (int64_t)l : -1;
         }
+        if (k->lightable == OLIGHT_SHRUB)
+            for (int a = 0; a < 3; a++) {
+                double v = get_f(r, icol[a]);
+                o->colour[a] = (uint8_t)(v > 0 ? (v < 255 ? v : 255) : 0);
+            }
         /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in place() adds at most
          * a few ulps of the terms, covered by the relative and absolute margins */
         double fro = 0.0, t2 = 0.0;
@@ -613,13 +790,14 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         o->reach = span * (1.0 + 1e-5) + 1e-5 * (sqrt(t2) + span) + 1e-3;
         k->ninst++;
     }
-    rc = 0;
+    rc = okind_gather_light(k, ts, nt);
 out:
     free(pk_class);
     free(vfirst);
     free(vcount);
     free(per_class);
-    free(verts);
+    free(slot_first);
+    free(slot_n);
     free(vvalid);
     return rc;
 }
@@ -1221,58 +1399,169 @@ static uint32_t fbits(float f)
     return b;
 }
 
-/* One object corner lit, in the PS2 float model (gc_ps2_*: bit-exact on
- * every compiler and optimisation level), as the tfrag pass lights a vertex
- * (docs/formats/tfrag.md 8; decoders/dec_tfrag.c light_vertex):
+/* The two-light sum of the tfrag pass for a unit normal n (docs/formats/tfrag.md 8;
+ * decoders/dec_tfrag.c light_vertex): t = max(d, d w) with d = n.dir, for light A
+ * and light B of set L; what each colour channel adds is L[h][k] t[h]. */
+static void light_terms(const uint32_t (*L)[7], const uint32_t n[3], uint32_t t[2])
+{
+    for (int h = 0; h < 2; h++) {
+        uint32_t d = gc_ps2_dot3(n, &L[h][4]);
+        t[h] = gc_ps2_max(d, gc_ps2_mul(d, L[h][3]));
+    }
+}
+
+/* M3 v normalised (M3: the instance's columns 0..2, scale * R, so normalising
+ * removes the scale; RSQRT.S of r.r). 0 when the result is zero. */
+static int turn_normal(const oinst *in, const uint32_t v[3], uint32_t r[3])
+{
+    for (int a = 0; a < 3; a++)
+        r[a] =
+            gc_ps2_madd(gc_ps2_madd(gc_ps2_mul(fbits(in->m[a]), v[0]), fbits(in->m[3 + a]), v[1]),
+                        fbits(in->m[6 + a]), v[2]);
+    uint32_t len2 = gc_ps2_dot3(r, r);
+    if (gc_ps2_is_zero(len2))
+        return 0;
+    uint32_t inv = gc_ps2_rsqrt(GC_PS2_ONE, len2);
+    for (int a = 0; a < 3; a++)
+        r[a] = gc_ps2_mul(r[a], inv);
+    return 1;
+}
+
+/* x clamped to 0..1.0 and scaled to the GS 0..0x80 */
+static uint8_t gs_colour(uint32_t x)
+{
+    return (uint8_t)gc_ps2_ftoi(gc_ps2_mul(gc_ps2_clamp(x, 0, GC_PS2_ONE), 0x43000000u /* 128 */),
+                                0);
+}
+
+/* A moby vertex lit, in the PS2 float model (gc_ps2_*: bit-exact on every
+ * compiler and optimisation level), as the tfrag pass lights a vertex:
  *
  *   n     = (sin az cos el, cos az cos el, sin el) from the normal table:
  *           the moby vertex's own convention (docs/formats/moby.md; not the
- *           tfrag records' negated (cos, sin) order);
- *   n'    = M3 n normalised (M3: the instance's columns 0..2, scale * R, so
- *           normalising removes the scale; RSQRT.S of n'.n');
- *   d     = n'.dir, t = max(d, d w) for light A and light B of the set;
+ *           tfrag records' negated (cos, sin) order), turned by the instance;
  *   out.k = base.k + A.k t_A + B.k t_B (two MADD.S), clamped to 0..1.0 and
  *           scaled to the GS 0..0x80.
  *
- * base is the colour the corner draws with unlit (0x80 textured, the kind's
+ * base is the colour the vertex draws with unlit (0x80 textured, the kind's
  * plain colour untextured) read as 0x80 = 1.0; rgb is left as it is when the
- * rotated normal is zero. */
-static void light_corner(const gc_render_scene *s, const oinst *in, const ocorner *c,
-                         uint8_t rgba[4])
+ * turned normal is zero. */
+static void light_moby(const gc_render_scene *s, const oinst *in, const overt *c, uint8_t rgba[4])
 {
     const uint8_t *pa = s->normal_table + (size_t)c->naz * 8,
                   *pe = s->normal_table + (size_t)c->nel * 8;
     uint32_t ca = gc_load_u32le(pa), sa = gc_load_u32le(pa + 4);
     uint32_t ce = gc_load_u32le(pe), se = gc_load_u32le(pe + 4);
-    uint32_t n[3] = {gc_ps2_mul(sa, ce), gc_ps2_mul(ca, ce), se};
-    uint32_t r[3];
-    for (int a = 0; a < 3; a++)
-        r[a] =
-            gc_ps2_madd(gc_ps2_madd(gc_ps2_mul(fbits(in->m[a]), n[0]), fbits(in->m[3 + a]), n[1]),
-                        fbits(in->m[6 + a]), n[2]);
-    uint32_t len2 = gc_ps2_dot3(r, r);
-    if (gc_ps2_is_zero(len2))
+    uint32_t n[3] = {gc_ps2_mul(sa, ce), gc_ps2_mul(ca, ce), se}, r[3], t[2];
+    if (!turn_normal(in, n, r))
         return;
-    uint32_t inv = gc_ps2_rsqrt(GC_PS2_ONE, len2);
-    for (int a = 0; a < 3; a++)
-        r[a] = gc_ps2_mul(r[a], inv);
     const uint32_t(*L)[7] = s->lights[in->light];
-    uint32_t t[2];
-    for (int h = 0; h < 2; h++) {
-        uint32_t d = gc_ps2_dot3(r, &L[h][4]);
-        t[h] = gc_ps2_max(d, gc_ps2_mul(d, L[h][3]));
+    light_terms(L, r, t);
+    for (int k = 0; k < 3; k++)
+        rgba[k] =
+            gs_colour(gc_ps2_madd(gc_ps2_madd(gc_ps2_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]));
+}
+
+/* A shrub palette entry: the class's normal j (x, y, z / 32767, shrub.normal)
+ * turned by the instance and lit by the instance's light set (+0x60) with
+ * the tfrag pass's two-light sum, then modulated by the instance colour
+ * (+0x50, 0x80 = 1.0) and the base (0x80 textured, plain untextured):
+ *
+ *   out.k = clamp(base.k * colour.k * (A.k t_A + B.k t_B), 0, 1) * 0x80
+ *
+ * Every vertex takes the entry of its normal index: the shrub renderer's
+ * per-instance colour palette of 24 (Wrench docs/shrub_renderer.md); no
+ * per-vertex base colour is on the disc. rgb is left as it is when the
+ * turned normal is zero. */
+static void light_shrub(const gc_render_scene *s, const okind *k, const oinst *in, uint32_t j,
+                        uint8_t rgba[4])
+{
+    const int32_t *q = k->normals[k->classes[in->cls].normals + j];
+    const uint32_t unit = gc_ps2_itof(32767, 0);
+    uint32_t n[3], r[3], t[2];
+    for (int a = 0; a < 3; a++)
+        n[a] = gc_ps2_div(gc_ps2_itof(q[a], 0), unit);
+    if (!turn_normal(in, n, r))
+        return;
+    const uint32_t(*L)[7] = s->lights[in->light];
+    light_terms(L, r, t);
+    for (int c = 0; c < 3; c++) {
+        uint32_t l = gc_ps2_madd(gc_ps2_mul(L[0][c], t[0]), L[1][c], t[1]);
+        uint32_t m = gc_ps2_mul(gc_ps2_itof(rgba[c], 7), gc_ps2_itof(in->colour[c], 7));
+        rgba[c] = gs_colour(gc_ps2_mul(m, l));
     }
+}
+
+/* A tie vertex in its instance's ambient record (gameplay block 0x94,
+ * tie.ambient): colour `slot` of the record, 16 bits 5:5:5:1 (red in bits
+ * 0-4), each channel expanded as PEXT5 does (v << 3, 0x80 = 1.0), modulating
+ * the base: out.k = clamp(base.k * amb.k, 0, 1) * 0x80. The ambient colours
+ * are the instance's pre-lit vertex colours; ties carry no vertex normals,
+ * so the instance's directional set (+0x50) is not applied. 0 when the
+ * record has no such colour. */
+static int light_tie(const gc_render_scene *s, const oinst *in, uint32_t slot, uint8_t rgba[4])
+{
+    if (slot == NONE || slot >= in->amb_count || in->amb_ofs > s->lv->gameplay_size ||
+        s->lv->gameplay_size - in->amb_ofs < 2u * (uint64_t)slot + 2u)
+        return 0;
+    uint16_t c = gc_load_u16le(s->lv->gameplay + in->amb_ofs + 2u * slot);
     for (int k = 0; k < 3; k++) {
-        uint32_t v =
-            gc_ps2_madd(gc_ps2_madd(gc_ps2_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]);
-        v = gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), 0x43000000u /* 128.0 */);
-        rgba[k] = (uint8_t)gc_ps2_ftoi(v, 0);
+        int32_t v = (int32_t)((c >> (5 * k)) & 31u) << 3;
+        rgba[k] = gs_colour(gc_ps2_mul(gc_ps2_itof(rgba[k], 7), gc_ps2_itof(v, 7)));
     }
+    return 1;
+}
+
+/* Whether instance in of kind k is drawn lit (lighting on and its inputs present). */
+static int instance_lit(const gc_render_scene *s, const okind *k, const oinst *in)
+{
+    if (!s->lighting)
+        return 0;
+    switch (k->lightable) {
+    case OLIGHT_MOBY:
+        return s->normal_table && in->light >= 0 && in->light < (int64_t)s->nlights;
+    case OLIGHT_SHRUB:
+        return s->lights && k->classes[in->cls].normals != NONE && in->light >= 0 &&
+               in->light < (int64_t)s->nlights;
+    case OLIGHT_TIE:
+        return in->amb_count > 0 && s->lv->gameplay != NULL;
+    default:
+        return 0;
+    }
+}
+
+/* The colour of vertex v (class-relative cache slot e) for base variant b
+ * (0 textured, 1 plain), made on first use in this instance. */
+static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oinst *in, int lit,
+                                    const overt *v, uint32_t e, int b)
+{
+    uint8_t bit = (uint8_t)(2u << b);
+    uint8_t *col = k->ccol[e][b];
+    if (k->cstate[e] & bit)
+        return col;
+    k->cstate[e] |= bit;
+    static const uint8_t neutral[4] = {0x80, 0x80, 0x80, 0x80};
+    memcpy(col, b ? k->plain : neutral, 4);
+    if (!lit)
+        return col;
+    if (k->lightable == OLIGHT_MOBY && v->has_normal) {
+        light_moby(s, in, v, col);
+    } else if (k->lightable == OLIGHT_SHRUB && v->has_normal) {
+        uint8_t *pc = k->pcol[v->naz][b];
+        if (!(k->pstate[v->naz] & bit)) {
+            k->pstate[v->naz] |= bit;
+            memcpy(pc, col, 4);
+            light_shrub(s, k, in, v->naz, pc);
+        }
+        memcpy(col, pc, 4);
+    } else if (k->lightable == OLIGHT_TIE) {
+        light_tie(s, in, v->slot, col);
+    }
+    return col;
 }
 
 static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
 {
-    static const uint8_t neutral[4] = {0x80, 0x80, 0x80, 0x80};
     for (int kd = 0; kd < GC_RENDER_OBJECT_KINDS; kd++) {
         okind *k = &s->kinds[kd];
         gc_render_object_stats *os = &s->stats.objects[kd];
@@ -1280,15 +1569,18 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
         for (size_t i = 0; i < k->ninst; i++) {
             const oinst *in = &k->inst[i];
             const oclass *cl = &k->classes[in->cls];
-            /* lit: lighting on, the kind lightable (mobys), the set in the bank */
-            int lit = s->lighting && k->lightable && s->normal_table && in->light >= 0 &&
-                      in->light < (int64_t)s->nlights;
+            int lit = instance_lit(s, k, in);
             os->instances++;
             os->triangles += cl->tri_count;
             if (s->cull && cl->tri_count && instance_outside(in, cam)) {
                 os->culled++;
                 continue;
             }
+            if (!cl->tri_count)
+                continue;
+            os->lit += lit != 0;
+            memset(k->cstate, 0, cl->vhi - cl->vlo);
+            memset(k->pstate, 0, sizeof k->pstate);
             for (uint32_t j = 0; j < cl->tri_count; j++) {
                 const otri *tr = &k->tris[cl->tri_first + j];
                 gc_rs_texture texbuf;
@@ -1298,12 +1590,17 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     os->triangles_untextured++;
                 gc_rs_vertex v[3];
                 for (int c = 0; c < 3; c++) {
-                    place(in->m, tr->c[c].pos, v[c].pos);
-                    v[c].s = tr->c[c].s;
-                    v[c].t = tr->c[c].t;
-                    memcpy(v[c].rgba, tex ? neutral : k->plain, sizeof v[c].rgba);
-                    if (lit && tr->c[c].has_normal)
-                        light_corner(s, in, &tr->c[c], v[c].rgba);
+                    const overt *ov = &k->verts[tr->v[c]];
+                    uint32_t e = tr->v[c] - cl->vlo;
+                    if (!(k->cstate[e] & 1u)) {
+                        place(in->m, ov->pos, k->cpos[e]);
+                        k->cstate[e] |= 1u;
+                    }
+                    memcpy(v[c].pos, k->cpos[e], sizeof v[c].pos);
+                    v[c].s = ov->s;
+                    v[c].t = ov->t;
+                    memcpy(v[c].rgba, vertex_colour(s, k, in, lit, ov, e, tex ? 0 : 1),
+                           sizeof v[c].rgba);
                 }
                 gc_rs_draw_triangle(t, cam, v, tex);
             }
@@ -1472,17 +1769,22 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         snprintf(out->objects, sizeof out->objects, "off");
     } else {
         const gc_render_object_stats *o = s->stats.objects;
-        /* then which kinds drew lit: "lit:moby" when lighting is on and a
-         * moby instance names a set in the bank (ties and shrubs are never
-         * lit), else "lit:none" */
-        const char *lit = "none";
-        const okind *mk = &s->kinds[GC_RENDER_OBJECT_KINDS - 1];
-        if (s->lighting && mk->lightable && s->normal_table)
-            for (size_t i = 0; i < mk->ninst; i++)
-                if (mk->inst[i].light >= 0 && mk->inst[i].light < (int64_t)s->nlights) {
-                    lit = mk->name;
+        /* then which kinds have an instance drawn lit (in kind order, e.g.
+         * "lit:tie,shrub,moby"), or "lit:none": lighting on and the instance's
+         * inputs present (ties: an ambient record; shrubs: the class normals
+         * and a set in the bank; mobys: a set in the bank), culled or not */
+        char lit[32] = "";
+        for (int kd = 0; kd < GC_RENDER_OBJECT_KINDS; kd++) {
+            const okind *k = &s->kinds[kd];
+            for (size_t i = 0; i < k->ninst; i++)
+                if (instance_lit(s, k, &k->inst[i])) {
+                    size_t n = strlen(lit);
+                    snprintf(lit + n, sizeof lit - n, "%s%s", n ? "," : "", k->name);
                     break;
                 }
+        }
+        if (!lit[0])
+            snprintf(lit, sizeof lit, "none");
         snprintf(out->objects, sizeof out->objects, "%s:%llu/%llu,%s:%llu/%llu,%s:%llu/%llu,lit:%s",
                  okind_specs[0].name, (unsigned long long)o[0].instances,
                  (unsigned long long)o[0].triangles, okind_specs[1].name,
