@@ -855,7 +855,7 @@ static gc_status pvar_class_sizes(gc_level *lv, const int64_t *ofs, const gp_obj
 typedef struct gp_ambient_row {
     uint64_t file_ofs;
     uint32_t index;
-    int32_t instance;
+    uint32_t instance_row;
     int32_t colours;
     uint64_t data_ofs;
 } gp_ambient_row;
@@ -864,7 +864,8 @@ static const gc_column ambient_cols[] = {
     GC_COL(gp_ambient_row, file_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
            "offset of the record's s16 instance index"),
     GC_COL(gp_ambient_row, index, GC_T_U32, 0, "", "record position in the block"),
-    GC_COL(gp_ambient_row, instance, GC_T_S32, 0, "", "+0x0 s16: tie instance (row of tie.instance)"),
+    GC_COL(gp_ambient_row, instance_row, GC_T_U32, GC_CF_NULL_IF_MAX, "",
+           "+0x0 s16: the tie instance (its row of tie.instance)"),
     GC_COL(gp_ambient_row, colours, GC_T_S32, 0, "count",
            "+0x2 s16: size in 2-byte units, one 16-bit colour each"),
     GC_COL(gp_ambient_row, data_ofs, GC_T_U64, GC_CF_HEX, "bytes in gameplay",
@@ -879,7 +880,7 @@ static const gc_table_desc gc_table_tie_ambient = {
     .column_count = GC_COUNTOF(ambient_cols),
     .parent_table = "tie.instance",
     .parent_link = "instance",
-    .parent_column = "instance",
+    .parent_column = "instance_row",
 };
 
 /* Tie ambient RGBAs: {s16 instance, s16 size in 2-byte units, bytes}... then s16 -1. */
@@ -907,7 +908,7 @@ static void walk_ambient(gc_level *lv, gc_reader *g, int64_t ofs, uint32_t ties,
         if (o)
             *o = (gp_ambient_row){.file_ofs = at,
                                   .index = (uint32_t)ob->ambient_records,
-                                  .instance = index,
+                                  .instance_row = (uint32_t)index, /* >= 0 here */
                                   .colours = size,
                                   .data_ofs = at + 4};
         ob->ambient_records++;

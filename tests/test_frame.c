@@ -1212,7 +1212,8 @@ typedef struct o_snormal {
     int32_t x, y, z;
 } o_snormal;
 typedef struct o_amb {
-    int32_t instance, colours;
+    uint32_t instance_row;
+    int32_t colours;
     uint64_t data_ofs;
 } o_amb;
 static const gc_column tpr_cols[] = {
@@ -1256,7 +1257,7 @@ static const gc_column sn_cols[] = {GC_COL(o_snormal, class_row, GC_T_U32, 0, ""
                                     GC_COL(o_snormal, x, GC_T_S32, 0, "", ""),
                                     GC_COL(o_snormal, y, GC_T_S32, 0, "", ""),
                                     GC_COL(o_snormal, z, GC_T_S32, 0, "", "")};
-static const gc_column am_cols[] = {GC_COL(o_amb, instance, GC_T_S32, 0, "", ""),
+static const gc_column am_cols[] = {GC_COL(o_amb, instance_row, GC_T_U32, 0, "", ""),
                                     GC_COL(o_amb, colours, GC_T_S32, 0, "", ""),
                                     GC_COL(o_amb, data_ofs, GC_T_U64, 0, "", "")};
 DESC(d_tie_packet_rgba, "tie.packet", o_packet, tpr_cols);
@@ -1311,7 +1312,7 @@ static void build_all_lit(gc_level *lv, gc_rowbuf *rb, int tie_record, int32_t s
     lv->gameplay_size = sizeof amb_gameplay;
     if (tie_record) {
         o_amb *a = gc_rows_push(&b[0]);
-        a->instance = 0, a->colours = 3, a->data_ofs = 10;
+        a->instance_row = 0, a->colours = 3, a->data_ofs = 10;
     }
     cr_assert(gc_rows_push(&b[1]));
     o_packet *p = gc_rows_push(&b[2]);

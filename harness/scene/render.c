@@ -509,7 +509,7 @@ static int okind_gather_light(okind *k, const gc_table *ts, size_t nt)
         free(have);
     } else if (k->lightable == OLIGHT_TIE) {
         const gc_table *ta = find_table(ts, nt, "tie.ambient");
-        colref ai = find_col(ta, "instance"), an = find_col(ta, "colours"),
+        colref ai = find_col(ta, "instance_row"), an = find_col(ta, "colours"),
                ad = find_col(ta, "data_ofs");
         if (!ta || !ai.ok || !an.ok || !ad.ok) {
             k->lightable = OLIGHT_NONE;
