@@ -4,11 +4,12 @@
  * users that must not pay a call per operation: ps2fpu.c, whose public
  * gc_ps2_* functions (gc_ps2fpu.h) are these bodies and nothing else, and the
  * tfrag lighting pass, which makes about 30 of them per vertex (issue 12's
- * budget, docs/performance.md "Lighting pass"). One body per operation, so
+ * budget, docs/performance.md "Lighting pass"), and the object lighting of
+ * harness/scene/render.c (tie, shrub and moby vertices). One body per operation, so
  * the inlined and the exported results are the same bits by construction;
  * the rules are in docs/ps2-float.md.
  *
- * Private to decoders/ (not installed). Integer arithmetic only: no host
+ * Private to the library and the renderer (not installed). Integer arithmetic only: no host
  * float or double may appear here (ps2fpu.c includes this file after its
  * `#pragma GCC poison float double`, so a use does not compile). */
 #ifndef GC_PS2FPU_CORE_H

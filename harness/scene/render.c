@@ -14,6 +14,7 @@
 
 #include "gc_lod.h"
 #include "gc_ps2fpu.h"
+#include "ps2fpu_core.h" /* the object lighting's short operations, inlined (same bodies) */
 #include "gc_reader.h"
 #include "gc_texture.h"
 
@@ -312,6 +313,7 @@ typedef struct okind {
     float (*cpos)[3];
     uint8_t (*ccol)[2][4];
     uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
+    uint32_t rot[9];        /* moby: the instance's columns 0..2 each normalised (PS2 float) */
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
     rtex *tex;       /* MAX_TEXTURES, decoded on first use */
@@ -1405,8 +1407,8 @@ static uint32_t fbits(float f)
 static void light_terms(const uint32_t (*L)[7], const uint32_t n[3], uint32_t t[2])
 {
     for (int h = 0; h < 2; h++) {
-        uint32_t d = gc_ps2_dot3(n, &L[h][4]);
-        t[h] = gc_ps2_max(d, gc_ps2_mul(d, L[h][3]));
+        uint32_t d = gc_ps2i_dot3(n, &L[h][4]);
+        t[h] = gc_ps2i_max(d, gc_ps2i_mul(d, L[h][3]));
     }
 }
 
@@ -1416,22 +1418,37 @@ static int turn_normal(const oinst *in, const uint32_t v[3], uint32_t r[3])
 {
     for (int a = 0; a < 3; a++)
         r[a] =
-            gc_ps2_madd(gc_ps2_madd(gc_ps2_mul(fbits(in->m[a]), v[0]), fbits(in->m[3 + a]), v[1]),
+            gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_mul(fbits(in->m[a]), v[0]), fbits(in->m[3 + a]), v[1]),
                         fbits(in->m[6 + a]), v[2]);
-    uint32_t len2 = gc_ps2_dot3(r, r);
+    uint32_t len2 = gc_ps2i_dot3(r, r);
     if (gc_ps2_is_zero(len2))
         return 0;
     uint32_t inv = gc_ps2_rsqrt(GC_PS2_ONE, len2);
     for (int a = 0; a < 3; a++)
-        r[a] = gc_ps2_mul(r[a], inv);
+        r[a] = gc_ps2i_mul(r[a], inv);
     return 1;
 }
 
 /* x clamped to 0..1.0 and scaled to the GS 0..0x80 */
 static uint8_t gs_colour(uint32_t x)
 {
-    return (uint8_t)gc_ps2_ftoi(gc_ps2_mul(gc_ps2_clamp(x, 0, GC_PS2_ONE), 0x43000000u /* 128 */),
+    return (uint8_t)gc_ps2i_ftoi(gc_ps2i_mul(gc_ps2i_clamp(x, 0, GC_PS2_ONE), 0x43000000u /* 128 */),
                                 0);
+}
+
+/* The instance's lighting rotation: columns 0..2 of its matrix (scale * R)
+ * each normalised (RSQRT.S of the column's dot with itself), which is R
+ * for a rotation under any per-axis scale; a zero column stays zero. Once
+ * per instance, so no vertex pays a square root or a divide. */
+static void instance_rotation(const oinst *in, uint32_t rot[9])
+{
+    for (int c = 0; c < 3; c++) {
+        uint32_t col[3] = {fbits(in->m[3 * c]), fbits(in->m[3 * c + 1]), fbits(in->m[3 * c + 2])};
+        uint32_t len2 = gc_ps2i_dot3(col, col);
+        uint32_t inv = gc_ps2_is_zero(len2) ? 0 : gc_ps2_rsqrt(GC_PS2_ONE, len2);
+        for (int a = 0; a < 3; a++)
+            rot[3 * c + a] = gc_ps2i_mul(col[a], inv);
+    }
 }
 
 /* A moby vertex lit, in the PS2 float model (gc_ps2_*: bit-exact on every
@@ -1439,27 +1456,30 @@ static uint8_t gs_colour(uint32_t x)
  *
  *   n     = (sin az cos el, cos az cos el, sin el) from the normal table:
  *           the moby vertex's own convention (docs/formats/moby.md; not the
- *           tfrag records' negated (cos, sin) order), turned by the instance;
+ *           tfrag records' negated (cos, sin) order), a unit vector;
+ *   n'    = R n, R the instance's rotation (instance_rotation: the scale
+ *           taken out of each column), so n' is unit too;
  *   out.k = base.k + A.k t_A + B.k t_B (two MADD.S), clamped to 0..1.0 and
  *           scaled to the GS 0..0x80.
  *
  * base is the colour the vertex draws with unlit (0x80 textured, the kind's
- * plain colour untextured) read as 0x80 = 1.0; rgb is left as it is when the
- * turned normal is zero. */
-static void light_moby(const gc_render_scene *s, const oinst *in, const overt *c, uint8_t rgba[4])
+ * plain colour untextured) read as 0x80 = 1.0. */
+static void light_moby(const gc_render_scene *s, const uint32_t rot[9], const oinst *in,
+                       const overt *c, uint8_t rgba[4])
 {
     const uint8_t *pa = s->normal_table + (size_t)c->naz * 8,
                   *pe = s->normal_table + (size_t)c->nel * 8;
     uint32_t ca = gc_load_u32le(pa), sa = gc_load_u32le(pa + 4);
     uint32_t ce = gc_load_u32le(pe), se = gc_load_u32le(pe + 4);
-    uint32_t n[3] = {gc_ps2_mul(sa, ce), gc_ps2_mul(ca, ce), se}, r[3], t[2];
-    if (!turn_normal(in, n, r))
-        return;
+    uint32_t n[3] = {gc_ps2i_mul(sa, ce), gc_ps2i_mul(ca, ce), se}, r[3], t[2];
+    for (int a = 0; a < 3; a++)
+        r[a] = gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_mul(rot[a], n[0]), rot[3 + a], n[1]), rot[6 + a],
+                           n[2]);
     const uint32_t(*L)[7] = s->lights[in->light];
     light_terms(L, r, t);
     for (int k = 0; k < 3; k++)
         rgba[k] =
-            gs_colour(gc_ps2_madd(gc_ps2_madd(gc_ps2_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]));
+            gs_colour(gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]));
 }
 
 /* A shrub palette entry: the class's normal j (x, y, z / 32767, shrub.normal)
@@ -1477,18 +1497,18 @@ static void light_shrub(const gc_render_scene *s, const okind *k, const oinst *i
                         uint8_t rgba[4])
 {
     const int32_t *q = k->normals[k->classes[in->cls].normals + j];
-    const uint32_t unit = gc_ps2_itof(32767, 0);
+    const uint32_t unit = gc_ps2i_itof(32767, 0);
     uint32_t n[3], r[3], t[2];
     for (int a = 0; a < 3; a++)
-        n[a] = gc_ps2_div(gc_ps2_itof(q[a], 0), unit);
+        n[a] = gc_ps2_div(gc_ps2i_itof(q[a], 0), unit);
     if (!turn_normal(in, n, r))
         return;
     const uint32_t(*L)[7] = s->lights[in->light];
     light_terms(L, r, t);
     for (int c = 0; c < 3; c++) {
-        uint32_t l = gc_ps2_madd(gc_ps2_mul(L[0][c], t[0]), L[1][c], t[1]);
-        uint32_t m = gc_ps2_mul(gc_ps2_itof(rgba[c], 7), gc_ps2_itof(in->colour[c], 7));
-        rgba[c] = gs_colour(gc_ps2_mul(m, l));
+        uint32_t l = gc_ps2i_madd(gc_ps2i_mul(L[0][c], t[0]), L[1][c], t[1]);
+        uint32_t m = gc_ps2i_mul(gc_ps2i_itof(rgba[c], 7), gc_ps2i_itof(in->colour[c], 7));
+        rgba[c] = gs_colour(gc_ps2i_mul(m, l));
     }
 }
 
@@ -1507,7 +1527,7 @@ static int light_tie(const gc_render_scene *s, const oinst *in, uint32_t slot, u
     uint16_t c = gc_load_u16le(s->lv->gameplay + in->amb_ofs + 2u * slot);
     for (int k = 0; k < 3; k++) {
         int32_t v = (int32_t)((c >> (5 * k)) & 31u) << 3;
-        rgba[k] = gs_colour(gc_ps2_mul(gc_ps2_itof(rgba[k], 7), gc_ps2_itof(v, 7)));
+        rgba[k] = gs_colour(gc_ps2i_mul(gc_ps2i_itof(rgba[k], 7), gc_ps2i_itof(v, 7)));
     }
     return 1;
 }
@@ -1545,7 +1565,7 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
     if (!lit)
         return col;
     if (k->lightable == OLIGHT_MOBY && v->has_normal) {
-        light_moby(s, in, v, col);
+        light_moby(s, k->rot, in, v, col);
     } else if (k->lightable == OLIGHT_SHRUB && v->has_normal) {
         uint8_t *pc = k->pcol[v->naz][b];
         if (!(k->pstate[v->naz] & bit)) {
@@ -1581,6 +1601,8 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             os->lit += lit != 0;
             memset(k->cstate, 0, cl->vhi - cl->vlo);
             memset(k->pstate, 0, sizeof k->pstate);
+            if (lit && k->lightable == OLIGHT_MOBY)
+                instance_rotation(in, k->rot);
             for (uint32_t j = 0; j < cl->tri_count; j++) {
                 const otri *tr = &k->tris[cl->tri_first + j];
                 gc_rs_texture texbuf;
