@@ -314,6 +314,13 @@ typedef struct okind {
     uint8_t (*ccol)[2][4];
     uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
     uint32_t rot[9];        /* moby: the instance's columns 0..2 each normalised (PS2 float) */
+    /* moby: the instance's colours by normal (azimuth << 8 | elevation), valid
+     * where mstamp equals serial (one serial per lit instance drawn); many
+     * vertices of a class share a normal */
+    uint32_t *mstamp;
+    uint8_t *mstate;          /* as cstate (bits 1, 2) */
+    uint8_t (*mcol)[2][4];
+    uint32_t serial;
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
     rtex *tex;       /* MAX_TEXTURES, decoded on first use */
@@ -461,6 +468,9 @@ static void okind_free(okind *k)
     free(k->cpos);
     free(k->ccol);
     free(k->cstate);
+    free(k->mstamp);
+    free(k->mstate);
+    free(k->mcol);
     memset(k, 0, sizeof *k);
 }
 
@@ -751,6 +761,13 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->cstate = calloc(k->span ? k->span : 1, 1);
     if (!k->cpos || !k->ccol || !k->cstate)
         goto out;
+    if (k->lightable == OLIGHT_MOBY) {
+        k->mstamp = calloc(65536, sizeof *k->mstamp);
+        k->mstate = calloc(65536, 1);
+        k->mcol = calloc(65536, sizeof *k->mcol);
+        if (!k->mstamp || !k->mstate || !k->mcol)
+            goto out;
+    }
     /* instances, in table order */
     k->inst = calloc(ti->count ? ti->count : 1, sizeof *k->inst);
     if (!k->inst)
@@ -1565,7 +1582,18 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
     if (!lit)
         return col;
     if (k->lightable == OLIGHT_MOBY && v->has_normal) {
-        light_moby(s, k->rot, in, v, col);
+        uint32_t key = (uint32_t)v->naz << 8 | v->nel;
+        if (k->mstamp[key] != k->serial) {
+            k->mstamp[key] = k->serial;
+            k->mstate[key] = 0;
+        }
+        uint8_t *mc = k->mcol[key][b];
+        if (!(k->mstate[key] & bit)) {
+            k->mstate[key] |= bit;
+            memcpy(mc, col, 4);
+            light_moby(s, k->rot, in, v, mc);
+        }
+        memcpy(col, mc, 4);
     } else if (k->lightable == OLIGHT_SHRUB && v->has_normal) {
         uint8_t *pc = k->pcol[v->naz][b];
         if (!(k->pstate[v->naz] & bit)) {
@@ -1601,8 +1629,13 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             os->lit += lit != 0;
             memset(k->cstate, 0, cl->vhi - cl->vlo);
             memset(k->pstate, 0, sizeof k->pstate);
-            if (lit && k->lightable == OLIGHT_MOBY)
+            if (lit && k->lightable == OLIGHT_MOBY) {
                 instance_rotation(in, k->rot);
+                if (++k->serial == 0) { /* wrapped: no stamp may match a past instance */
+                    memset(k->mstamp, 0, 65536 * sizeof *k->mstamp);
+                    k->serial = 1;
+                }
+            }
             for (uint32_t j = 0; j < cl->tri_count; j++) {
                 const otri *tr = &k->tris[cl->tri_first + j];
                 gc_rs_texture texbuf;
