@@ -777,7 +777,14 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         sy_buf_zero(out, 8);
     }
     /* 0x94 tie ambient RGBAs: per tie instance {s16 index, s16 size in 2-byte units}, the
-     * 16-bit colours, no alignment between records, then s16 -1; the bulk of the file. */
+     * 16-bit colours, no alignment between records, then s16 -1; the bulk of the file.
+     * Each colour is a pre-lit shade, 5:5:5:1 with red in bits 0-4 (synth-12): a per-instance
+     * tint of 10..13 of 31 on red and green and 8..11 on blue, each colour adding 0..3 to red
+     * and green, 0..7 to blue, and a random alpha bit (one draw a colour, as before): expanded
+     * v << 3 with 0x80 = 1.0 that is 0.625..1.0 red and green, 0.5..1.125 blue. synth-11 wrote a
+     * wandering colour (one random bit flipped a colour), noise when read as vertex colours;
+     * these 8 random bits a colour keep the block about as incompressible, so the gameplay
+     * extent stays within the seed's 10% of the disc's 659 KB. */
     begin_block(out, S_TIE_AMBIENT, base, 0x10);
     {
         size_t target = (size_t)600000 * c->ext->size_pct / 100;
@@ -789,10 +796,13 @@ int sy_gameplay_write(const sy_ctx *c, const sy_buf *core_index, sy_buf *out)
         for (uint32_t i = 0; i < nti && per; i++) {
             sy_buf_u16(out, (uint16_t)i);
             sy_buf_u16(out, (uint16_t)(per / 2));
-            uint32_t col = sy_rng_below(&r, 0x8000);
+            uint32_t shade = sy_rng_below(&r, 0x8000), tint = 0;
+            for (unsigned ch = 0; ch < 3; ch++)
+                tint |= ((ch == 2 ? 8u : 10u) + ((shade >> (5 * ch)) % 4u)) << (5 * ch);
             for (size_t k = 0; k < per / 2; k++) {
-                col ^= 1u << sy_rng_below(&r, 15); /* a wandering 5:5:5 colour */
-                sy_buf_u16(out, (uint16_t)(col | 0x8000u));
+                uint32_t v = sy_rng_below(&r, 256); /* + 0..3 on R and G, 0..7 on B; alpha */
+                uint32_t col = tint + (v & 3u) + ((v >> 2 & 3u) << 5) + ((v >> 4 & 7u) << 10);
+                sy_buf_u16(out, (uint16_t)(col | (v >> 7 & 1u) << 15));
             }
         }
         sy_buf_u16(out, 0xFFFFu);

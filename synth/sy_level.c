@@ -16,7 +16,7 @@
 
 const char *sy_generator_version(void)
 {
-    return "synth-11";
+    return "synth-12";
 }
 
 static void put_u32(uint8_t *p, uint32_t v)
