@@ -1168,10 +1168,9 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
 }
 
 static const gc_table_desc *const gameplay_tables[] = {
-    &gc_table_gp_header,      &gc_table_gp_block,      &gc_table_gp_light,
-    &gc_table_gp_occl,        &gc_table_gp_list,       &gc_table_tie_instance,
-    &gc_table_shrub_instance, &gc_table_moby_instance, &gc_table_gp_cam,
-    &gc_table_tie_ambient};
+    &gc_table_gp_header, &gc_table_gp_block,     &gc_table_gp_light,       &gc_table_gp_occl,
+    &gc_table_gp_list,   &gc_table_tie_instance, &gc_table_shrub_instance, &gc_table_moby_instance,
+    &gc_table_gp_cam,    &gc_table_tie_ambient};
 
 const gc_decoder gc_dec_gameplay = {
     .name = "gameplay",

@@ -722,13 +722,14 @@ static gc_status shrub_run(gc_level *lv, gc_diag *diag)
                                                                      : (int32_t)(int16_t)raw;
                         l2 += (double)xyz[a] * xyz[a];
                     }
-                    *nr = (shrub_normal_row){.file_ofs = cls.file_ofs + (uint64_t)c.data_ofs + 8u * n,
-                                             .class_row = class_row,
-                                             .index = n,
-                                             .x = xyz[0],
-                                             .y = xyz[1],
-                                             .z = xyz[2],
-                                             .length = sqrt(l2) / 32767.0};
+                    *nr =
+                        (shrub_normal_row){.file_ofs = cls.file_ofs + (uint64_t)c.data_ofs + 8u * n,
+                                           .class_row = class_row,
+                                           .index = n,
+                                           .x = xyz[0],
+                                           .y = xyz[1],
+                                           .z = xyz[2],
+                                           .length = sqrt(l2) / 32767.0};
                 }
             }
             double max_r2 = 0;

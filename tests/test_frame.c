@@ -1220,15 +1220,16 @@ static const gc_column tpr_cols[] = {
     GC_COL(o_packet, file_ofs, GC_T_U64, 0, "", ""),
     GC_COL(o_packet, class_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
     GC_COL(o_packet, lod, GC_T_U8, 0, "", ""), GC_COL(o_packet, rgba_count, GC_T_U8, 0, "", "")};
-static const gc_column sv_cols[] = {GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),
-                                    GC_COL(o_vertex, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
-                                    {"index", GC_T_U16, offsetof(o_vertex, index), 2, 0, "", ""},
-                                    GC_COL(o_vertex, x, GC_T_F32, 0, "", ""),
-                                    GC_COL(o_vertex, y, GC_T_F32, 0, "", ""),
-                                    GC_COL(o_vertex, z, GC_T_F32, 0, "", ""),
-                                    GC_COL(o_vertex, s, GC_T_F32, 0, "", ""),
-                                    GC_COL(o_vertex, t, GC_T_F32, 0, "", ""),
-                                    GC_COL(o_vertex, normal, GC_T_U16, 0, "", "")};
+static const gc_column sv_cols[] = {
+    GC_COL(o_vertex, file_ofs, GC_T_U64, 0, "", ""),
+    GC_COL(o_vertex, packet_row, GC_T_U32, GC_CF_NULL_IF_MAX, "", ""),
+    {"index", GC_T_U16, offsetof(o_vertex, index), 2, 0, "", ""},
+    GC_COL(o_vertex, x, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, y, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, z, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, s, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, t, GC_T_F32, 0, "", ""),
+    GC_COL(o_vertex, normal, GC_T_U16, 0, "", "")};
 #define OSI_COL(nm, i)                                                                             \
     {                                                                                              \
         nm, GC_T_F32, offsetof(o_sinst, m) + 4 * (i), 4, 0, "", ""                                 \
@@ -1252,11 +1253,10 @@ static const gc_column si_cols[] = {
     {"colour_g", GC_T_S32, offsetof(o_sinst, colour) + 4, 4, 0, "", ""},
     {"colour_b", GC_T_S32, offsetof(o_sinst, colour) + 8, 4, 0, "", ""},
     GC_COL(o_sinst, dir_light, GC_T_S32, 0, "", "")};
-static const gc_column sn_cols[] = {GC_COL(o_snormal, class_row, GC_T_U32, 0, "", ""),
-                                    GC_COL(o_snormal, index, GC_T_U32, 0, "", ""),
-                                    GC_COL(o_snormal, x, GC_T_S32, 0, "", ""),
-                                    GC_COL(o_snormal, y, GC_T_S32, 0, "", ""),
-                                    GC_COL(o_snormal, z, GC_T_S32, 0, "", "")};
+static const gc_column sn_cols[] = {
+    GC_COL(o_snormal, class_row, GC_T_U32, 0, "", ""),
+    GC_COL(o_snormal, index, GC_T_U32, 0, "", ""), GC_COL(o_snormal, x, GC_T_S32, 0, "", ""),
+    GC_COL(o_snormal, y, GC_T_S32, 0, "", ""), GC_COL(o_snormal, z, GC_T_S32, 0, "", "")};
 static const gc_column am_cols[] = {GC_COL(o_amb, instance_row, GC_T_U32, 0, "", ""),
                                     GC_COL(o_amb, colours, GC_T_S32, 0, "", ""),
                                     GC_COL(o_amb, data_ofs, GC_T_U64, 0, "", "")};
@@ -1294,8 +1294,8 @@ static void build_all_lit(gc_level *lv, gc_rowbuf *rb, int tie_record, int32_t s
     rb[6].desc = &d_tie_packet_rgba;
     for (size_t i = 0; i < rb[6].count; i++)
         ((o_packet *)(void *)(rb[6].data + i * sizeof(o_packet)))->rgba_count = 3;
-    const gc_table_desc *descs[7] = {&d_tie_ambient, &d_shrub_class, &d_shrub_packet,
-                                     &d_shrub_vertex, &d_shrub_tri,  &d_shrub_inst,
+    const gc_table_desc *descs[7] = {&d_tie_ambient,  &d_shrub_class, &d_shrub_packet,
+                                     &d_shrub_vertex, &d_shrub_tri,   &d_shrub_inst,
                                      &d_shrub_normal};
     gc_rowbuf *b = rb + LIT_TABLES;
     for (int i = 0; i < 7; i++) {

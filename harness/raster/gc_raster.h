@@ -49,7 +49,8 @@
 /* Bumped whenever the rasteriser's output changes on purpose; it is part of
  * every frame manifest, so a golden made by another version reports
  * "manifest differs" rather than "regressed". */
-#define GC_RS_RASTER_VERSION 4 /* 2: tie, shrub and moby instances drawn; 3: mobys lit; 4: ties, shrubs lit */
+#define GC_RS_RASTER_VERSION                                                                       \
+    4 /* 2: tie, shrub and moby instances drawn; 3: mobys lit; 4: ties, shrubs lit */
 
 /* Texture wrap per axis, as the ad-gif's CLAMP_1 register WMS/WMT fields:
  * 0 REPEAT, 1 CLAMP. REGION_CLAMP (2) and REGION_REPEAT (3) are treated as

@@ -14,9 +14,9 @@
 
 #include "gc_lod.h"
 #include "gc_ps2fpu.h"
-#include "ps2fpu_core.h" /* the object lighting's short operations, inlined (same bodies) */
 #include "gc_reader.h"
 #include "gc_texture.h"
+#include "ps2fpu_core.h" /* the object lighting's short operations, inlined (same bodies) */
 
 #define NONE         UINT32_MAX
 #define MAX_INDEX    65536u /* per-patch position / vertex-info indices beyond this are ignored */
@@ -279,13 +279,13 @@ typedef struct oclass {
 
 typedef struct oinst {
     uint32_t cls;
-    uint32_t row;  /* its row in the instance table */
-    float m[12];   /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
-    double reach;  /* every placed corner lies within this of column 3 (instance_outside) */
-    int64_t light; /* moby/shrub: the instance's gameplay.dir_light row, -1 when none */
-    uint8_t colour[3];    /* shrub: the instance colour (+0x50..+0x58, 0..255) */
-    uint64_t amb_ofs;     /* tie: gameplay offset of its ambient record's first colour */
-    uint32_t amb_count;   /* tie: colours in that record; 0: no record */
+    uint32_t row;       /* its row in the instance table */
+    float m[12];        /* columns 0, 1, 2 (local axes, scaled) and 3 (position), x y z each */
+    double reach;       /* every placed corner lies within this of column 3 (instance_outside) */
+    int64_t light;      /* moby/shrub: the instance's gameplay.dir_light row, -1 when none */
+    uint8_t colour[3];  /* shrub: the instance colour (+0x50..+0x58, 0..255) */
+    uint64_t amb_ofs;   /* tie: gameplay offset of its ambient record's first colour */
+    uint32_t amb_count; /* tie: colours in that record; 0: no record */
 } oinst;
 
 /* How a kind's instances are lit (docs/golden.md "What is lit"). */
@@ -303,8 +303,8 @@ typedef struct okind {
     size_t nclasses;
     oinst *inst;
     size_t ninst;
-    uint64_t unresolved; /* instance rows not placed: no such class, or a non-finite matrix */
-    int lightable;       /* OLIGHT_*: what the kind's tables give its lighting (NONE: unlit) */
+    uint64_t unresolved;   /* instance rows not placed: no such class, or a non-finite matrix */
+    int lightable;         /* OLIGHT_*: what the kind's tables give its lighting (NONE: unlit) */
     int32_t (*normals)[3]; /* shrub: shrub.normal x, y, z (1/32767), 24 per class */
     size_t nnormals;
     uint32_t span; /* the widest class vertex range (vhi - vlo): the cache's size */
@@ -313,17 +313,17 @@ typedef struct okind {
     float (*cpos)[3];
     uint8_t (*ccol)[2][4];
     uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
-    uint32_t rot[9];        /* moby: the instance's columns 0..2 each normalised (PS2 float) */
+    uint32_t rot[9]; /* moby: the instance's columns 0..2 each normalised (PS2 float) */
     /* moby: the instance's colours by normal (azimuth << 8 | elevation), valid
      * where mstamp equals serial (one serial per lit instance drawn); many
      * vertices of a class share a normal */
     uint32_t *mstamp;
-    uint8_t *mstate;          /* as cstate (bits 1, 2) */
+    uint8_t *mstate; /* as cstate (bits 1, 2) */
     uint8_t (*mcol)[2][4];
     uint32_t serial;
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
-    rtex *tex;       /* MAX_TEXTURES, decoded on first use */
+    rtex *tex;              /* MAX_TEXTURES, decoded on first use */
 } okind;
 
 struct gc_render_scene {
@@ -569,7 +569,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     if (!tc || !tp || !tv || !tt || !ti)
         return 0;
     static const colref none = {0, GC_T_U8, 0, 0};
-    colref pcls = find_col(tp, "class_row"), plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : none;
+    colref pcls = find_col(tp, "class_row"),
+           plod = sp->packet_lod ? find_col(tp, sp->packet_lod) : none;
     colref vpk = find_col(tv, "packet_row"), vix = find_col(tv, sp->vertex_index),
            vs = find_col(tv, "s"), vt = find_col(tv, "t"), vp[3];
     colref tpk = find_col(tt, "packet_row"), ttex = find_col(tt, "texture_entry"),
@@ -618,7 +619,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     uint32_t *pk_class = malloc((np ? np : 1) * sizeof *pk_class);
     uint32_t *vfirst = calloc(np + 1, sizeof *vfirst), *vcount = calloc(np + 1, sizeof *vcount);
     uint32_t *per_class = calloc(nc + 1, sizeof *per_class);
-    uint32_t *slot_first = calloc(np + 1, sizeof *slot_first), *slot_n = calloc(np + 1, sizeof *slot_n);
+    uint32_t *slot_first = calloc(np + 1, sizeof *slot_first),
+             *slot_n = calloc(np + 1, sizeof *slot_n);
     uint8_t *vvalid = NULL;
     int rc = -1;
     k->classes = calloc(nc ? nc : 1, sizeof *k->classes);
@@ -1434,9 +1436,9 @@ static void light_terms(const uint32_t (*L)[7], const uint32_t n[3], uint32_t t[
 static int turn_normal(const oinst *in, const uint32_t v[3], uint32_t r[3])
 {
     for (int a = 0; a < 3; a++)
-        r[a] =
-            gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_mul(fbits(in->m[a]), v[0]), fbits(in->m[3 + a]), v[1]),
-                        fbits(in->m[6 + a]), v[2]);
+        r[a] = gc_ps2i_madd(
+            gc_ps2i_madd(gc_ps2i_mul(fbits(in->m[a]), v[0]), fbits(in->m[3 + a]), v[1]),
+            fbits(in->m[6 + a]), v[2]);
     uint32_t len2 = gc_ps2i_dot3(r, r);
     if (gc_ps2_is_zero(len2))
         return 0;
@@ -1449,8 +1451,8 @@ static int turn_normal(const oinst *in, const uint32_t v[3], uint32_t r[3])
 /* x clamped to 0..1.0 and scaled to the GS 0..0x80 */
 static uint8_t gs_colour(uint32_t x)
 {
-    return (uint8_t)gc_ps2i_ftoi(gc_ps2i_mul(gc_ps2i_clamp(x, 0, GC_PS2_ONE), 0x43000000u /* 128 */),
-                                0);
+    return (uint8_t)gc_ps2i_ftoi(
+        gc_ps2i_mul(gc_ps2i_clamp(x, 0, GC_PS2_ONE), 0x43000000u /* 128 */), 0);
 }
 
 /* The instance's lighting rotation: columns 0..2 of its matrix (scale * R)
@@ -1491,12 +1493,12 @@ static void light_moby(const gc_render_scene *s, const uint32_t rot[9], const oi
     uint32_t n[3] = {gc_ps2i_mul(sa, ce), gc_ps2i_mul(ca, ce), se}, r[3], t[2];
     for (int a = 0; a < 3; a++)
         r[a] = gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_mul(rot[a], n[0]), rot[3 + a], n[1]), rot[6 + a],
-                           n[2]);
+                            n[2]);
     const uint32_t(*L)[7] = s->lights[in->light];
     light_terms(L, r, t);
     for (int k = 0; k < 3; k++)
-        rgba[k] =
-            gs_colour(gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]));
+        rgba[k] = gs_colour(
+            gc_ps2i_madd(gc_ps2i_madd(gc_ps2i_itof(rgba[k], 7), L[0][k], t[0]), L[1][k], t[1]));
 }
 
 /* A shrub palette entry: the class's normal j (x, y, z / 32767, shrub.normal)
