@@ -1340,13 +1340,14 @@ static void build_all_lit(gc_level *lv, gc_rowbuf *rb, int tie_record, int32_t s
 
 /* Draws build_all_lit's overview lit and unlit: the tie's and the shrub's
  * centroid pixels, the manifests. */
-static void draw_all_lit(int tie_record, int32_t shrub_light, const float m3[9], uint8_t tie_on[3],
-                         uint8_t tie_off[3], uint8_t shrub_on[3], uint8_t shrub_off[3],
-                         char *man_on, char *man_off)
+static void draw_all_lit(int tie_record, int32_t shrub_light, const float m3[9], int normal_table,
+                         uint8_t tie_on[3], uint8_t tie_off[3], uint8_t shrub_on[3],
+                         uint8_t shrub_off[3], char *man_on, char *man_off)
 {
     gc_level lv;
     gc_rowbuf rb[ALL_TABLES];
     build_all_lit(&lv, rb, tie_record, shrub_light, m3);
+    ((o_normals *)(void *)rb[OBJ_TABLES].data)->found = (uint8_t)normal_table;
     char err[256] = "";
     gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
     cr_assert(s, "%s", err);
@@ -1394,7 +1395,7 @@ Test(render, tie_and_shrub_lit)
     for (int m = 0; m < 2; m++) {
         uint8_t ton[3], toff[3], son[3], soff[3];
         char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
-        draw_all_lit(1, 0, ms[m], ton, toff, son, soff, man_on, man_off);
+        draw_all_lit(1, 0, ms[m], 1, ton, toff, son, soff, man_on, man_off);
         cr_assert(ton[0] == 0x30 && ton[1] == 0x60 && ton[2] == 0x80, "lit tie %u %u %u", ton[0],
                   ton[1], ton[2]);
         cr_assert(toff[0] == 0x60 && toff[1] == 0x60 && toff[2] == 0x60, "unlit tie %u %u %u",
@@ -1408,6 +1409,21 @@ Test(render, tie_and_shrub_lit)
     }
 }
 
+/* Without an accepted normal table (normals.table found 0) the moby is unlit
+ * but the shrub, whose normals are its class's own, is lit as before. */
+Test(render, shrub_lit_without_the_moby_normal_table)
+{
+    static const float up[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    uint8_t ton[3], toff[3], son[3], soff[3];
+    char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
+    draw_all_lit(1, 0, up, 0, ton, toff, son, soff, man_on, man_off);
+    cr_assert(son[0] == 0x20 && son[1] == 0x37 && son[2] == 0x00, "lit shrub %u %u %u", son[0],
+              son[1], son[2]);
+    const char *tail = ",lit:tie,shrub";
+    size_t n = strlen(man_on), t = strlen(tail);
+    cr_assert(n > t && strcmp(man_on + n - t, tail) == 0, "%s", man_on);
+}
+
 /* No ambient record for the tie, a shrub light set not in the bank (1, -1):
  * both draw as with lighting off, and the manifest names only the moby. */
 Test(render, tie_without_record_and_shrub_without_set_stay_unlit)
@@ -1417,7 +1433,7 @@ Test(render, tie_without_record_and_shrub_without_set_stay_unlit)
     for (int i = 0; i < 2; i++) {
         uint8_t ton[3], toff[3], son[3], soff[3];
         char man_on[GC_FRAME_MANIFEST_MAX], man_off[GC_FRAME_MANIFEST_MAX];
-        draw_all_lit(0, bad[i], up, ton, toff, son, soff, man_on, man_off);
+        draw_all_lit(0, bad[i], up, 1, ton, toff, son, soff, man_on, man_off);
         cr_assert(!memcmp(ton, toff, 3) && ton[0] == 0x60, "tie %u %u %u", ton[0], ton[1], ton[2]);
         cr_assert(!memcmp(son, soff, 3) && son[0] == 0x40 && son[1] == 0x70, "shrub %u %u %u",
                   son[0], son[1], son[2]);

@@ -868,7 +868,7 @@ static int f32_bits(const uint8_t *row, colref c, uint32_t *out)
  * (normals.table: found, overlay_ofs; 256 entries of (cos, sin) patterns in
  * the overlay) and the light bank (gameplay.dir_light colour_a_r ..
  * direction_b_z), the same inputs the tfrag lighting pass reads
- * (docs/formats/tfrag.md 8). Either absent: no object is lit. -1 only when
+ * (docs/formats/tfrag.md 8). Mobys need both, shrubs the bank. -1 only when
  * memory runs out. */
 static int load_object_lights(gc_render_scene *s, const gc_table *ts, size_t nt)
 {
@@ -881,8 +881,9 @@ static int load_object_lights(gc_render_scene *s, const gc_table *ts, size_t nt)
             s->lv->overlay.size - (uint64_t)at >= 256u * 8u)
             s->normal_table = s->lv->overlay.data + (uint64_t)at;
     }
+    /* the bank without a normal table still lights the shrubs (their normals are their own) */
     const gc_table *tl = find_table(ts, nt, "gameplay.dir_light");
-    if (!s->normal_table || !tl || tl->count == 0)
+    if (!tl || tl->count == 0)
         return 0;
     static const char *const names[2][2] = {{"colour_a", "direction_a"},
                                             {"colour_b", "direction_b"}};
