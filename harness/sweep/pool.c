@@ -36,10 +36,14 @@ int gc_pool_run(unsigned jobs, size_t count, gc_pool_task task, void *ctx)
         worker(&st);
         return 0;
     }
-    pthread_t *t = calloc(jobs, sizeof *t);
+    /* The caller's thread is the last of the `jobs` workers: starting `jobs`
+     * threads and then working on the caller too ran jobs + 1 tasks at once
+     * (three levels in flight with --jobs 2: a third more memory, and three
+     * threads contending for two cores; issue 18). */
+    pthread_t *t = calloc(jobs - 1, sizeof *t);
     unsigned started = 0;
     if (t)
-        for (; started < jobs; started++)
+        for (; started < jobs - 1; started++)
             if (pthread_create(&t[started], NULL, worker, &st) != 0)
                 break;
     /* Whatever could not be started, the caller's thread does itself. */
@@ -47,7 +51,7 @@ int gc_pool_run(unsigned jobs, size_t count, gc_pool_task task, void *ctx)
     for (unsigned i = 0; i < started; i++)
         pthread_join(t[i], NULL);
     free(t);
-    return started == jobs ? 0 : -1;
+    return started == jobs - 1 ? 0 : -1;
 }
 
 unsigned gc_core_count(void)
