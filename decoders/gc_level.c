@@ -131,16 +131,11 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep)
         gc_rowbuf *rb = &lv->tables[i];
         size_t row = rb->desc->row_size;
         if (!keep || keep[i]) {
-            /* a kept table gives back the slack of its doubling growth (up
-             * to half of it; glibc shrinks a large block in place) */
-            if (rb->count && rb->count < rb->cap) {
-                void *p = realloc(rb->data, rb->count * row);
-                if (p) {
-                    freed += (rb->cap - rb->count) * row;
-                    rb->data = p;
-                    rb->cap = rb->count;
-                }
-            }
+            /* a kept table gives back the slack of its growth (none after
+             * gc_level_decode, which shrinks every table) */
+            size_t cap = rb->cap;
+            gc_rows_shrink(rb);
+            freed += (cap - rb->cap) * row;
             continue;
         }
         freed += rb->cap * row;
@@ -151,6 +146,10 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep)
     }
     free(lv->core_data);
     free(lv->gameplay);
+    free(lv->file_copy);
+    lv->file_copy = NULL;
+    lv->file_copy_size = 0;
+    lv->overlay.data = lv->core_index.data = lv->gs_ram.data = NULL;
     lv->core_data = NULL;
     lv->core_data_size = 0;
     lv->gameplay = NULL;
@@ -158,6 +157,88 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep)
     lv->file = NULL;
     lv->file_size = 0;
     return freed;
+}
+
+/* 1 when span's bytes lie in the level's file (not in a decompressed buffer). */
+static bool span_in_file(const gc_level *lv, const gc_span *sp)
+{
+    return sp->data && lv->file && sp->data >= lv->file && sp->data <= lv->file + lv->file_size;
+}
+
+int gc_level_detach_file(gc_level *lv)
+{
+    if (!lv->file)
+        return 0;
+    gc_span *kept[] = {&lv->overlay, &lv->core_index, &lv->gs_ram};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        if (span_in_file(lv, kept[i]))
+            total += kept[i]->size;
+    uint8_t *copy = NULL;
+    if (total) {
+        if (gc_level_mem_charge(lv, total) != 0)
+            return -1;
+        copy = malloc(total);
+        if (!copy) {
+            gc_level_mem_release(lv, total);
+            return -1;
+        }
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+        if (span_in_file(lv, kept[i])) {
+            memcpy(copy + at, kept[i]->data, kept[i]->size);
+            kept[i]->data = copy + at;
+            at += kept[i]->size;
+        }
+    gc_span *dropped[] = {&lv->data_extent, &lv->sound_bank,  &lv->gameplay_z,    &lv->occlusion_ext,
+                          &lv->chunks[0],   &lv->chunks[1],   &lv->chunks[2],     &lv->chunk_banks[0],
+                          &lv->chunk_banks[1], &lv->chunk_banks[2], &lv->hud_header,
+                          &lv->core_data_z, &lv->transition};
+    for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
+        if (span_in_file(lv, dropped[i]))
+            dropped[i]->data = NULL;
+    free(lv->file_copy);
+    lv->file_copy = copy;
+    lv->file_copy_size = total;
+    lv->file = NULL;
+    return 0;
+}
+
+void gc_rows_shrink(gc_rowbuf *rb)
+{
+    if (!rb->count || rb->count >= rb->cap)
+        return;
+    size_t rs = rb->desc->row_size;
+    /* glibc shrinks a large block in place (or by mremap), without a copy */
+    void *p = realloc(rb->data, rb->count * rs);
+    if (!p)
+        return;
+    if (rb->owner)
+        gc_level_mem_release(rb->owner, (rb->cap - rb->count) * rs);
+    rb->data = p;
+    rb->cap = rb->count;
+}
+
+int gc_rows_reserve(gc_rowbuf *rb, size_t rows)
+{
+    if (!rb || rows <= rb->cap)
+        return 0;
+    size_t rs = rb->desc->row_size;
+    if (rows > SIZE_MAX / rs)
+        return -1;
+    size_t more = (rows - rb->cap) * rs;
+    if (rb->owner && gc_level_mem_charge(rb->owner, more) != 0)
+        return -1;
+    uint8_t *p = realloc(rb->data, rows * rs);
+    if (!p) {
+        if (rb->owner)
+            gc_level_mem_release(rb->owner, more);
+        return -1;
+    }
+    rb->data = p;
+    rb->cap = rows;
+    return 0;
 }
 
 gc_rowbuf *gc_level_rows(gc_level *lv, const gc_table_desc *desc)
@@ -257,6 +338,11 @@ void gc_level_decode(gc_level *lv)
         if (s != GC_OK && !skipped && lv->first_error.status == GC_OK)
             lv->first_error = d;
     }
+    /* The tables are complete: give back the slack of their doubling growth
+     * now (up to half of each buffer), not after the level's invariants and
+     * frames, so the working set of a level in flight is its rows. */
+    for (size_t i = 0; i < lv->table_count; i++)
+        gc_rows_shrink(&lv->tables[i]);
 }
 
 void gc_level_free(gc_level *lv)
@@ -269,6 +355,8 @@ void gc_level_free(gc_level *lv)
     free(lv->tables);
     free(lv->core_data);
     free(lv->gameplay);
+    free(lv->file_copy);
+    lv->file_copy = NULL;
     gc_level_mem_release(lv, lv->mem_charged);
     lv->tables = NULL;
     lv->core_data = NULL;
