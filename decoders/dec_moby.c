@@ -827,6 +827,10 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
     if (st != GC_OK)
         return st;
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_class);
+    /* one row per declared class (core header +0x18): allocated once (a
+     * hint; a refused reservation fails at the push, as before) */
+    if (t.count > 0)
+        (void)gc_rows_reserve(rb, (size_t)t.count);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
     for (int32_t i = 0; i < t.count; i++) {
         moby_class_row c;

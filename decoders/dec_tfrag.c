@@ -1983,6 +1983,31 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         st = gc_diag_set(diag, GC_E_INTERNAL, 0, "tfrag tables are not registered");
         goto out;
     }
+    /* Presize the row tables from the patch headers' declared counts
+     * (+0x3c vertices: exactly the vertex and light rows; +0x3d LOD-0
+     * triangles and +0x28 ad-gifs): one allocation each instead of doubling
+     * from 64 rows and copying (issue 10). Hints only: a table that outgrows
+     * them (vertex info, the LOD 1 and 2 triangles) grows as usual and
+     * gc_level_decode shrinks it; a refused reservation is no error here
+     * (the push that needs the memory reports it). */
+    {
+        size_t verts = 0, tris = 0, adgifs = 0;
+        for (int32_t i = 0; i < count; i++) {
+            gc_reader h = gc_window(&region, (size_t)table_offset + (size_t)i * TFRAG_PATCH_BYTES,
+                                    TFRAG_PATCH_BYTES);
+            gc_seek(&h, 0x28);
+            adgifs += gc_u8(&h);
+            gc_seek(&h, 0x3c);
+            verts += gc_u8(&h);
+            tris += gc_u8(&h);
+        }
+        (void)gc_rows_reserve(x.rb_patch, (size_t)count);
+        (void)gc_rows_reserve(x.rb_vertex, verts);
+        (void)gc_rows_reserve(x.rb_vi, verts);
+        (void)gc_rows_reserve(x.rb_light, verts);
+        (void)gc_rows_reserve(x.rb_tri, tris);
+        (void)gc_rows_reserve(x.rb_adgif, adgifs);
+    }
     for (int32_t i = 0; i < count; i++) {
         gc_diag_push(diag, "tfrag[%d]", i);
         st = decode_patch(&x, &region, (size_t)table_offset, 0, (uint32_t)i);
