@@ -303,6 +303,35 @@ static void copy_str(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
+static bool spans_overlap(const gc_span *a, const gc_span *b)
+{
+    return a->data && b->data && a->size && b->size && a->data < b->data + b->size &&
+           b->data < a->data + a->size;
+}
+
+/* Once the data decoder has decompressed core_data, no decoder reads the
+ * compressed stream again: offer those bytes to the discard hook, unless
+ * another span of the file overlaps them (a malformed file may nest them;
+ * those bytes are still read). The data extent is their parent and does
+ * not count: only the level and data decoders read it, before this. */
+static void discard_compressed_core_data(gc_level *lv)
+{
+    const gc_span *z = &lv->core_data_z;
+    if (!lv->mem.discard || !lv->core_data || !z->present || !z->data || !lv->file ||
+        z->data < lv->file || z->data + z->size > lv->file + lv->file_size)
+        return;
+    const gc_span *others[] = {&lv->sound_bank,     &lv->gameplay_z,     &lv->occlusion_ext,
+                               &lv->chunks[0],      &lv->chunks[1],      &lv->chunks[2],
+                               &lv->chunk_banks[0], &lv->chunk_banks[1], &lv->chunk_banks[2],
+                               &lv->overlay,        &lv->core_index,     &lv->gs_ram,
+                               &lv->hud_header,     &lv->transition};
+    for (size_t i = 0; i < sizeof others / sizeof *others; i++)
+        if (spans_overlap(z, others[i]))
+            return;
+    lv->mem.discard(lv->mem.ctx, z->data, z->size);
+    lv->core_data_z.data = NULL; /* offset, size and presence stay */
+}
+
 void gc_level_decode(gc_level *lv)
 {
     gc_rowbuf *status_rows = gc_level_rows(lv, &gc_table_decode_status);
@@ -337,6 +366,8 @@ void gc_level_decode(gc_level *lv)
         }
         if (s != GC_OK && !skipped && lv->first_error.status == GC_OK)
             lv->first_error = d;
+        if (dec == &gc_dec_data)
+            discard_compressed_core_data(lv);
     }
     /* The tables are complete: give back the slack of their doubling growth
      * now (up to half of each buffer), not after the level's invariants and

@@ -122,6 +122,11 @@ typedef struct gc_rowbuf {
 typedef struct gc_mem_hook {
     int (*charge)(void *ctx, size_t bytes);
     void (*release)(void *ctx, size_t bytes);
+    /* Optional: the level will never read the input bytes [p, p + n) again
+     * (the compressed core_data once it is decompressed: two thirds of a
+     * retail file). The owner of the file may give their pages back
+     * (madvise); nothing else of the file is named. */
+    void (*discard)(void *ctx, const void *p, size_t n);
     void *ctx;
 } gc_mem_hook;
 

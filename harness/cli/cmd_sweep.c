@@ -179,9 +179,62 @@ int gc_cmd_sweep(int argc, char **argv)
                          rep.frames[i].level, rep.frames[i].time_seconds);
         gc_sb_printf(&t,
                      "\n  },\n  \"memory\": {\"limit_bytes\": %zu, \"peak_bytes\": %zu, "
-                     "\"waits\": %llu, \"reruns\": %llu}\n}\n",
+                     "\"waits\": %llu, \"reruns\": %llu},\n",
                      tm.memory_limit_bytes, tm.memory_peak_bytes, tm.memory_waits,
                      tm.memory_reruns);
+        /* the process's high-water mark of resident memory (charged bytes
+         * above are only what the budget sees: no textures, no scene) */
+        gc_sb_printf(&t,
+                     "  \"peak_rss_bytes\": {\"after_corpus_open\": %zu, \"after_levels\": %zu, "
+                     "\"after_corpus_scope\": %zu, \"rose_last_in\": {\"level\": %d, "
+                     "\"phase\": \"%s\"}},\n",
+                     tm.rss_after_open, tm.rss_after_levels, tm.rss_after_corpus,
+                     tm.rss_peak_level, tm.rss_peak_phase);
+        /* The schedule and its critical path: the levels are independent
+         * tasks, so the level phase takes at least the larger of the CPU
+         * work per job and the longest level; a worker that ends early
+         * leaves its core idle for the rest (the tail). */
+        double cpu_sum = 0, longest = 0, last_end = 0, first_end = -1;
+        int longest_level = -1, last_level = -1;
+        double worker_end[64] = {0};
+        for (size_t i = 0; i < rep.selected_count; i++) {
+            int l = rep.selected[i];
+            double c = tm.level_decode[l] + tm.level_eval[l] + tm.level_render[l];
+            cpu_sum += c;
+            if (c > longest) {
+                longest = c;
+                longest_level = l;
+            }
+            if (tm.level_end[l] > last_end) {
+                last_end = tm.level_end[l];
+                last_level = l;
+            }
+            int w = tm.level_worker[l];
+            if (w >= 0 && w < 64 && tm.level_end[l] > worker_end[w])
+                worker_end[w] = tm.level_end[l];
+        }
+        unsigned nw = tm.jobs < 64 ? tm.jobs : 64;
+        for (unsigned w = 0; w < nw; w++)
+            if (first_end < 0 || worker_end[w] < first_end)
+                first_end = worker_end[w];
+        double per_job = tm.jobs ? cpu_sum / tm.jobs : cpu_sum;
+        gc_sb_printf(&t,
+                     "  \"critical_path\": {\"cpu_per_job_seconds\": %.3f, "
+                     "\"longest_level\": %d, \"longest_level_cpu_seconds\": %.3f, "
+                     "\"lower_bound_seconds\": %.3f, \"levels_wall_seconds\": %.3f, "
+                     "\"last_level\": %d, \"tail_idle_seconds\": %.3f},\n",
+                     per_job, longest_level, longest, per_job > longest ? per_job : longest,
+                     tm.wall_levels, last_level, first_end < 0 ? 0.0 : last_end - first_end);
+        gc_sb_puts(&t, "  \"schedule\": [");
+        for (size_t i = 0; i < rep.selected_count; i++) {
+            int l = rep.selected[i];
+            gc_sb_printf(&t,
+                         "%s\n    {\"level\": %d, \"worker\": %d, \"start\": %.3f, "
+                         "\"frames_start\": %.3f, \"end\": %.3f}",
+                         i ? "," : "", l, tm.level_worker[l], tm.level_start[l],
+                         tm.level_eval_end[l], tm.level_end[l]);
+        }
+        gc_sb_puts(&t, "\n  ]\n}\n");
         if (t.failed || gc_write_file_atomic(timings, t.s, t.len, err, sizeof err) != 0) {
             fprintf(stderr, "gcverify sweep: cannot write %s: %s\n", timings,
                     t.failed ? "out of memory" : err);

@@ -23,6 +23,16 @@ typedef struct gc_sweep_timings {
     unsigned jobs;
     size_t memory_limit_bytes, memory_peak_bytes; /* the budget and its high-water mark */
     unsigned long long memory_waits, memory_reruns;
+    /* The process's peak RSS (getrusage) after the corpus was opened, after
+     * the levels, after corpus scope; and the level and phase ("decode",
+     * "evaluate", "render") at whose end it last rose. */
+    size_t rss_after_open, rss_after_levels, rss_after_corpus;
+    int rss_peak_level;
+    char rss_peak_phase[16];
+    /* The schedule: per level, the pool worker that ran it and its wall
+     * seconds from the pool's start (start, end of decode+evaluate, end). */
+    int level_worker[27];
+    double level_start[27], level_eval_end[27], level_end[27];
 } gc_sweep_timings;
 
 typedef struct gc_sweep_opts {
