@@ -539,6 +539,30 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
     return GC_OK;
 }
 
+size_t gc_texture_pixels_lowest(const gc_level *lv)
+{
+    size_t lowest = lv->core_data_size;
+    for (int k = GC_TEXTURE_TFRAG; k <= GC_TEXTURE_SHRUB; k++) {
+        size_t count = 0;
+        gc_reader tab;
+        gc_diag d;
+        gc_diag_init(&d);
+        if (tex_table_kind(lv, (gc_texture_kind)k, &count, &tab, &d) != GC_OK)
+            continue; /* that kind's pixels cannot be asked for */
+        for (size_t i = 0; i < count; i++) {
+            tex_entry e = tex_read_entry(&tab);
+            /* mip 0 is the lowest of the entry's core_data levels (mip 1
+             * follows it; 2 and 3 are in gs_ram) */
+            if (!tex_size_ok(&e) || lv->core.textures_base < 0)
+                continue;
+            int64_t base = (int64_t)lv->core.textures_base + (int64_t)e.data_offset;
+            if (base >= 0 && (uint64_t)base < lowest)
+                lowest = (size_t)base;
+        }
+    }
+    return lowest;
+}
+
 static const gc_table_desc *const texture_tables[] = {&gc_table_texture_tfrag,
                                                       &gc_table_texture_gs_ram};
 

@@ -51,6 +51,12 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
                                int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
                                gc_diag *diag);
 
+/* The lowest core_data offset that gc_texture_rgba / gc_texture_rgba_kind
+ * can read texels from, over every entry of the four tables (core_data_size
+ * when none can be read): the bytes below it are never read by them. The
+ * sweep gives those pages back before rendering (issue 18). */
+size_t gc_texture_pixels_lowest(const gc_level *lv);
+
 /* Rows of texture.tfrag, one per tfrag texture table entry. */
 typedef struct gc_texture_row {
     uint64_t file_ofs;        /* the 16-byte entry in core_index (absolute file offset) */
