@@ -165,6 +165,16 @@ static bool span_in_file(const gc_level *lv, const gc_span *sp)
     return sp->data && lv->file && sp->data >= lv->file && sp->data <= lv->file + lv->file_size;
 }
 
+void gc_level_drop_gameplay(gc_level *lv)
+{
+    if (!lv->gameplay)
+        return;
+    free(lv->gameplay);
+    gc_level_mem_release(lv, lv->gameplay_size);
+    lv->gameplay = NULL;
+    lv->gameplay_size = 0;
+}
+
 int gc_level_detach_file(gc_level *lv)
 {
     if (!lv->file)

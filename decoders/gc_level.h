@@ -242,6 +242,11 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep);
  * 0, or -1 (out of memory or refused by the hook: nothing changed). */
 int gc_level_detach_file(gc_level *lv);
 
+/* Free the decompressed gameplay stream: only the gameplay decoder reads
+ * it, so once gc_level_decode has run its rows hold all that is read of it
+ * (lv->gameplay NULL, gameplay_size 0; the charge is given back). */
+void gc_level_drop_gameplay(gc_level *lv);
+
 /* Ask the level's memory hook for `bytes` before allocating them: 0 granted,
  * -1 refused (lv->mem_refused set). gc_level_mem_release gives them back. */
 int gc_level_mem_charge(gc_level *lv, size_t bytes);
