@@ -238,8 +238,13 @@ int gc_rows_reserve(gc_rowbuf *rb, size_t rows)
     if (rows > SIZE_MAX / rs)
         return -1;
     size_t more = (rows - rb->cap) * rs;
-    if (rb->owner && gc_level_mem_charge(rb->owner, more) != 0)
+    /* A refused hint is not the level's failure: lv->mem_refused (which
+     * names a later GC_E_NOMEM the budget's) is left alone. */
+    gc_level *lv = rb->owner;
+    if (lv && lv->mem.charge && lv->mem.charge(lv->mem.ctx, more) != 0)
         return -1;
+    if (lv)
+        lv->mem_charged += more;
     uint8_t *p = realloc(rb->data, rows * rs);
     if (!p) {
         if (rb->owner)

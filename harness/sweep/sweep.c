@@ -112,6 +112,7 @@ typedef struct level_slot {
     gc_sweep_level_frames frames;
     int oom;
     gc_memacct acct;                   /* this level's share of the memory budget */
+    size_t file_charged;               /* of acct: the file's bytes still held */
     double t_decode, t_eval, t_render; /* thread CPU seconds */
     int worker;                        /* pool worker that ran it (--timings) */
     double w_start, w_eval_end, w_end; /* wall seconds from the pool's start */
@@ -332,16 +333,28 @@ static void rerender_on_other_thread(sweep_ctx *c, level_slot *s)
  * level's tables are still growing: at --jobs 2 the two largest levels
  * decode side by side, and the compressed core_data is 17 of LEVEL3's 25 MB.
  * The memory budget's charge for the file stays until the file is freed. */
-static void discard_pages(void *ctx, const void *p, size_t n)
+static size_t give_back_pages(const void *p, size_t n)
 {
-    (void)ctx;
     long ps = sysconf(_SC_PAGESIZE);
     if (ps <= 0)
-        return;
+        return 0;
     uintptr_t lo = ((uintptr_t)p + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
     uintptr_t hi = ((uintptr_t)p + n) & ~((uintptr_t)ps - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED);
+    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
+        return 0;
+    return hi - lo;
+}
+
+/* ctx is the level's gc_memacct (gc_mem_hook.ctx): the pages given back
+ * leave its charge for the file, so a level waiting for budget can start. */
+static void discard_pages(void *ctx, const void *p, size_t n)
+{
+    level_slot *s = (level_slot *)((char *)ctx - offsetof(level_slot, acct));
+    size_t freed = give_back_pages(p, n);
+    if (freed > s->file_charged)
+        freed = s->file_charged;
+    s->file_charged -= freed;
+    gc_memacct_release(&s->acct, freed);
 }
 
 /* One attempt at a level; 1 when the memory budget stopped it (to be run
@@ -362,6 +375,8 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
             f->ok = 0;
         } else if (gc_corpus_file_load(f) != 0) {
             gc_memacct_release(&s->acct, f->size);
+        } else {
+            s->file_charged = f->size;
         }
     }
     if (gc_level_init(&s->lv, s->level, f->name, f->ok ? f->data : NULL, f->ok ? f->size : 0) !=
@@ -387,7 +402,8 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
         gc_level_drop_gameplay(&s->lv);
         if (gc_level_detach_file(&s->lv) == 0) {
             gc_corpus_file_unload(f);
-            gc_memacct_release(&s->acct, f->size);
+            gc_memacct_release(&s->acct, s->file_charged);
+            s->file_charged = 0;
         }
         if (s->acct.stopped)
             return 1;
@@ -454,7 +470,8 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
      * goes back now, while the level renders (two levels render side by
      * side at --jobs 2: the sweep's peak). */
     if (!c->o->no_frames && s->lv.core_data)
-        discard_pages(NULL, s->lv.core_data, gc_texture_pixels_lowest(&s->lv));
+        gc_level_mem_release(&s->lv,
+                             give_back_pages(s->lv.core_data, gc_texture_pixels_lowest(&s->lv)));
     if (!c->o->no_frames)
         gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
     double t3 = cpu_now();
