@@ -201,10 +201,11 @@ int gc_level_detach_file(gc_level *lv)
             kept[i]->data = copy + at;
             at += kept[i]->size;
         }
-    gc_span *dropped[] = {&lv->data_extent, &lv->sound_bank,  &lv->gameplay_z,    &lv->occlusion_ext,
-                          &lv->chunks[0],   &lv->chunks[1],   &lv->chunks[2],     &lv->chunk_banks[0],
-                          &lv->chunk_banks[1], &lv->chunk_banks[2], &lv->hud_header,
-                          &lv->core_data_z, &lv->transition};
+    gc_span *dropped[] = {&lv->data_extent,    &lv->sound_bank,     &lv->gameplay_z,
+                          &lv->occlusion_ext,  &lv->chunks[0],      &lv->chunks[1],
+                          &lv->chunks[2],      &lv->chunk_banks[0], &lv->chunk_banks[1],
+                          &lv->chunk_banks[2], &lv->hud_header,     &lv->core_data_z,
+                          &lv->transition};
     for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
         if (span_in_file(lv, dropped[i]))
             dropped[i]->data = NULL;

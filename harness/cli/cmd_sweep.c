@@ -188,8 +188,8 @@ int gc_cmd_sweep(int argc, char **argv)
                      "  \"peak_rss_bytes\": {\"after_corpus_open\": %zu, \"after_levels\": %zu, "
                      "\"after_corpus_scope\": %zu, \"rose_last_in\": {\"level\": %d, "
                      "\"phase\": \"%s\"}},\n",
-                     tm.rss_after_open, tm.rss_after_levels, tm.rss_after_corpus,
-                     tm.rss_peak_level, tm.rss_peak_phase);
+                     tm.rss_after_open, tm.rss_after_levels, tm.rss_after_corpus, tm.rss_peak_level,
+                     tm.rss_peak_phase);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early

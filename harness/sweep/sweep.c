@@ -168,8 +168,8 @@ typedef struct sweep_ctx {
      * and where it last rose (--timings; under lock). */
     size_t rss_peak;
     int rss_peak_level;
-    double w_pool;     /* wall clock at the pool's start */
-    int next_worker;   /* worker numbers, in the order workers take their first level */
+    double w_pool;   /* wall clock at the pool's start */
+    int next_worker; /* worker numbers, in the order workers take their first level */
     const char *rss_peak_phase;
 } sweep_ctx;
 
