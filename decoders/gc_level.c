@@ -165,6 +165,23 @@ static bool span_in_file(const gc_level *lv, const gc_span *sp)
     return sp->data && lv->file && sp->data >= lv->file && sp->data <= lv->file + lv->file_size;
 }
 
+size_t gc_level_drop_rows(gc_level *lv, const bool *keep)
+{
+    size_t freed = 0;
+    for (size_t i = 0; i < lv->table_count; i++) {
+        gc_rowbuf *rb = &lv->tables[i];
+        if (keep[i] || !rb->data)
+            continue;
+        freed += rb->cap * rb->desc->row_size;
+        free(rb->data);
+        rb->data = NULL;
+        rb->count = 0;
+        rb->cap = 0;
+    }
+    gc_level_mem_release(lv, freed);
+    return freed;
+}
+
 void gc_level_drop_gameplay(gc_level *lv)
 {
     if (!lv->gameplay)

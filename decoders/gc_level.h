@@ -242,6 +242,12 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep);
  * 0, or -1 (out of memory or refused by the hook: nothing changed). */
 int gc_level_detach_file(gc_level *lv);
 
+/* Free the rows of every table whose keep[i] is false (registry order),
+ * nothing else: the streams, the file and the decoders' state stay, so the
+ * level still renders from the tables kept. Returns the bytes freed (and
+ * gives them back to the memory hook). */
+size_t gc_level_drop_rows(gc_level *lv, const bool *keep);
+
 /* Free the decompressed gameplay stream: only the gameplay decoder reads
  * it, so once gc_level_decode has run its rows hold all that is read of it
  * (lv->gameplay NULL, gameplay_size 0; the charge is given back). */

@@ -269,13 +269,14 @@ static size_t field_table(const sweep_ctx *c, const char *field)
  * Everything else is freed here, so the sweep's memory is one working set
  * per job plus those, not all 27 levels' tables (issue 18: 905 MB before).
  * A failed allocation here only keeps everything. */
-static void trim_level(sweep_ctx *c, level_slot *s)
+/* Per table: still read after the level's worker (see trim_level), or NULL
+ * (out of memory, or a level whose tables are not the registry's). */
+static bool *keep_mask(sweep_ctx *c, level_slot *s)
 {
-    gc_corpus_file_unload(s->file);
     bool *keep = calloc(c->ndesc ? c->ndesc : 1, sizeof *keep);
     if (!keep || !s->lv_ready || s->lv.table_count != c->ndesc) {
         free(keep);
-        return;
+        return NULL;
     }
     for (size_t t = 0; t < c->ndesc; t++)
         keep[t] = c->keep_corpus[t] || c->descs[t] == &gc_table_decode_status;
@@ -297,7 +298,46 @@ static void trim_level(sweep_ctx *c, level_slot *s)
                 keep[t] = true;
         }
     }
+    return keep;
+}
+
+static void trim_level(sweep_ctx *c, level_slot *s)
+{
+    gc_corpus_file_unload(s->file);
+    bool *keep = keep_mask(c, s);
+    if (!keep)
+        return;
     gc_level_drop_tables(&s->lv, keep);
+    gc_level_tables(&s->lv, s->tables);
+    free(keep);
+}
+
+/* The decoders whose tables the renderer draws from (harness/scene/render.c:
+ * terrain, objects, their instances, lights, normals and textures). A
+ * prefix, not a list of tables, so a renderer that starts reading another
+ * table of these decoders still finds it. */
+static bool renderer_may_read(const char *table)
+{
+    static const char *const prefixes[] = {"tfrag.",    "moby.",    "tie.",    "shrub.",
+                                           "gameplay.", "normals.", "texture."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(table, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Before the frames: the rows that neither the renderer nor anything after
+ * the join reads (collision, lod, sound, data, ... 2.3 MB of LEVEL3) go
+ * now, not after the frames: two levels render side by side at --jobs 2,
+ * and that is the sweep's peak. */
+static void trim_before_render(sweep_ctx *c, level_slot *s)
+{
+    bool *keep = keep_mask(c, s);
+    if (!keep)
+        return;
+    for (size_t t = 0; t < c->ndesc; t++)
+        keep[t] = keep[t] || renderer_may_read(c->descs[t]->name);
+    gc_level_drop_rows(&s->lv, keep);
     gc_level_tables(&s->lv, s->tables);
     free(keep);
 }
@@ -469,6 +509,8 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
      * texture's pixels: the class geometry before them (5 of LEVEL3's 29 MB)
      * goes back now, while the level renders (two levels render side by
      * side at --jobs 2: the sweep's peak). */
+    if (!c->o->no_frames)
+        trim_before_render(c, s);
     if (!c->o->no_frames && s->lv.core_data)
         gc_level_mem_release(&s->lv,
                              give_back_pages(s->lv.core_data, gc_texture_pixels_lowest(&s->lv)));
