@@ -41,6 +41,11 @@ int gc_sweep_frames_load_golden(const char *path, gc_sweep_frame_golden *g, char
                                 size_t errlen);
 void gc_sweep_frames_free_golden(gc_sweep_frame_golden *g);
 /* Render and compare every view of one decoded level (thread-safe). */
+/* 1 when table `name` belongs to a decoder the renderer draws from (tfrag,
+ * moby, tie, shrub, gameplay, normals, texture): the sweep drops the rows of
+ * every other table that nothing after the join reads before it renders
+ * (tests/test_memory.c renders with only these). */
+int gc_sweep_frames_reads_table(const char *name);
 void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
                            const gc_sweep_frame_golden *g, gc_sweep_level_frames *out);
 void gc_sweep_frames_to_report(const gc_sweep_level_frames *f, int level, gc_report *rep);

@@ -312,20 +312,6 @@ static void trim_level(sweep_ctx *c, level_slot *s)
     free(keep);
 }
 
-/* The decoders whose tables the renderer draws from (harness/scene/render.c:
- * terrain, objects, their instances, lights, normals and textures). A
- * prefix, not a list of tables, so a renderer that starts reading another
- * table of these decoders still finds it. */
-static bool renderer_may_read(const char *table)
-{
-    static const char *const prefixes[] = {"tfrag.",    "moby.",    "tie.",    "shrub.",
-                                           "gameplay.", "normals.", "texture."};
-    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
-        if (strncmp(table, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
-}
-
 /* Before the frames: the rows that neither the renderer nor anything after
  * the join reads (collision, lod, sound, data, ... 2.3 MB of LEVEL3) go
  * now, not after the frames: two levels render side by side at --jobs 2,
@@ -336,7 +322,7 @@ static void trim_before_render(sweep_ctx *c, level_slot *s)
     if (!keep)
         return;
     for (size_t t = 0; t < c->ndesc; t++)
-        keep[t] = keep[t] || renderer_may_read(c->descs[t]->name);
+        keep[t] = keep[t] || gc_sweep_frames_reads_table(c->descs[t]->name);
     gc_level_drop_rows(&s->lv, keep);
     gc_level_tables(&s->lv, s->tables);
     free(keep);

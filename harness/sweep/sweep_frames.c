@@ -96,6 +96,19 @@ static int review_images(const char *dir, const char *store, int level, const ch
     return rc;
 }
 
+/* A prefix per decoder, not a list of tables (harness/scene/render.c: terrain,
+ * objects, their instances, lights, normals, textures), so a renderer that
+ * starts reading another table of these decoders still finds it. */
+int gc_sweep_frames_reads_table(const char *name)
+{
+    static const char *const prefixes[] = {"tfrag.",    "moby.",    "tie.",    "shrub.",
+                                           "gameplay.", "normals.", "texture."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 void gc_sweep_render_level(const gc_level *lv, const gc_sweep_opts *o,
                            const gc_sweep_frame_golden *g, gc_sweep_level_frames *out)
 {
