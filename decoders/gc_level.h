@@ -248,9 +248,9 @@ int gc_level_detach_file(gc_level *lv);
  * gives them back to the memory hook). */
 size_t gc_level_drop_rows(gc_level *lv, const bool *keep);
 
-/* Free the decompressed gameplay stream: only the gameplay decoder reads
- * it, so once gc_level_decode has run its rows hold all that is read of it
- * (lv->gameplay NULL, gameplay_size 0; the charge is given back). */
+/* Free the decompressed gameplay stream (lv->gameplay NULL, gameplay_size 0;
+ * the charge is given back). Not before rendering: the renderer reads the
+ * tie ambient colours from it. */
 void gc_level_drop_gameplay(gc_level *lv);
 
 /* Ask the level's memory hook for `bytes` before allocating them: 0 granted,

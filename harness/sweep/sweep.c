@@ -425,7 +425,6 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
          * few spans (gc_level_detach_file copies them): its bytes leave the
          * level's working set here, not after the frames. If the copy is
          * refused the file simply stays until trim_level. */
-        gc_level_drop_gameplay(&s->lv);
         if (gc_level_detach_file(&s->lv) == 0) {
             gc_corpus_file_unload(f);
             gc_memacct_release(&s->acct, s->file_charged);
