@@ -1107,6 +1107,24 @@ static void free_lit_objects(gc_rowbuf *rb)
     free(rb[OBJ_TABLES + 1].data);
 }
 
+/* Draws a hand-built level's overview lit, then with --lighting off, and
+ * writes both manifests; the scene is returned for the caller to free. */
+static gc_render_scene *draw_overview_on_off(const gc_level *lv, uint32_t W, uint32_t H,
+                                             gc_frame *on, gc_frame *off, gc_view_params *vp,
+                                             char *man_on, char *man_off)
+{
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, on, vp, err, sizeof err), 0, "%s", err);
+    gc_render_scene_set_lighting(s, 0);
+    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, off, NULL, err, sizeof err), 0, "%s",
+                 err);
+    cr_assert_eq(gc_frame_manifest(on, man_on, GC_FRAME_MANIFEST_MAX), 0);
+    cr_assert_eq(gc_frame_manifest(off, man_off, GC_FRAME_MANIFEST_MAX), 0);
+    return s;
+}
+
 /* Draws the hand-built lit level's overview with lighting on and off; the
  * pixels at the moby's and the tie's centroids. */
 static void draw_lit(int32_t light, float w_a, const float m3[9], uint8_t moby_on[3],
@@ -1116,18 +1134,10 @@ static void draw_lit(int32_t light, float w_a, const float m3[9], uint8_t moby_o
     gc_level lv;
     gc_rowbuf rb[LIT_TABLES];
     build_lit_objects(&lv, rb, light, w_a, m3);
-    char err[256] = "";
-    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
-    cr_assert(s, "%s", err);
     const uint32_t W = 320, H = 224;
     gc_frame on, off;
     gc_view_params vp;
-    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &on, &vp, err, sizeof err), 0, "%s",
-                 err);
-    gc_render_scene_set_lighting(s, 0);
-    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &off, NULL, err, sizeof err), 0);
-    cr_assert_eq(gc_frame_manifest(&on, man_on, GC_FRAME_MANIFEST_MAX), 0);
-    cr_assert_eq(gc_frame_manifest(&off, man_off, GC_FRAME_MANIFEST_MAX), 0);
+    gc_render_scene *s = draw_overview_on_off(&lv, W, H, &on, &off, &vp, man_on, man_off);
     const double tie_c[3] = {20, 11, 6}, moby_c[3] = {35, 6, 6};
     double x, y;
     project(&vp, moby_c, W, H, &x, &y);
@@ -1348,18 +1358,10 @@ static void draw_all_lit(int tie_record, int32_t shrub_light, const float m3[9],
     gc_rowbuf rb[ALL_TABLES];
     build_all_lit(&lv, rb, tie_record, shrub_light, m3);
     ((o_normals *)(void *)rb[OBJ_TABLES].data)->found = (uint8_t)normal_table;
-    char err[256] = "";
-    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
-    cr_assert(s, "%s", err);
     const uint32_t W = 320, H = 224;
     gc_frame on, off;
     gc_view_params vp;
-    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &on, &vp, err, sizeof err), 0, "%s",
-                 err);
-    gc_render_scene_set_lighting(s, 0);
-    cr_assert_eq(gc_render_scene_draw(s, "overview", W, H, &off, NULL, err, sizeof err), 0);
-    cr_assert_eq(gc_frame_manifest(&on, man_on, GC_FRAME_MANIFEST_MAX), 0);
-    cr_assert_eq(gc_frame_manifest(&off, man_off, GC_FRAME_MANIFEST_MAX), 0);
+    gc_render_scene *s = draw_overview_on_off(&lv, W, H, &on, &off, &vp, man_on, man_off);
     const double tie_c[3] = {20, 11, 6}, shrub_c[3] = {17, 6, 6};
     double x, y;
     project(&vp, tie_c, W, H, &x, &y);
