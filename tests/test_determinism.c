@@ -14,6 +14,7 @@
 #include "gc_sweep.h"
 #include "gc_sweep_frames.h"
 #include "sy_corpus.h"
+#include "synth_level.h"
 
 static const char *sha_a = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff";
 static const char *sha_b = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100";
@@ -113,13 +114,9 @@ Test(determinism, error_frames_and_missing_rerenders)
  * one scene for every view), with lighting on and off. */
 Test(determinism, rerender_of_a_synthetic_level_equals_the_sweep_render, .timeout = 300)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 4, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 4, "LEVEL4.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    synth_level_decode_small(4, &b, &lv);
     gc_sweep_frame_golden none;
     memset(&none, 0, sizeof none);
     char lit_hex[65] = "";

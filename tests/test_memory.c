@@ -19,6 +19,7 @@
 #include "gc_sweep_frames.h"
 #include "gc_texture.h"
 #include "sy_corpus.h"
+#include "synth_level.h"
 
 typedef struct pool_probe {
     atomic_int in_flight, most;
@@ -83,13 +84,9 @@ static void render_hashes(const gc_level *lv, char hex[GC_SWEEP_MAX_VIEWS][65], 
 
 Test(memory, a_level_renders_the_same_without_its_file_and_its_lower_core_data, .timeout = 300)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 4, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 4, "LEVEL4.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    synth_level_decode_small(4, &b, &lv);
     cr_assert(lv.overlay.present && lv.core_index.present && lv.gs_ram.present);
 
     /* every table ends decoding at its row count (the doubling's slack given back) */
@@ -151,13 +148,9 @@ Test(memory, a_level_renders_the_same_without_its_file_and_its_lower_core_data, 
  * zeroed. */
 Test(memory, textures_do_not_read_below_the_lowest_pixels, .timeout = 120)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 4, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 4, "LEVEL4.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    synth_level_decode_small(4, &b, &lv);
     size_t lowest = gc_texture_pixels_lowest(&lv);
     uint8_t *saved = malloc(lowest ? lowest : 1);
     cr_assert(saved);
