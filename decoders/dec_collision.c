@@ -208,7 +208,7 @@ static gc_status read_cell(col_walk *w, int32_t x, int32_t y, int32_t z, uint32_
     w->m->cells++;
     if (c.inside && charge(w, c.bytes_needed))
         read_faces(w, &c);
-    col_cell_row *cr = gc_rows_push(w->cells);
+    col_cell_row *cr = GC_ROWS_PUSH(w->cells, col_cell_row);
     if (!cr)
         return gc_diag_set(w->diag, GC_E_NOMEM, 0, "no memory for collision.cell");
     *cr = c;

@@ -325,7 +325,7 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
                 if (!centre_ge(&e, t) && far_ge(&e, t))
                     str_far = 1;
             }
-            lod_sweep_row *s = gc_rows_push(out);
+            lod_sweep_row *s = GC_ROWS_PUSH(out, lod_sweep_row);
             if (!s) {
                 gc_status st = gc_diag_set(diag, GC_E_NOMEM, pofs, "lod.sweep row");
                 gc_diag_pop(diag);

@@ -386,7 +386,7 @@ static gc_status walk_packets(gc_level *lv, gc_diag *diag, gc_reader cls, moby_c
             cr->zero_zero_terminators = p.zero_zero;
             return GC_OK;
         }
-        moby_packet_row *row = gc_rows_push(rb);
+        moby_packet_row *row = GC_ROWS_PUSH(rb, moby_packet_row);
         if (!row)
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.packet");
         *row = p;
@@ -534,7 +534,7 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
     float scale = cr->scale;
     for (uint32_t i = 0; i < n; i++) {
         gc_reader v = gc_window(&vt, vbase + MOBY_VERTEX * i, MOBY_VERTEX);
-        moby_vertex_row *row = gc_rows_push(vb);
+        moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
         if (!row)
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
         row->file_ofs = v.file_ofs;
@@ -579,7 +579,7 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
         }
         uint16_t id = (uint16_t)(gc_u16le(&d) >> MOBY_ID_SHIFT);
         uint32_t src = ls->cache[id & (MOBY_ID_SLOTS - 1)];
-        moby_vertex_row *row = gc_rows_push(vb);
+        moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
         if (!row)
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
         if (src) {
@@ -668,7 +668,7 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     for (uint32_t i = 2; i < ns; i++) {
         if (!s[i].kick)
             continue;
-        moby_triangle_row *t = gc_rows_push(tb);
+        moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
         if (!t)
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
         t->file_ofs = s[i].file_ofs;

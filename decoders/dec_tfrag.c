@@ -1007,7 +1007,7 @@ typedef struct tfrag_ctx {
 } tfrag_ctx;
 
 #define PUSH(rb, T, var)                                                                           \
-    T *var = gc_rows_push(rb);                                                                     \
+    T *var = GC_ROWS_PUSH(rb, T);                                                                  \
     if (!var)                                                                                      \
         return GC_E_NOMEM;
 
@@ -1459,10 +1459,16 @@ static inline uint8_t to_gs(uint32_t v)
 }
 
 /* Per select word: the light set the pass uses (set, or the blend of set and
- * set + 1 by blend / 256, its directions re-normalised). */
+ * set + 1 by blend / 256, its directions re-normalised). Blended sets are
+ * made once per distinct select word and kept in a dense array in order of
+ * first use, found through a 65,536-slot index (256 KB): the retail-shaped
+ * levels blend 0-3 select words, and the 3.7 MB table of every possible
+ * set this replaced cost a page-clearing calloc per level (100 M
+ * instructions a corpus decode) for those few entries. */
 typedef struct set_cache {
-    light_set L[65536];
-    uint8_t done[65536];
+    uint32_t *slot; /* [select]: entry of L + 1, or 0 */
+    light_set *L;   /* capacity: one per row of the pass, at most 65,536 */
+    uint32_t n;
 } set_cache;
 
 static const light_set *blended_set(const gc_level *lv, const light_set *ls, set_cache *cache,
@@ -1471,9 +1477,9 @@ static const light_set *blended_set(const gc_level *lv, const light_set *ls, set
     if (!blend)
         return &ls[set];
     unsigned key = (unsigned)set | (unsigned)blend << 8;
-    light_set *L = &cache->L[key];
-    if (cache->done[key])
-        return L;
+    if (cache->slot[key])
+        return &cache->L[cache->slot[key] - 1];
+    light_set *L = &cache->L[cache->n++];
     *L = ls[set];
     const light_set *L1 = &ls[set + 1u];
     uint32_t t = gc_ps2_itof(blend, 8), u = gc_ps2_sub(GC_PS2_ONE, t);
@@ -1490,7 +1496,7 @@ static const light_set *blended_set(const gc_level *lv, const light_set *ls, set
         }
         L->len[h] = len3(L->dir[h]);
     }
-    cache->done[key] = 1;
+    cache->slot[key] = cache->n;
     return L;
 }
 
@@ -1550,10 +1556,29 @@ typedef struct normal_entry {
 
 typedef struct lit_entry {
     uint16_t select;
-    uint8_t ovf[2];   /* bit k: the product of channel k overflowed (MADD.S returns it) */
-    uint32_t next;    /* next entry of the same pair, or UINT32_MAX */
-    uint32_t p[2][3]; /* [light a/b][r, g, b] */
+    uint8_t ovf[2];     /* bit k: the product of channel k overflowed (MADD.S returns it) */
+    uint32_t next;      /* next entry of the same pair, or UINT32_MAX */
+    uint32_t p[2][3];   /* [light a/b][r, g, b] */
+    uint32_t first_col; /* head of this entry's colour_entry list, or UINT32_MAX */
+    uint32_t ncol;      /* entries in that list (at most LIGHT_COLOURS_KEPT) */
 } lit_entry;
+
+/* Per (lit entry, vertex colour word): the finished pass for that vertex.
+ * The lit colour depends on nothing else (the base is the colour's PEXT5
+ * fields), and a retail-shaped level's vertices use about 40 colour words,
+ * so about half of the vertices repeat an earlier (pair, select, colour)
+ * and take the result instead of its six ADD.S and three clamp/MUL.S/FTOI
+ * (the same bits: the same operations ran once for the first). A list
+ * longer than LIGHT_COLOURS_KEPT is not searched further (hostile input
+ * with every colour at one normal costs the arithmetic, not a long walk). */
+#define LIGHT_COLOURS_KEPT 16u
+typedef struct colour_entry {
+    uint16_t color;
+    uint16_t lit_bits; /* fold_lit_bits (12 bits) */
+    uint8_t gs[3];
+    uint32_t next; /* next colour of the same lit entry, or UINT32_MAX */
+    uint32_t out[3];
+} colour_entry;
 
 typedef struct light_ctx {
     const gc_level *lv;
@@ -1561,11 +1586,12 @@ typedef struct light_ctx {
     const light_set *ls;
     uint32_t nsets;
     int host_float; /* fault light_host_float, read once per pass */
-    set_cache *sets;
+    set_cache sets;
     uint32_t *pair_slot; /* [azimuth | elevation << 8]: normal entry + 1, or 0 */
     normal_entry *normals;
     lit_entry *lit;
-    uint32_t nnormals, nlit; /* entries used (capacity: the pass's rows) */
+    colour_entry *cols;
+    uint32_t nnormals, nlit, ncols; /* entries used (capacity: the pass's rows) */
     uint32_t itof7[32];      /* ITOF7 of (5-bit field << 3): the PEXT5 base as 0x80 = 1.0 */
 } light_ctx;
 
@@ -1583,7 +1609,7 @@ static normal_entry *normal_of(light_ctx *cx, uint8_t azimuth, uint8_t elevation
 }
 
 /* The products of (normal entry ne, select word) from normal n and set L. */
-static const lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
+static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
                                      const light_set *L)
 {
     for (uint32_t i = ne->first_lit; i != UINT32_MAX; i = cx->lit[i].next)
@@ -1592,6 +1618,8 @@ static const lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t s
     lit_entry *e = &cx->lit[cx->nlit];
     e->select = select;
     e->ovf[0] = e->ovf[1] = 0;
+    e->first_col = UINT32_MAX;
+    e->ncol = 0;
     e->next = ne->first_lit;
     ne->first_lit = cx->nlit++;
     for (int h = 0; h < 2; h++) {
@@ -1654,26 +1682,48 @@ static void light_vertex(light_ctx *cx, tfrag_light_row *l)
     /* the light set, blended toward set + 1 when bits 8..15 are set (one
      * computation per distinct select word, cached: it depends on nothing
      * else) */
-    const light_set *L = blended_set(cx->lv, cx->ls, cx->sets, l->set, l->blend);
+    const light_set *L = blended_set(cx->lv, cx->ls, &cx->sets, l->set, l->blend);
     l->dir_a_length = L->len[0];
     l->dir_b_length = L->len[1];
     const unsigned field[3] = {c & 31u, (c >> 5) & 31u, (c >> 10) & 31u};
-    uint32_t out[3];
+    colour_entry res, *keep = NULL;
+    const colour_entry *ce = NULL;
     if (!cx->host_float) {
-        const lit_entry *e = lit_products(cx, ne, l->select, L);
-        for (int k = 0; k < 3; k++)
-            out[k] = madd_product(madd_product(cx->itof7[field[k]], e->p[0][k], e->ovf[0] >> k & 1),
-                                  e->p[1][k], e->ovf[1] >> k & 1);
+        lit_entry *e = lit_products(cx, ne, l->select, L);
+        for (uint32_t i = e->first_col; i != UINT32_MAX && !ce; i = cx->cols[i].next)
+            if (cx->cols[i].color == c)
+                ce = &cx->cols[i];
+        if (!ce) {
+            for (int k = 0; k < 3; k++)
+                res.out[k] =
+                    madd_product(madd_product(cx->itof7[field[k]], e->p[0][k], e->ovf[0] >> k & 1),
+                                 e->p[1][k], e->ovf[1] >> k & 1);
+            if (e->ncol < LIGHT_COLOURS_KEPT) {
+                keep = &cx->cols[cx->ncols];
+                res.color = c;
+                res.next = e->first_col;
+                e->first_col = cx->ncols++;
+                e->ncol++;
+            }
+        }
     } else {
         uint32_t ta = light_term(cx->host_float, n, L->dir[0], L->col[0][3]);
         uint32_t tb = light_term(cx->host_float, n, L->dir[1], L->col[1][3]);
         for (int k = 0; k < 3; k++)
-            out[k] = light_channel(cx->host_float, cx->itof7[field[k]], L->col[0][k], ta,
-                                   L->col[1][k], tb);
+            res.out[k] = light_channel(cx->host_float, cx->itof7[field[k]], L->col[0][k], ta,
+                                       L->col[1][k], tb);
     }
-    l->lit_r = as_f(out[0]), l->lit_g = as_f(out[1]), l->lit_b = as_f(out[2]);
-    l->lit_bits = fold_lit_bits(out);
-    l->gs_r = to_gs(out[0]), l->gs_g = to_gs(out[1]), l->gs_b = to_gs(out[2]);
+    if (!ce) {
+        res.lit_bits = (uint16_t)fold_lit_bits(res.out);
+        for (int k = 0; k < 3; k++)
+            res.gs[k] = to_gs(res.out[k]);
+        if (keep)
+            *keep = res;
+        ce = &res;
+    }
+    l->lit_r = as_f(ce->out[0]), l->lit_g = as_f(ce->out[1]), l->lit_b = as_f(ce->out[2]);
+    l->lit_bits = ce->lit_bits;
+    l->gs_r = ce->gs[0], l->gs_g = ce->gs[1], l->gs_b = ce->gs[2];
     l->lit = 1;
 }
 
@@ -1685,14 +1735,18 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
     light_set *ls = load_lights(lv, &cx.nsets);
     cx.ls = ls;
     cx.table = load_normal_table(lv);
-    cx.sets = ls ? calloc(1, sizeof *cx.sets) : NULL; /* ~3.7 MB, sparsely touched */
     size_t cap = rb->count ? rb->count : 1;
+    if (ls) {
+        cx.sets.slot = calloc(65536, sizeof *cx.sets.slot);
+        cx.sets.L = malloc((cap < 65536 ? cap : 65536) * sizeof *cx.sets.L);
+    }
     cx.pair_slot = calloc(65536, sizeof *cx.pair_slot);
     cx.normals = malloc(cap * sizeof *cx.normals);
     cx.lit = malloc(cap * sizeof *cx.lit);
+    cx.cols = malloc(cap * sizeof *cx.cols);
     for (unsigned f = 0; f < 32; f++)
         cx.itof7[f] = gc_ps2i_itof((int32_t)(f << 3), 7);
-    int ok = cx.pair_slot && cx.normals && cx.lit && (!ls || cx.sets);
+    int ok = cx.pair_slot && cx.normals && cx.lit && cx.cols && (!ls || (cx.sets.slot && cx.sets.L));
     if (!ok) {
         /* no memory: nothing is lit (the frame stays unlit), and the rows
          * keep only what the records hold */
@@ -1712,10 +1766,12 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
             light_vertex(&cx, l);
         lit += l->lit;
     }
+    free(cx.cols);
     free(cx.lit);
     free(cx.normals);
     free(cx.pair_slot);
-    free(cx.sets);
+    free(cx.sets.L);
+    free(cx.sets.slot);
     free(ls);
     return lit;
 }

@@ -393,7 +393,7 @@ static gc_status emit_strip(tie_ctx *t, tie_packet_row *p, uint32_t prow, uint32
                             uint32_t n, int32_t texture, uint8_t wind, uint64_t strip_ofs)
 {
     for (uint32_t i = 2; i < n; i++) {
-        tie_triangle_row *tr = gc_rows_push(t->triangles);
+        tie_triangle_row *tr = GC_ROWS_PUSH(t->triangles, tie_triangle_row);
         if (!tr)
             return GC_E_NOMEM;
         memset(tr, 0, sizeof *tr);
@@ -499,7 +499,7 @@ static gc_status decode_packet(tie_ctx *t, const gc_reader *cls, const tie_class
         w->item[nitems++] = (tie_item){r->gs, (uint16_t)i};
         if (r->gs2 != 0 && r->gs2 != r->gs)
             w->item[nitems++] = (tie_item){r->gs2, (uint16_t)i};
-        tie_vertex_row *v = gc_rows_push(t->vertices);
+        tie_vertex_row *v = GC_ROWS_PUSH(t->vertices, tie_vertex_row);
         if (!v)
             return GC_E_NOMEM;
         memset(v, 0, sizeof *v);
