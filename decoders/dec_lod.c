@@ -279,6 +279,10 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
     gc_rowbuf *out = gc_level_rows(lv, &gc_table_lod_sweep);
     if (!out)
         return gc_diag_set(diag, GC_E_INTERNAL, 0, "lod.sweep is not registered");
+    /* exactly SWEEP_UNIFORM + SWEEP_PROBES rows per patch: one allocation
+     * (a hint; a refused one grows at the push as before) */
+    if (patches->count <= SIZE_MAX / (SWEEP_UNIFORM + SWEEP_PROBES))
+        (void)gc_rows_reserve(out, patches->count * (SWEEP_UNIFORM + SWEEP_PROBES));
     gc_diag_push(diag, "core_data");
     gc_diag_push(diag, "lod");
 

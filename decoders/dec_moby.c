@@ -740,6 +740,76 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
     return st;
 }
 
+/* How many moby.vertex and (at most) moby.triangle rows the level's classes
+ * will give, read ahead of the decode so the two tables (3.3 M and 3.2 M
+ * rows, 340 MB, a retail-shaped corpus) are allocated once instead of
+ * doubling: the doubling copied 440 MB a corpus decode. A hint only (the
+ * decode grows the tables past it as usual): the packet walk and the vertex
+ * table framing are walk_packets' and read_vertices' (their fault variants
+ * aside), so the vertex figure is the count the decode pushes; the triangle
+ * figure is the index bytes after the 4-byte header less the first two,
+ * capped at twice the vertices so a hostile stream of non-kicking indices
+ * cannot make a large reservation. */
+static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t *vertices,
+                           size_t *triangles)
+{
+    gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
+    size_t nv = 0, nt = 0;
+    for (int32_t i = 0; i < classes; i++) {
+        gc_reader e = gc_take_window(&tab, MOBY_CLASS_STRIDE);
+        uint32_t ofs = gc_u32le(&e); /* +0x00 */
+        gc_class_span sp = gc_class_span_of(lv, ofs);
+        if (!sp.in_core_data || sp.span_bytes < MOBY_HEADER_BYTES)
+            continue;
+        gc_reader cls = gc_window(&cd, ofs, (size_t)sp.span_bytes), h = cls;
+        uint32_t table = gc_u32le(&h);                     /* +0x00 */
+        uint32_t lods = (uint32_t)gc_u8(&h) + gc_u8(&h); /* +0x04, +0x05 */
+        uint64_t data_floor = cls.size;
+        for (uint32_t k = 0; table != 0; k++) {
+            uint64_t at = (uint64_t)table + (uint64_t)k * MOBY_PACKET_BYTES;
+            if (at + MOBY_PACKET_BYTES > cls.size || at >= data_floor)
+                break;
+            gc_reader r = gc_window(&cls, (size_t)at, MOBY_PACKET_BYTES);
+            moby_packet_row p;
+            memset(&p, 0, sizeof p);
+            p.vif_list_offset = gc_u32le(&r);      /* +0x00 */
+            p.vif_list_size_qwords = gc_u16le(&r); /* +0x04 */
+            gc_skip(&r, 2);
+            p.vertex_offset = gc_u32le(&r);          /* +0x08 */
+            p.vertex_data_size_qwords = gc_u8(&r); /* +0x0c */
+            if (p.vif_list_offset == 0)
+                break;
+            if (p.vif_list_offset < data_floor)
+                data_floor = p.vif_list_offset;
+            if (k >= lods)
+                continue; /* LOD 2: not decoded */
+            gc_reader vt =
+                gc_window(&cls, p.vertex_offset, 16u * (size_t)p.vertex_data_size_qwords);
+            if (vt.overrun || vt.size < 16)
+                continue;
+            gc_reader vh = vt;
+            uint32_t mtx = gc_u16le(&vh), n = 0;
+            for (int c = 0; c < 3; c++)
+                n += gc_u16le(&vh);
+            uint32_t dups = gc_u16le(&vh);
+            gc_skip(&vh, 2);
+            uint32_t vto = gc_u16le(&vh);
+            int64_t epi = (int64_t)p.vertex_data_size_qwords - vto / 16u - (int64_t)n;
+            if (vto % 16u != 0 || epi < 1 || n > 256 ||
+                vto + (uint64_t)MOBY_VERTEX * ((uint64_t)n + (uint64_t)epi) > vt.size)
+                continue;
+            size_t dup_at = (16u + 2u * (size_t)mtx + 7) / 8 * 8;
+            size_t room = vt.size > dup_at ? (vt.size - dup_at) / 2 : 0;
+            nv += n + (dups < room ? dups : room);
+            moby_vif_parts vp;
+            if (read_vif_list(cls, &p, &vp) && vp.index.size > 6)
+                nt += vp.index.size - 6 < MOBY_MAX_STREAM ? vp.index.size - 6 : MOBY_MAX_STREAM;
+        }
+    }
+    *vertices = nv;
+    *triangles = nt < 2 * nv + 64 ? nt : 2 * nv + 64;
+}
+
 /* The joint list at `ofs`, framed as Wrench's read_moby_joints reads it:
  * s32 count, count s32 class-relative list offsets, each list
  * {s16 n1, s16 n2, u8[n1], u8[n2], u8 0xFF}. */
@@ -831,6 +901,10 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
      * hint; a refused reservation fails at the push, as before) */
     if (t.count > 0)
         (void)gc_rows_reserve(rb, (size_t)t.count);
+    size_t nv, nt;
+    count_geometry(lv, tab, t.count, &nv, &nt);
+    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_vertex), nv);
+    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_triangle), nt);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
     for (int32_t i = 0; i < t.count; i++) {
         moby_class_row c;

@@ -2059,9 +2059,15 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         }
         (void)gc_rows_reserve(x.rb_patch, (size_t)count);
         (void)gc_rows_reserve(x.rb_vertex, verts);
-        (void)gc_rows_reserve(x.rb_vi, verts);
+        /* Vertex info and the LOD 1/2 triangles have no declared count:
+         * vertex info runs ~8% past the positions on the retail-shaped
+         * corpus and LOD 1 + 2 add ~2/3 to the LOD-0 triangles, so a quarter
+         * more and twice as many are reserved (no more than the first
+         * doubling would have allocated; the unused rest is given back by
+         * gc_level_decode's shrink, in place). */
+        (void)gc_rows_reserve(x.rb_vi, verts + verts / 4);
         (void)gc_rows_reserve(x.rb_light, verts);
-        (void)gc_rows_reserve(x.rb_tri, tris);
+        (void)gc_rows_reserve(x.rb_tri, 2 * tris);
         (void)gc_rows_reserve(x.rb_adgif, adgifs);
     }
     for (int32_t i = 0; i < count; i++) {
