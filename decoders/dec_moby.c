@@ -712,7 +712,7 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
             ls->texture = -1;
             cur_lod = p->lod;
         }
-        gc_diag_push(diag, "packet[%u]", (unsigned)p->index);
+        gc_diag_push_index(diag, "packet", p->index);
         moby_vif_parts vp;
         p->vif_ok = read_vif_list(cls, p, &vp);
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);

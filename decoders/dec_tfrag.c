@@ -2071,7 +2071,7 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         (void)gc_rows_reserve(x.rb_adgif, adgifs);
     }
     for (int32_t i = 0; i < count; i++) {
-        gc_diag_push(diag, "tfrag[%d]", i);
+        gc_diag_push_index(diag, "tfrag", (uint32_t)i);
         st = decode_patch(&x, &region, (size_t)table_offset, 0, (uint32_t)i);
         if (st != GC_OK) {
             gc_diag_set(diag, st, (uint64_t)start + (uint64_t)table_offset + (uint64_t)i * 0x40,

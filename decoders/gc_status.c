@@ -53,6 +53,41 @@ void gc_diag_push(gc_diag *d, const char *fmt, ...)
     d->path_len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
+void gc_diag_push_index(gc_diag *d, const char *name, uint32_t index)
+{
+    /* gc_diag_push's bookkeeping, then the text "name[index]" appended as
+     * vsnprintf would (cut at the buffer's end) */
+    if (d->depth < GC_DIAG_DEPTH_MAX)
+        d->mark[d->depth] = d->path_len;
+    d->depth++;
+    if (d->depth > GC_DIAG_DEPTH_MAX)
+        return;
+    size_t room = sizeof d->path - d->path_len;
+    if (room <= 1)
+        return;
+    if (d->path_len > 0) {
+        d->path[d->path_len++] = '/';
+        d->path[d->path_len] = '\0';
+        room--;
+    }
+    char digits[12];
+    size_t k = 0;
+    digits[k++] = ']';
+    do {
+        digits[k++] = (char)('0' + index % 10u);
+        index /= 10u;
+    } while (index);
+    digits[k++] = '[';
+    size_t n = strlen(name);
+    for (size_t i = 0; i < n && room > 1; i++, room--)
+        d->path[d->path_len++] = name[i];
+    while (k && room > 1) {
+        d->path[d->path_len++] = digits[--k];
+        room--;
+    }
+    d->path[d->path_len] = '\0';
+}
+
 void gc_diag_pop(gc_diag *d)
 {
     if (d->depth == 0)

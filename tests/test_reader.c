@@ -362,3 +362,41 @@ Test(diag, depth_past_the_limit_drops_text_and_balances)
         gc_diag_pop(&d);
     cr_assert_str_eq(d.path, "");
 }
+
+/* gc_diag_push_index writes what gc_diag_push(d, "%s[%u]", ...) writes, at
+ * every fill of the path buffer (the cut at its end included), and keeps
+ * the same depth and marks, so pops restore the same paths. */
+Test(diag, push_index_is_the_formatted_push)
+{
+    static const uint32_t indices[] = {0, 7, 17, 4294967295u};
+    for (size_t fill = 0; fill < GC_DIAG_PATH_MAX + 4; fill += 1) {
+        for (size_t k = 0; k < sizeof indices / sizeof *indices; k++) {
+            gc_diag a, b;
+            gc_diag_init(&a);
+            gc_diag_init(&b);
+            char pre[GC_DIAG_PATH_MAX + 8];
+            memset(pre, 'p', fill);
+            pre[fill] = '\0';
+            if (fill) {
+                gc_diag_push(&a, "%s", pre);
+                gc_diag_push(&b, "%s", pre);
+            }
+            gc_diag_push(&a, "%s[%u]", "packet", (unsigned)indices[k]);
+            gc_diag_push_index(&b, "packet", indices[k]);
+            cr_assert_str_eq(b.path, a.path, "fill %zu index %u", fill, (unsigned)indices[k]);
+            cr_assert_eq(b.path_len, a.path_len);
+            cr_assert_eq(b.depth, a.depth);
+            gc_diag_pop(&a);
+            gc_diag_pop(&b);
+            cr_assert_str_eq(b.path, a.path);
+        }
+    }
+    gc_diag deep;
+    gc_diag_init(&deep);
+    for (int i = 0; i < GC_DIAG_DEPTH_MAX + 3; i++)
+        gc_diag_push_index(&deep, "x", (uint32_t)i);
+    cr_assert_eq(deep.depth, GC_DIAG_DEPTH_MAX + 3u);
+    for (int i = 0; i < GC_DIAG_DEPTH_MAX + 3; i++)
+        gc_diag_pop(&deep);
+    cr_assert_str_eq(deep.path, "");
+}
