@@ -762,7 +762,7 @@ static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t 
         if (!sp.in_core_data || sp.span_bytes < MOBY_HEADER_BYTES)
             continue;
         gc_reader cls = gc_window(&cd, ofs, (size_t)sp.span_bytes), h = cls;
-        uint32_t table = gc_u32le(&h);                     /* +0x00 */
+        uint32_t table = gc_u32le(&h);                   /* +0x00 */
         uint32_t lods = (uint32_t)gc_u8(&h) + gc_u8(&h); /* +0x04, +0x05 */
         uint64_t data_floor = cls.size;
         for (uint32_t k = 0; table != 0; k++) {
@@ -775,7 +775,7 @@ static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t 
             p.vif_list_offset = gc_u32le(&r);      /* +0x00 */
             p.vif_list_size_qwords = gc_u16le(&r); /* +0x04 */
             gc_skip(&r, 2);
-            p.vertex_offset = gc_u32le(&r);          /* +0x08 */
+            p.vertex_offset = gc_u32le(&r);        /* +0x08 */
             p.vertex_data_size_qwords = gc_u8(&r); /* +0x0c */
             if (p.vif_list_offset == 0)
                 break;

@@ -1592,7 +1592,7 @@ typedef struct light_ctx {
     lit_entry *lit;
     colour_entry *cols;
     uint32_t nnormals, nlit, ncols; /* entries used (capacity: the pass's rows) */
-    uint32_t itof7[32];      /* ITOF7 of (5-bit field << 3): the PEXT5 base as 0x80 = 1.0 */
+    uint32_t itof7[32];             /* ITOF7 of (5-bit field << 3): the PEXT5 base as 0x80 = 1.0 */
 } light_ctx;
 
 static normal_entry *normal_of(light_ctx *cx, uint8_t azimuth, uint8_t elevation)
@@ -1609,8 +1609,7 @@ static normal_entry *normal_of(light_ctx *cx, uint8_t azimuth, uint8_t elevation
 }
 
 /* The products of (normal entry ne, select word) from normal n and set L. */
-static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
-                                     const light_set *L)
+static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select, const light_set *L)
 {
     for (uint32_t i = ne->first_lit; i != UINT32_MAX; i = cx->lit[i].next)
         if (cx->lit[i].select == select)
@@ -1746,7 +1745,8 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
     cx.cols = malloc(cap * sizeof *cx.cols);
     for (unsigned f = 0; f < 32; f++)
         cx.itof7[f] = gc_ps2i_itof((int32_t)(f << 3), 7);
-    int ok = cx.pair_slot && cx.normals && cx.lit && cx.cols && (!ls || (cx.sets.slot && cx.sets.L));
+    int ok =
+        cx.pair_slot && cx.normals && cx.lit && cx.cols && (!ls || (cx.sets.slot && cx.sets.L));
     if (!ok) {
         /* no memory: nothing is lit (the frame stays unlit), and the rows
          * keep only what the records hold */
