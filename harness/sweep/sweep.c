@@ -705,7 +705,8 @@ static const char *project_relative(const char *path)
 
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
 {
-    double w_start = wall_now(), w_levels = 0, w_corpus = 0, w_open = 0;
+    double w_start = wall_now(), w_levels = 0, w_corpus = 0, w_open = 0, w_setup = 0;
+    double w_finish0 = 0;
     size_t rss_open = 0, rss_levels = 0, rss_corpus = 0;
     gc_report_init(rep);
     size_t ndesc;
@@ -969,6 +970,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     malloc_trim(0);
     rss_open = peak_rss_bytes();
     double w_pool = wall_now();
+    w_setup = w_pool - w_start - w_open;
     c.w_pool = w_pool;
     gc_pool_run(jobs, nsel, run_level, &c);
     w_levels = wall_now() - w_pool;
@@ -1056,6 +1058,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         free(ids);
     }
     w_corpus = wall_now() - w_corpus0;
+    w_finish0 = wall_now();
     rss_corpus = peak_rss_bytes();
 
     /* Determinism: the first level's first view, rendered again on another
@@ -1113,6 +1116,8 @@ out:
         t->wall_corpus_open = w_open;
         t->wall_levels = w_levels;
         t->wall_corpus_scope = w_corpus;
+        t->wall_setup = w_setup;
+        t->wall_finish = w_finish0 > 0 ? wall_now() - w_finish0 : 0;
         for (size_t i = 0; c.slots && i < nsel; i++) {
             const level_slot *s = &c.slots[i];
             t->cpu_decode += s->t_decode;
