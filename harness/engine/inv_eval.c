@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct gc_val {
     union {
@@ -1499,6 +1500,26 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
                 for (int i = 0; i < n; i++)
                     av[i].f = av[i].f * bv[i].f;
                 break;
+            case GC_I_DIV_F:
+                /* one branch-free loop (it vectorises): a zero divisor makes a null, whose
+                 * value is left as it was, as below */
+                as->nn = 1;
+                for (int i = 0; i < n; i++) {
+                    const double fx = av[i].f, fy = bv[i].f;
+                    const int z = fy == 0.0;
+                    const double q = fx / (z ? 1.0 : fy);
+                    an[i] = (uint8_t)(an[i] | z);
+                    av[i].f = (an[i] != 0) ? fx : q;
+                }
+                break;
+            case GC_I_BAND: /* a null keeps its value, as below */
+                for (int i = 0; i < n; i++)
+                    av[i].i = an[i] ? av[i].i : av[i].i & bv[i].i;
+                break;
+            case GC_I_BOR:
+                for (int i = 0; i < n; i++)
+                    av[i].i = an[i] ? av[i].i : av[i].i | bv[i].i;
+                break;
             default:
                 as->nn = 1; /* these can make a null */
                 for (int i = 0; i < n; i++) {
@@ -1901,6 +1922,41 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
 #pragma GCC pop_options
 #endif
 
+/* The rows r0 .. r0+n-1 of level slot k for batch unit e->u: where, then expect on the rows
+ * that passed, counts and samples into a. */
+static void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv, acc *a)
+{
+    const gc_unit *u = e->u;
+    gc_inv_result *out = a->out;
+    const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
+    int m = n;
+    bws_reset(bw);
+    if (u->where.code) {
+        const bslot *ws = run_batch(e, &u->where, k, r0, NULL, n, bw);
+        m = 0;
+        for (int i = 0; i < n; i++) {
+            bw->cur[m] = (int64_t)(r0 + (size_t)i);
+            m += !ws->n[i] && ws->v[i].i != 0;
+        }
+        if (m == 0)
+            return;
+        if (m < n) {
+            rows = bw->cur;
+            bws_reset(bw); /* the cached columns and paths are of all n rows */
+        }
+    }
+    const bslot *x = run_batch(e, &u->expect, k, r0, rows, m, bw);
+    out->checked += (size_t)m;
+    for (int i = 0; i < m; i++) {
+        if (!x->n[i] && x->v[i].i != 0)
+            continue;
+        out->failed++;
+        rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
+        e->outer = cur;
+        add_sample(e, a, lv, cur, x->n[i]);
+    }
+}
+
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
  * (then `level` is reported). Results are added to *out. */
 static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *const *levels,
@@ -1942,36 +1998,8 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
                 }
                 bw->scratch = u->batch_stack - 2;
             }
-            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
-                const int n = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
-                const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
-                int m = n;
-                bws_reset(bw);
-                if (u->where.code) {
-                    const bslot *ws = run_batch(&e, &u->where, k, r0, NULL, n, bw);
-                    m = 0;
-                    for (int i = 0; i < n; i++) {
-                        bw->cur[m] = (int64_t)(r0 + (size_t)i);
-                        m += !ws->n[i] && ws->v[i].i != 0;
-                    }
-                    if (m == 0)
-                        continue;
-                    if (m < n) {
-                        rows = bw->cur;
-                        bws_reset(bw); /* the cached columns and paths are of all n rows */
-                    }
-                }
-                const bslot *x = run_batch(&e, &u->expect, k, r0, rows, m, bw);
-                out->checked += (size_t)m;
-                for (int i = 0; i < m; i++) {
-                    if (!x->n[i] && x->v[i].i != 0)
-                        continue;
-                    out->failed++;
-                    rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
-                    e.outer = cur;
-                    add_sample(&e, a, lv, cur, x->n[i]);
-                }
-            }
+            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH)
+                unit_block(&e, bw, k, r0, cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH, lv, a);
             continue;
         }
         for (size_t r = 0; r < cnt; r++) {
@@ -2150,6 +2178,131 @@ int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int
         return -1;
     }
     return 0;
+}
+
+static double clock_now(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double mono_now(void)
+{
+    return clock_now(CLOCK_MONOTONIC);
+}
+
+static double cpu_now(void)
+{
+    return clock_now(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, const gc_table *tables,
+                           int level, size_t max_samples, gc_inv_result *out, double *seconds)
+{
+    if (!s || !tables || !out || (n && !idx))
+        return -1;
+    for (size_t j = 0; j < n; j++)
+        if (idx[j] >= s->ninv)
+            return -1;
+    int rc = 0;
+    const gc_table *const lv[1] = {tables};
+    /* the units that run block by block on a table, grouped by table; the rest alone */
+    uint8_t *grouped = calloc(n ? n : 1, 1);
+    ev *evs = calloc(n ? n : 1, sizeof *evs);
+    bws **ws = calloc(n ? n : 1, sizeof *ws);
+    acc *as = calloc(n ? n : 1, sizeof *as);
+    size_t *members = malloc((n ? n : 1) * sizeof *members);
+    if (!grouped || !evs || !ws || !as || !members) {
+        free(grouped);
+        free(evs);
+        free(ws);
+        free(as);
+        free(members);
+        return -1;
+    }
+    const int match = tables_match(s, tables);
+    for (size_t j = 0; j < n; j++) {
+        const gc_unit *u = &s->invs[idx[j]];
+        grouped[j] = match && u->batch && u->table >= 0 && !u->once;
+        if (grouped[j])
+            continue;
+        double t0 = cpu_now();
+        if (gc_inv_eval_level(s, idx[j], tables, level, max_samples, &out[idx[j]]) != 0)
+            rc = -1;
+        if (seconds)
+            seconds[idx[j]] = cpu_now() - t0;
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (!grouped[j])
+            continue;
+        /* j and every later grouped unit on its table: one pass over the table's blocks, each
+         * block's rows read from memory once for all of them */
+        const int table = s->invs[idx[j]].table;
+        size_t nm = 0;
+        for (size_t q = j; q < n; q++)
+            if (grouped[q] && s->invs[idx[q]].table == table) {
+                grouped[q] = 0;
+                members[nm++] = q;
+            }
+        int ok = 1;
+        const double cpu0 = seconds ? cpu_now() : 0;
+        for (size_t m = 0; m < nm; m++) {
+            const size_t q = members[m];
+            const gc_unit *u = &s->invs[idx[q]];
+            result_zero(&out[idx[q]]);
+            as[q] = (acc){&out[idx[q]], max_samples, 0, 0};
+            if (seconds)
+                seconds[idx[q]] = 0;
+            if (ev_init(&evs[q], s, u, lv, 1) != 0) {
+                memset(&evs[q], 0, sizeof evs[q]); /* ev_fini below skips it */
+                ok = 0;
+                continue;
+            }
+            ws[q] = bws_new(u->batch_stack, u->npaths);
+            if (!ws[q])
+                ok = 0;
+            else
+                ws[q]->scratch = u->batch_stack - 2;
+        }
+        const size_t cnt = ok ? tcount(&evs[members[0]], 0, (uint32_t)table) : 0;
+        for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
+            const int nb = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
+            for (size_t m = 0; m < nm; m++) {
+                const size_t q = members[m];
+                double t0 = seconds ? mono_now() : 0;
+                unit_block(&evs[q], ws[q], 0, r0, nb, level, &as[q]);
+                if (seconds)
+                    seconds[idx[q]] += mono_now() - t0;
+            }
+        }
+        if (seconds) {
+            /* the group's thread CPU, shared out by each member's share of the blocks' time */
+            double sum = 0, cpu = cpu_now() - cpu0;
+            for (size_t m = 0; m < nm; m++)
+                sum += seconds[idx[members[m]]];
+            for (size_t m = 0; m < nm; m++)
+                seconds[idx[members[m]]] =
+                    sum > 0 ? cpu * (seconds[idx[members[m]]] / sum) : cpu / (double)nm;
+        }
+        for (size_t m = 0; m < nm; m++) {
+            const size_t q = members[m];
+            if (!ok || as[q].oom) {
+                gc_inv_result_free(&out[idx[q]]);
+                rc = -1;
+            }
+            bws_free(ws[q]);
+            ws[q] = NULL;
+            if (evs[q].s)
+                ev_fini(&evs[q]);
+        }
+    }
+    free(grouped);
+    free(evs);
+    free(ws);
+    free(as);
+    free(members);
+    return rc;
 }
 
 int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *levels,

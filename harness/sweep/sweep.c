@@ -457,16 +457,20 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     }
     gc_level_tables(&s->lv, s->tables);
     double t1 = cpu_now();
-    for (size_t k = 0; k < c->ninv; k++) {
-        const gc_inv_info *info = gc_inv_get(c->set, k);
-        if (!c->selected_inv[k] || info->scope != GC_SCOPE_LEVEL)
-            continue;
-        double ti = cpu_now();
-        if (gc_inv_eval_level(c->set, k, s->tables, s->level, c->o->max_samples, &s->results[k]) !=
-            0)
-            s->oom = 1;
-        s->inv_time[k] = cpu_now() - ti;
+    /* every selected level-scope invariant at once: those on one table share one pass over
+     * its rows (gc_inv_eval_level_many), results as one by one */
+    size_t *idx = malloc((c->ninv ? c->ninv : 1) * sizeof *idx), nidx = 0;
+    if (!idx) {
+        s->oom = 1;
+        return 0;
     }
+    for (size_t k = 0; k < c->ninv; k++)
+        if (c->selected_inv[k] && gc_inv_get(c->set, k)->scope == GC_SCOPE_LEVEL)
+            idx[nidx++] = k;
+    if (gc_inv_eval_level_many(c->set, idx, nidx, s->tables, s->level, c->o->max_samples,
+                               s->results, s->inv_time) != 0)
+        s->oom = 1;
+    free(idx);
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
