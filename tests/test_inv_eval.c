@@ -187,6 +187,29 @@ static run1 inv1(const char *table, const char *where, const char *expect)
         memcpy(x.s, r.samples, r.sample_count * sizeof *r.samples);
     gc_inv_result_free(&r);
     gc_inv_free(s);
+    /* the same invariant twice, evaluated together (gc_inv_eval_level_many: one pass over a
+     * shared table), gives each the one-at-a-time result, samples included */
+    const char *body = strstr(yaml, "    why: test\n") + strlen("    why: test\n");
+    char yaml2[8192];
+    snprintf(yaml2, sizeof yaml2, "%s  - id: t.y\n    why: test\n%s", yaml, body);
+    gc_inv_set *s2 = load(yaml2);
+    gc_inv_result rr[2];
+    double secs[2];
+    const size_t idx[2] = {1, 0};
+    cr_assert_eq(gc_inv_eval_level_many(s2, idx, 2, level0, 3, 8, rr, secs), 0);
+    for (int j = 0; j < 2; j++) {
+        cr_expect_eq(rr[j].checked, x.checked, "%s: grouped checked", expect);
+        cr_expect_eq(rr[j].failed, x.failed, "%s: grouped failed", expect);
+        cr_assert_eq(rr[j].sample_count, x.nsamples, "%s: grouped samples", expect);
+        for (size_t k = 0; k < x.nsamples; k++) {
+            cr_expect_eq(rr[j].samples[k].row, x.s[k].row);
+            cr_expect_eq(rr[j].samples[k].level, x.s[k].level);
+            cr_expect_str_eq(rr[j].samples[k].values, x.s[k].values);
+        }
+        cr_expect(secs[j] >= 0);
+        gc_inv_result_free(&rr[j]);
+    }
+    gc_inv_free(s2);
     return x;
 }
 

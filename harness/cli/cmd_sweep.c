@@ -146,15 +146,15 @@ int gc_cmd_sweep(int argc, char **argv)
         gc_sb_printf(
             &t,
             "{\n  \"wall_seconds\": %.3f,\n  \"jobs\": %u,\n  \"levels\": %zu,\n"
-            "  \"phases_wall_seconds\": {\"corpus_open\": %.3f, \"levels\": %.3f, "
-            "\"corpus_scope\": %.3f},\n"
+            "  \"phases_wall_seconds\": {\"setup\": %.3f, \"corpus_open\": %.3f, \"levels\": %.3f, "
+            "\"corpus_scope\": %.3f, \"finish\": %.3f},\n"
             "  \"cpu_seconds\": {\"decode\": %.3f, \"evaluate\": %.3f, \"render\": %.3f, "
             "\"digests\": %.3f},\n"
             "  \"digest_tables\": {\"fingerprinted\": %zu, \"taken_from_baseline\": %zu},\n"
             "  \"per_level_cpu_seconds\": [",
-            wall, tm.jobs, rep.selected_count, tm.wall_corpus_open, tm.wall_levels,
-            tm.wall_corpus_scope, tm.cpu_decode, tm.cpu_eval, tm.cpu_render, tm.cpu_digest,
-            tm.digest_tables, tm.digest_tables_reused);
+            wall, tm.jobs, rep.selected_count, tm.wall_setup, tm.wall_corpus_open, tm.wall_levels,
+            tm.wall_corpus_scope, tm.wall_finish, tm.cpu_decode, tm.cpu_eval, tm.cpu_render,
+            tm.cpu_digest, tm.digest_tables, tm.digest_tables_reused);
         for (size_t i = 0; i < rep.selected_count; i++) {
             int l = rep.selected[i];
             gc_sb_printf(

@@ -72,6 +72,16 @@ const char *gc_inv_metric_expr(const gc_inv_set *s, size_t i);
  * (A corpus-scope invariant given here is evaluated as if this level were the corpus.) */
 int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int level,
                       size_t max_samples, gc_inv_result *out);
+
+/* Evaluate invariants idx[0..n) on one level, as gc_inv_eval_level does each (results
+ * identical: out[idx[j]]), but the units that run block by block on a table share one
+ * pass over it: each block of 256 rows is read from memory once for every invariant on
+ * that table. seconds (optional) gets each invariant's thread CPU time, seconds[idx[j]]; in a
+ * shared pass, the pass's thread CPU shared out in proportion to each invariant's
+ * CLOCK_MONOTONIC time over its blocks. Returns -1 if any
+ * evaluation failed (that invariant's result is then empty). */
+int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, const gc_table *tables,
+                           int level, size_t max_samples, gc_inv_result *out, double *seconds);
 /* Corpus scope: tables of every level (levels[k] points at ndesc gc_tables), level_ids[k]
  * is the level index reported in samples. (A level-scope invariant given here is evaluated
  * level by level, its counts summed.) */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct gc_val {
     union {
@@ -1019,7 +1020,9 @@ static void bcmp_f(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uin
     }
 }
 
-#define GC_BATCH_COLS 16
+#define GC_BATCH_COLS 24
+/* row paths a block keeps (gc_inv_assign_paths numbers at most this many per program pair) */
+#define GC_BATCH_PATHS 64
 
 /* x != 0 as 0/1 without a 64-bit compare (which SSE2 lacks): vectorises */
 static inline uint64_t bnz(int64_t x)
@@ -1059,27 +1062,74 @@ static inline uint64_t b_ne(int64_t x, int64_t y)
  * rows loaded so far for this block (shared by where and expect: a column is read from
  * the rows once per block however often the expressions use it). */
 typedef struct bws {
-    bslot *st;  /* stack slots, then two scratch slots */
-    bslot *col; /* GC_BATCH_COLS cached columns */
-    int64_t reg[GC_BATCH];
-    int64_t cur[GC_BATCH]; /* the current rows when not consecutive */
+    bslot *st;                /* stack slots, then two scratch slots */
+    bslot *col;               /* GC_BATCH_COLS cached columns */
+    int64_t reg[2][GC_BATCH]; /* the row register of an unnumbered path (two: steps are
+                               * computed out of place) */
+    int64_t cur[GC_BATCH];    /* the current rows when not consecutive */
+    /* the row vector of each numbered path (gc_inv_assign_paths) reached in this block:
+     * path p (1-based) is preg[p - 1], valid when bit p - 1 of pvalid is set. Like the
+     * column cache, it describes the block's current rows and is reset with ncol. */
+    int64_t (*preg)[GC_BATCH];
+    uint32_t npaths;
+    uint64_t pvalid;
+    /* cached columns: LOAD_CUR (key_path 0) or LOAD_REG through numbered path key_path */
     size_t key_ofs[GC_BATCH_COLS];
+    uint32_t key_path[GC_BATCH_COLS];
     uint8_t key_ctype[GC_BATCH_COLS], key_flags[GC_BATCH_COLS];
     int ncol;
     uint32_t scratch; /* index of the first scratch slot */
 } bws;
+
+/* A block's caches start empty: new rows (or the rows that passed `where`). */
+static inline void bws_reset(bws *w)
+{
+    w->ncol = 0;
+    w->pvalid = 0;
+}
+
+/* Allocate a workspace for stack slots `stack` (scratch included) and `npaths` paths. */
+static bws *bws_new(uint32_t stack, uint32_t npaths)
+{
+    bws *w = malloc(sizeof *w);
+    bslot *sl = malloc(((size_t)stack + GC_BATCH_COLS) * sizeof *sl);
+    int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
+    if (!w || !sl || (npaths && !preg)) {
+        free(w);
+        free(sl);
+        free(preg);
+        return NULL;
+    }
+    w->st = sl;
+    w->col = sl + stack;
+    w->preg = preg;
+    w->npaths = npaths;
+    bws_reset(w);
+    return w;
+}
+
+static void bws_free(bws *w)
+{
+    if (!w)
+        return;
+    free(w->st);
+    free(w->preg);
+    free(w);
+}
 
 /* Column ofs (ctype, flags) of the current rows: cached, or loaded into `spare`. */
 static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
                          size_t ofs, unsigned ctype, unsigned flags, bslot *spare)
 {
     for (int c = 0; c < w->ncol; c++)
-        if (w->key_ofs[c] == ofs && w->key_ctype[c] == ctype && w->key_flags[c] == flags)
+        if (w->key_ofs[c] == ofs && w->key_path[c] == 0 && w->key_ctype[c] == ctype &&
+            w->key_flags[c] == flags)
             return &w->col[c];
     bslot *d = spare;
     if (w->ncol < GC_BATCH_COLS) {
         int c = w->ncol++;
         w->key_ofs[c] = ofs;
+        w->key_path[c] = 0;
         w->key_ctype[c] = (uint8_t)ctype;
         w->key_flags[c] = (uint8_t)flags;
         d = &w->col[c];
@@ -1222,7 +1272,7 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
     int sp = 0;
     const gc_ins *code = p->code;
     bslot *st = w->st;
-    int64_t *reg = w->reg;
+    const int64_t *reg = w->reg[0]; /* the row register: a current-row vector, w->reg or preg */
     bslot *scratch = &st[w->scratch];
     for (uint32_t pc = 0;; pc++) {
         const gc_ins *in = &code[pc];
@@ -1269,8 +1319,37 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
                 }
                 break;
             }
+            /* a column through a numbered path is read once per block (the column cache,
+             * keyed by the path as well) */
+            bslot *d = s;
+            const uint32_t path = (uint32_t)in->k2;
+            if (path) {
+                int c = 0;
+                while (c < w->ncol &&
+                       !(w->key_path[c] == path && w->key_ofs[c] == in->k.u &&
+                         w->key_ctype[c] == in->ctype && w->key_flags[c] == in->flags))
+                    c++;
+                if (c < w->ncol) {
+                    memcpy(s->v, w->col[c].v, (size_t)n * sizeof *s->v);
+                    memcpy(s->n, w->col[c].n, (size_t)n);
+                    break;
+                }
+                if (w->ncol < GC_BATCH_COLS) {
+                    c = w->ncol++;
+                    w->key_ofs[c] = in->k.u;
+                    w->key_path[c] = path;
+                    w->key_ctype[c] = in->ctype;
+                    w->key_flags[c] = in->flags;
+                    d = &w->col[c];
+                    d->nn = 1;
+                }
+            }
             const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-            bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
+            bload(base, rs, reg, in->ctype, in->flags, n, d->v, d->n);
+            if (d != s) {
+                memcpy(s->v, d->v, (size_t)n * sizeof *s->v);
+                memcpy(s->n, d->n, (size_t)n);
+            }
             break;
         }
         case GC_I_CMP_CC:
@@ -1308,41 +1387,52 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
         }
         case GC_I_ROW_CUR:
             if (cur) {
-                memcpy(reg, cur, (size_t)n * sizeof *reg);
+                reg = cur;
                 break;
             }
             for (int i = 0; i < n; i++)
-                reg[i] = (int64_t)(r0 + (size_t)i);
+                w->reg[0][i] = (int64_t)(r0 + (size_t)i);
+            reg = w->reg[0];
             break;
         case GC_I_ROW_PREV:
-            for (int i = 0; i < n; i++)
-                if (reg[i] >= 0)
-                    reg[i]--;
-            break;
-        case GC_I_ROW_NEXT: {
-            const int64_t cnt = (int64_t)tcount(e, k, in->a);
-            for (int i = 0; i < n; i++)
-                if (reg[i] >= 0 && ++reg[i] >= cnt)
-                    reg[i] = -1;
-            break;
-        }
+        case GC_I_ROW_NEXT:
         case GC_I_ROW_PARENT: {
-            const int64_t cnt = (int64_t)tcount(e, k, in->b);
-            if (!e->levels[k][in->a].rows) {
+            /* A step is computed out of place, into its path's vector when the path is
+             * numbered (and taken from there when this block already reached it) */
+            const uint32_t path = (uint32_t)in->k2;
+            int64_t *dst;
+            if (path && path <= w->npaths) {
+                if (w->pvalid >> (path - 1) & 1) {
+                    reg = w->preg[path - 1];
+                    break;
+                }
+                dst = w->preg[path - 1];
+                w->pvalid |= (uint64_t)1 << (path - 1);
+            } else {
+                dst = reg == w->reg[0] ? w->reg[1] : w->reg[0];
+            }
+            if (in->op == GC_I_ROW_PREV) {
                 for (int i = 0; i < n; i++)
-                    reg[i] = -1;
-                break;
+                    dst[i] = reg[i] >= 0 ? reg[i] - 1 : reg[i];
+            } else if (in->op == GC_I_ROW_NEXT) {
+                const int64_t cnt = (int64_t)tcount(e, k, in->a);
+                for (int i = 0; i < n; i++)
+                    dst[i] = reg[i] < 0 ? reg[i] : reg[i] + 1 >= cnt ? -1 : reg[i] + 1;
+            } else if (!e->levels[k][in->a].rows) {
+                for (int i = 0; i < n; i++)
+                    dst[i] = -1;
+            } else {
+                const int64_t cnt = (int64_t)tcount(e, k, in->b);
+                const size_t rs = e->s->descs[in->a]->row_size;
+                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+                bslot *s = scratch;
+                bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
+                for (int i = 0; i < n; i++) {
+                    const int64_t v = s->v[i].i;
+                    dst[i] = reg[i] < 0 ? reg[i] : (s->n[i] || v < 0 || v >= cnt) ? -1 : v;
+                }
             }
-            const size_t rs = e->s->descs[in->a]->row_size;
-            const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-            bslot *s = scratch;
-            bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
-            for (int i = 0; i < n; i++) {
-                if (reg[i] < 0)
-                    continue;
-                int64_t v = s->v[i].i;
-                reg[i] = (s->n[i] || v < 0 || v >= cnt) ? -1 : v;
-            }
+            reg = dst;
             break;
         }
         case GC_I_REG_INDEX: {
@@ -1409,6 +1499,26 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
             case GC_I_MUL_F:
                 for (int i = 0; i < n; i++)
                     av[i].f = av[i].f * bv[i].f;
+                break;
+            case GC_I_DIV_F:
+                /* one branch-free loop (it vectorises): a zero divisor makes a null, whose
+                 * value is left as it was, as below */
+                as->nn = 1;
+                for (int i = 0; i < n; i++) {
+                    const double fx = av[i].f, fy = bv[i].f;
+                    const int z = fy == 0.0;
+                    const double q = fx / (z ? 1.0 : fy);
+                    an[i] = (uint8_t)(an[i] | z);
+                    av[i].f = (an[i] != 0) ? fx : q;
+                }
+                break;
+            case GC_I_BAND: /* a null keeps its value, as below */
+                for (int i = 0; i < n; i++)
+                    av[i].i = an[i] ? av[i].i : av[i].i & bv[i].i;
+                break;
+            case GC_I_BOR:
+                for (int i = 0; i < n; i++)
+                    av[i].i = an[i] ? av[i].i : av[i].i | bv[i].i;
                 break;
             default:
                 as->nn = 1; /* these can make a null */
@@ -1717,15 +1827,9 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
         ms = ag->cond.max_stack;
     if (ag->value.code && ag->value.max_stack > ms)
         ms = ag->value.max_stack;
-    bws *w = malloc(sizeof *w);
-    bslot *sl = malloc(((size_t)ms + 2 + GC_BATCH_COLS) * sizeof *sl);
-    if (!w || !sl) {
-        free(w);
-        free(sl);
+    bws *w = bws_new(ms + 2, ag->npaths);
+    if (!w)
         return 0;
-    }
-    w->st = sl;
-    w->col = sl + ms + 2;
     w->scratch = ms;
     const int allany = ag->kind == GC_AGG_ALL || ag->kind == GC_AGG_ANY;
     int done = 0;
@@ -1738,7 +1842,7 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
         for (size_t r0 = 0; r0 < cnt && !done; r0 += GC_BATCH) {
             const int nb = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
             uint8_t pass[GC_BATCH]; /* 0 false, 1 true, 2 null */
-            w->ncol = 0;
+            bws_reset(w);
             if (ag->cond.code) {
                 const bslot *c = run_batch(e, &ag->cond, k, r0, NULL, nb, w);
                 for (int i = 0; i < nb; i++)
@@ -1810,14 +1914,48 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
             }
         }
     }
-    free(sl);
-    free(w);
+    bws_free(w);
     return 1;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
+
+/* The rows r0 .. r0+n-1 of level slot k for batch unit e->u: where, then expect on the rows
+ * that passed, counts and samples into a. */
+static void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv, acc *a)
+{
+    const gc_unit *u = e->u;
+    gc_inv_result *out = a->out;
+    const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
+    int m = n;
+    bws_reset(bw);
+    if (u->where.code) {
+        const bslot *ws = run_batch(e, &u->where, k, r0, NULL, n, bw);
+        m = 0;
+        for (int i = 0; i < n; i++) {
+            bw->cur[m] = (int64_t)(r0 + (size_t)i);
+            m += !ws->n[i] && ws->v[i].i != 0;
+        }
+        if (m == 0)
+            return;
+        if (m < n) {
+            rows = bw->cur;
+            bws_reset(bw); /* the cached columns and paths are of all n rows */
+        }
+    }
+    const bslot *x = run_batch(e, &u->expect, k, r0, rows, m, bw);
+    out->checked += (size_t)m;
+    for (int i = 0; i < m; i++) {
+        if (!x->n[i] && x->v[i].i != 0)
+            continue;
+        out->failed++;
+        rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
+        e->outer = cur;
+        add_sample(e, a, lv, cur, x->n[i]);
+    }
+}
 
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
  * (then `level` is reported). Results are added to *out. */
@@ -1853,48 +1991,15 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
         int lv = level_ids ? level_ids[k] : level;
         if (u->batch) {
             if (!bw) {
-                bw = malloc(sizeof *bw);
-                bslot *sl = malloc(((size_t)u->batch_stack + GC_BATCH_COLS) * sizeof *sl);
-                if (!bw || !sl) {
-                    free(bw);
-                    free(sl);
+                bw = bws_new(u->batch_stack, u->npaths);
+                if (!bw) {
                     ev_fini(&e);
                     return -1;
                 }
-                bw->st = sl;
-                bw->col = sl + u->batch_stack;
                 bw->scratch = u->batch_stack - 2;
             }
-            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
-                const int n = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
-                const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
-                int m = n;
-                bw->ncol = 0;
-                if (u->where.code) {
-                    const bslot *ws = run_batch(&e, &u->where, k, r0, NULL, n, bw);
-                    m = 0;
-                    for (int i = 0; i < n; i++) {
-                        bw->cur[m] = (int64_t)(r0 + (size_t)i);
-                        m += !ws->n[i] && ws->v[i].i != 0;
-                    }
-                    if (m == 0)
-                        continue;
-                    if (m < n) {
-                        rows = bw->cur;
-                        bw->ncol = 0; /* the cached columns are of all n rows */
-                    }
-                }
-                const bslot *x = run_batch(&e, &u->expect, k, r0, rows, m, bw);
-                out->checked += (size_t)m;
-                for (int i = 0; i < m; i++) {
-                    if (!x->n[i] && x->v[i].i != 0)
-                        continue;
-                    out->failed++;
-                    rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
-                    e.outer = cur;
-                    add_sample(&e, a, lv, cur, x->n[i]);
-                }
-            }
+            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH)
+                unit_block(&e, bw, k, r0, cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH, lv, a);
             continue;
         }
         for (size_t r = 0; r < cnt; r++) {
@@ -1913,18 +2018,120 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
             }
         }
     }
-    if (bw) {
-        free(bw->st);
-        free(bw);
-    }
+    bws_free(bw);
     ev_fini(&e);
     return a->oom ? -1 : 0;
+}
+
+/* ---- row paths (gc_inv_assign_paths) ---- */
+
+#define GC_PATH_STEPS 8
+
+typedef struct path_key {
+    gc_ins step[GC_PATH_STEPS];
+    uint32_t n;
+} path_key;
+
+typedef struct path_table {
+    path_key key[GC_BATCH_PATHS];
+    uint32_t n;
+} path_table;
+
+static int same_step(const gc_ins *x, const gc_ins *y)
+{
+    return x->op == y->op && x->ctype == y->ctype && x->flags == y->flags && x->a == y->a &&
+           x->b == y->b && x->k.u == y->k.u;
+}
+
+/* 1-based number of path k in t (added if new), 0 when the table is full */
+static uint32_t path_number(path_table *t, const path_key *k)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        if (t->key[i].n != k->n)
+            continue;
+        uint32_t j = 0;
+        while (j < k->n && same_step(&t->key[i].step[j], &k->step[j]))
+            j++;
+        if (j == k->n)
+            return i + 1;
+    }
+    if (t->n == GC_BATCH_PATHS)
+        return 0;
+    t->key[t->n] = *k;
+    return ++t->n;
+}
+
+/* The register's state is followed in code order, which is the order the batch VM runs
+ * every instruction in (it ignores the short-circuit jumps). A program starts with the
+ * register unknown; the compiler emits ROW_CUR before the first step of every path. */
+static void number_prog(path_table *t, gc_prog *p)
+{
+    if (!p->code)
+        return;
+    path_key cur;
+    int known = 0;
+    uint32_t num = 0;
+    for (uint32_t i = 0; i < p->n; i++) {
+        gc_ins *in = &p->code[i];
+        switch ((gc_opcode)in->op) {
+        case GC_I_ROW_CUR:
+            cur.n = 0;
+            known = 1;
+            num = 0;
+            break;
+        case GC_I_ROW_OUTER:
+            known = 0;
+            num = 0;
+            break;
+        case GC_I_ROW_PREV:
+        case GC_I_ROW_NEXT:
+        case GC_I_ROW_PARENT:
+            if (known && cur.n < GC_PATH_STEPS) {
+                cur.step[cur.n++] = *in;
+                num = path_number(t, &cur);
+            } else {
+                known = 0;
+                num = 0;
+            }
+            in->k2 = (int64_t)num;
+            break;
+        case GC_I_LOAD_REG:
+            in->k2 = (int64_t)num;
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+void gc_inv_assign_paths(gc_unit *u)
+{
+    path_table *t = malloc(sizeof *t);
+    if (!t) {
+        /* nothing numbered: every k2 stays 0 and nothing is cached */
+        u->npaths = 0;
+        for (uint32_t a = 0; a < u->nagg; a++)
+            u->aggs[a].npaths = 0;
+        return;
+    }
+    t->n = 0;
+    number_prog(t, &u->where);
+    number_prog(t, &u->expect);
+    u->npaths = t->n;
+    for (uint32_t a = 0; a < u->nagg; a++) {
+        t->n = 0;
+        number_prog(t, &u->aggs[a].cond);
+        number_prog(t, &u->aggs[a].value);
+        u->aggs[a].npaths = t->n;
+    }
+    free(t);
 }
 
 void gc_inv_detect_fast(gc_unit *u)
 {
     u->batch = 0;
     u->batch_stack = 0;
+    gc_inv_assign_paths(u);
     if (u->table < 0 || u->once)
         return;
     if (u->expect.code && batch_ok(u, &u->expect) && batch_ok(u, &u->where)) {
@@ -1971,6 +2178,131 @@ int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int
         return -1;
     }
     return 0;
+}
+
+static double clock_now(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double mono_now(void)
+{
+    return clock_now(CLOCK_MONOTONIC);
+}
+
+static double cpu_now(void)
+{
+    return clock_now(CLOCK_THREAD_CPUTIME_ID);
+}
+
+int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, const gc_table *tables,
+                           int level, size_t max_samples, gc_inv_result *out, double *seconds)
+{
+    if (!s || !tables || !out || (n && !idx))
+        return -1;
+    for (size_t j = 0; j < n; j++)
+        if (idx[j] >= s->ninv)
+            return -1;
+    int rc = 0;
+    const gc_table *const lv[1] = {tables};
+    /* the units that run block by block on a table, grouped by table; the rest alone */
+    uint8_t *grouped = calloc(n ? n : 1, 1);
+    ev *evs = calloc(n ? n : 1, sizeof *evs);
+    bws **ws = calloc(n ? n : 1, sizeof *ws);
+    acc *as = calloc(n ? n : 1, sizeof *as);
+    size_t *members = malloc((n ? n : 1) * sizeof *members);
+    if (!grouped || !evs || !ws || !as || !members) {
+        free(grouped);
+        free(evs);
+        free(ws);
+        free(as);
+        free(members);
+        return -1;
+    }
+    const int match = tables_match(s, tables);
+    for (size_t j = 0; j < n; j++) {
+        const gc_unit *u = &s->invs[idx[j]];
+        grouped[j] = match && u->batch && u->table >= 0 && !u->once;
+        if (grouped[j])
+            continue;
+        double t0 = cpu_now();
+        if (gc_inv_eval_level(s, idx[j], tables, level, max_samples, &out[idx[j]]) != 0)
+            rc = -1;
+        if (seconds)
+            seconds[idx[j]] = cpu_now() - t0;
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (!grouped[j])
+            continue;
+        /* j and every later grouped unit on its table: one pass over the table's blocks, each
+         * block's rows read from memory once for all of them */
+        const int table = s->invs[idx[j]].table;
+        size_t nm = 0;
+        for (size_t q = j; q < n; q++)
+            if (grouped[q] && s->invs[idx[q]].table == table) {
+                grouped[q] = 0;
+                members[nm++] = q;
+            }
+        int ok = 1;
+        const double cpu0 = seconds ? cpu_now() : 0;
+        for (size_t m = 0; m < nm; m++) {
+            const size_t q = members[m];
+            const gc_unit *u = &s->invs[idx[q]];
+            result_zero(&out[idx[q]]);
+            as[q] = (acc){&out[idx[q]], max_samples, 0, 0};
+            if (seconds)
+                seconds[idx[q]] = 0;
+            if (ev_init(&evs[q], s, u, lv, 1) != 0) {
+                memset(&evs[q], 0, sizeof evs[q]); /* ev_fini below skips it */
+                ok = 0;
+                continue;
+            }
+            ws[q] = bws_new(u->batch_stack, u->npaths);
+            if (!ws[q])
+                ok = 0;
+            else
+                ws[q]->scratch = u->batch_stack - 2;
+        }
+        const size_t cnt = ok ? tcount(&evs[members[0]], 0, (uint32_t)table) : 0;
+        for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
+            const int nb = cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH;
+            for (size_t m = 0; m < nm; m++) {
+                const size_t q = members[m];
+                double t0 = seconds ? mono_now() : 0;
+                unit_block(&evs[q], ws[q], 0, r0, nb, level, &as[q]);
+                if (seconds)
+                    seconds[idx[q]] += mono_now() - t0;
+            }
+        }
+        if (seconds) {
+            /* the group's thread CPU, shared out by each member's share of the blocks' time */
+            double sum = 0, cpu = cpu_now() - cpu0;
+            for (size_t m = 0; m < nm; m++)
+                sum += seconds[idx[members[m]]];
+            for (size_t m = 0; m < nm; m++)
+                seconds[idx[members[m]]] =
+                    sum > 0 ? cpu * (seconds[idx[members[m]]] / sum) : cpu / (double)nm;
+        }
+        for (size_t m = 0; m < nm; m++) {
+            const size_t q = members[m];
+            if (!ok || as[q].oom) {
+                gc_inv_result_free(&out[idx[q]]);
+                rc = -1;
+            }
+            bws_free(ws[q]);
+            ws[q] = NULL;
+            if (evs[q].s)
+                ev_fini(&evs[q]);
+        }
+    }
+    free(grouped);
+    free(evs);
+    free(ws);
+    free(as);
+    free(members);
+    return rc;
 }
 
 int gc_inv_eval_corpus(const gc_inv_set *s, size_t i, const gc_table *const *levels,

@@ -221,10 +221,11 @@ typedef enum {
 typedef struct gc_agg {
     gc_agg_kind kind;
     int table;
-    gc_ty vty;      /* type of value (INT or FLT) */
-    gc_prog value;  /* absent for count/all/any */
-    gc_prog cond;   /* absent: every row */
-    int uses_outer; /* depends on the invariant's row: not hoisted */
+    gc_ty vty;       /* type of value (INT or FLT) */
+    gc_prog value;   /* absent for count/all/any */
+    gc_prog cond;    /* absent: every row */
+    int uses_outer;  /* depends on the invariant's row: not hoisted */
+    uint32_t npaths; /* distinct row paths of value + cond (gc_inv_assign_paths) */
 } gc_agg;
 
 /* A value shown in failure samples. */
@@ -255,6 +256,10 @@ typedef struct gc_unit {
      * is the number of block slots it needs */
     int batch;
     uint32_t batch_stack;
+    /* distinct row paths of expect + where (gc_inv_assign_paths): the batch VM keeps each
+     * path's row vector per block, so `packet.class.a` and `packet.class.b` resolve the two
+     * links once; aggregate programs number theirs in gc_agg.npaths */
+    uint32_t npaths;
 } gc_unit;
 
 struct gc_inv_set {
@@ -292,7 +297,15 @@ typedef enum { GC_EXPR_EXPECT, GC_EXPR_WHERE, GC_EXPR_METRIC } gc_expr_role;
 int gc_inv_compile(gc_compile_env *env, gc_unit *u, gc_expr_role role, const char *src, size_t len,
                    const gc_pos_map *map, gc_prog *out, gc_ty *out_ty, int *uses_row);
 
-/* Decide after compiling whether the batch VM can run a unit (sets u->batch). */
+/* Decide after compiling whether the batch VM can run a unit (sets u->batch), and number
+ * its row paths (gc_inv_assign_paths). */
 void gc_inv_detect_fast(gc_unit *u);
+
+/* Number the distinct row paths of u's expect and where, and of each aggregate's value and
+ * cond: every ROW_PREV/NEXT/PARENT and LOAD_REG gets in k2 the 1-based number of the path
+ * the row register holds after it (0: not numbered, never cached). A path is the sequence
+ * of row steps since the last ROW_CUR, in the linear order the batch VM runs the code in.
+ * Called once per unit after compiling (metrics too). */
+void gc_inv_assign_paths(gc_unit *u);
 
 #endif

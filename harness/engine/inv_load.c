@@ -514,6 +514,7 @@ static void load_metric(loader *L, const yaml_node_t *m)
                      &u->info.expect) != 0) {
         /* keep it for duplicate detection; the set is discarded anyway */
     }
+    gc_inv_assign_paths(u);
 }
 
 static void load_list(loader *L, const yaml_node_t *n, int metrics)

@@ -14,6 +14,10 @@
  * per-thread CPU time summed over levels; wall seconds are for the phase. */
 typedef struct gc_sweep_timings {
     double wall_total, wall_corpus_open, wall_levels, wall_corpus_scope;
+    /* serial wall time on the caller's thread: from the start to the pool less the corpus
+     * opening (invariants, baseline and frame goldens loaded), and after the corpus scope
+     * (baseline comparison, coverage, summary) */
+    double wall_setup, wall_finish;
     double cpu_decode, cpu_eval, cpu_render;
     double cpu_digest; /* the column digests (counted in cpu_eval too) */
     /* fingerprinted tables, and those of them whose column digests were the
