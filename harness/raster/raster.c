@@ -708,71 +708,43 @@ static void project(gc_rs_svertex *o, const cvert *v, const gc_rs_camera *cam)
         o->rgba[k] = v->c[k];
 }
 
-void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
-                         const gc_rs_texture *tex)
+/* The corners' camera-space coordinates (lanes 0..2) and their outcodes,
+ * from world positions in lanes 0..2: d . axis summed in dot3's order, and
+ * bit pl of a lane set when plane_dist < 0 for plane pl (the same
+ * expressions). gc_rs_draw_triangle does this per triangle, gc_rs_project
+ * per vertex: the lanes give the same bits either way. */
+INLINE v4i camera_lanes(const gc_rs_camera *cam, v4f wx, v4f wy, v4f wz, v4f *px, v4f *py, v4f *pz)
 {
-    t->stats.triangles++;
-    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
-     * read): camera space, d . axis summed in dot3's order. */
-    const v4f w[5] = {{v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]},
-                      {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]},
-                      {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]},
-                      {v[0].s, v[1].s, v[2].s, v[0].s},
-                      {v[0].t, v[1].t, v[2].t, v[0].t}};
-    const v4f wx = w[0], wy = w[1], wz = w[2];
-    if (!in_range_lanes(w, 5)) {
-        t->stats.triangles_skipped++;
-        return;
-    }
-    cvert poly[CLIP_MAX], tmp[CLIP_MAX];
     const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
     const v4f dx = wx - splat(cam->eye[0]), dy = wy - splat(cam->eye[1]),
               dz = wz - splat(cam->eye[2]);
-    const v4f px =
-        dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
-    const v4f py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
-    const v4f pz =
-        dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
-    /* Outcodes (bit pl: plane_dist < 0 for plane pl, the same expressions):
-     * trivially reject or accept. */
+    *px = dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
+    *py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
+    *pz = dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
     const v4f zero = splat(0.0f), hxv = splat(hx), hyv = splat(hy), fv = splat(f);
-    const v4i code = ((pz - splat(cam->near) < zero) & 1) | ((hxv * pz - fv * px < zero) & 2) |
-                     ((hxv * pz + fv * px < zero) & 4) | ((hyv * pz - fv * py < zero) & 8) |
-                     ((hyv * pz + fv * py < zero) & 16);
-    const unsigned all_out = (unsigned)(code[0] & code[1] & code[2]);
-    unsigned any_out = (unsigned)(code[0] | code[1] | code[2]);
-    if (all_out) {
-        t->stats.triangles_culled++;
-        return;
-    }
-    if (!any_out) {
-        /* Wholly inside (the common case): project and snap the corners
-         * (project()'s expressions, lane by lane) and stop there if no pixel
-         * centre is covered; the other attributes are the values project()
-         * gives. */
-        const v4f q = splat(1.0f) / pz;
-        const v4i sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * q);
-        const v4i sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * q);
-        gc_rs_svertex sv[3];
-        for (int i = 0; i < 3; i++) {
-            sv[i].x = sx[i];
-            sv[i].y = sy[i];
-            sv[i].q = q[i];
-        }
-        const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
-        tri_setup su;
-        int64_t area;
-        if (!tri_bounds(t, a, &b, &c, &su, &area))
-            return;
-        for (int i = 0; i < 3; i++) {
-            sv[i].sq = v[i].s * sv[i].q;
-            sv[i].tq = v[i].t * sv[i].q;
-            for (int k = 0; k < 4; k++)
-                sv[i].rgba[k] = (float)v[i].rgba[k];
-        }
-        tri_fill(t, &su, a, b, c, area, tex);
-        return;
-    }
+    return ((*pz - splat(cam->near) < zero) & 1) | ((hxv * *pz - fv * *px < zero) & 2) |
+           ((hxv * *pz + fv * *px < zero) & 4) | ((hyv * *pz - fv * *py < zero) & 8) |
+           ((hyv * *pz + fv * *py < zero) & 16);
+}
+
+/* The projection of points inside the guard band (outcode 0): project()'s
+ * expressions lane by lane. */
+INLINE void project_lanes(const gc_rs_camera *cam, v4f px, v4f py, v4f pz, v4f *q, v4i *sx, v4i *sy)
+{
+    const v4f fv = splat(cam->focal_px);
+    *q = splat(1.0f) / pz;
+    *sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * *q);
+    *sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * *q);
+}
+
+/* A triangle crossing a clip plane (any_out: the planes its corners are
+ * outside of): clipped in camera space, projected and rasterised as a fan. */
+static void draw_clipped(gc_rs_target *t, const gc_rs_camera *cam, const float px[3],
+                         const float py[3], const float pz[3], unsigned any_out,
+                         const gc_rs_vertex v[3], const gc_rs_texture *tex)
+{
+    cvert poly[CLIP_MAX], tmp[CLIP_MAX];
+    const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
     for (int i = 0; i < 3; i++) {
         poly[i].p[0] = px[i];
         poly[i].p[1] = py[i];
@@ -783,36 +755,188 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
             poly[i].c[k] = (float)v[i].rgba[k];
     }
     int n = 3;
-    if (any_out) {
-        t->stats.triangles_clipped++;
-        for (int pl = 0; pl < CLIP_PLANES && n > 0; pl++) {
-            if (!(any_out & (1u << pl)))
-                continue;
-            int m = 0;
-            for (int i = 0; i < n; i++) {
-                const cvert *cur = &poly[i], *prev = &poly[(i + n - 1) % n];
-                float dc = plane_dist(cur, pl, f, cam->near, hx, hy);
-                float dp = plane_dist(prev, pl, f, cam->near, hx, hy);
-                if (dc >= 0.0f) {
-                    if (dp < 0.0f)
-                        tmp[m++] = intersect(cur, dc, prev, dp);
-                    tmp[m++] = *cur;
-                } else if (dp >= 0.0f) {
-                    tmp[m++] = intersect(prev, dp, cur, dc);
-                }
+    t->stats.triangles_clipped++;
+    for (int pl = 0; pl < CLIP_PLANES && n > 0; pl++) {
+        if (!(any_out & (1u << pl)))
+            continue;
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const cvert *cur = &poly[i], *prev = &poly[(i + n - 1) % n];
+            float dc = plane_dist(cur, pl, f, cam->near, hx, hy);
+            float dp = plane_dist(prev, pl, f, cam->near, hx, hy);
+            if (dc >= 0.0f) {
+                if (dp < 0.0f)
+                    tmp[m++] = intersect(cur, dc, prev, dp);
+                tmp[m++] = *cur;
+            } else if (dp >= 0.0f) {
+                tmp[m++] = intersect(prev, dp, cur, dc);
             }
-            memcpy(poly, tmp, (size_t)m * sizeof *poly);
-            n = m;
-            /* Later planes may not have flagged a vertex the clip created;
-             * test every remaining plane from here on. */
-            any_out = ~0u;
         }
-        if (n < 3)
-            return;
+        memcpy(poly, tmp, (size_t)m * sizeof *poly);
+        n = m;
+        /* Later planes may not have flagged a vertex the clip created;
+         * test every remaining plane from here on. */
+        any_out = ~0u;
     }
+    if (n < 3)
+        return;
     gc_rs_svertex sv[CLIP_MAX];
     for (int i = 0; i < n; i++)
         project(&sv[i], &poly[i], cam);
     for (int i = 1; i + 1 < n; i++)
         raster_triangle(t, &sv[0], &sv[i], &sv[i + 1], tex);
+}
+
+/* The rest of a wholly inside triangle once tri_bounds has passed it: the
+ * attributes project() gives (s q, t q, the colour as floats), then the
+ * setup and the pixels. */
+INLINE void fill_inside(gc_rs_target *t, tri_setup *su, gc_rs_svertex sv[3], const gc_rs_svertex *a,
+                        const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area,
+                        const gc_rs_vertex v[3], const gc_rs_texture *tex)
+{
+    for (int i = 0; i < 3; i++) {
+        sv[i].sq = v[i].s * sv[i].q;
+        sv[i].tq = v[i].t * sv[i].q;
+        for (int k = 0; k < 4; k++)
+            sv[i].rgba[k] = (float)v[i].rgba[k];
+    }
+    tri_fill(t, su, a, b, c, area, tex);
+}
+
+void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
+                         const gc_rs_texture *tex)
+{
+    t->stats.triangles++;
+    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
+     * read). */
+    const v4f w[5] = {{v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]},
+                      {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]},
+                      {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]},
+                      {v[0].s, v[1].s, v[2].s, v[0].s},
+                      {v[0].t, v[1].t, v[2].t, v[0].t}};
+    if (!in_range_lanes(w, 5)) {
+        t->stats.triangles_skipped++;
+        return;
+    }
+    v4f px, py, pz;
+    const v4i code = camera_lanes(cam, w[0], w[1], w[2], &px, &py, &pz);
+    const unsigned all_out = (unsigned)(code[0] & code[1] & code[2]);
+    const unsigned any_out = (unsigned)(code[0] | code[1] | code[2]);
+    if (all_out) {
+        t->stats.triangles_culled++;
+        return;
+    }
+    if (!any_out) {
+        /* Wholly inside (the common case): project and snap the corners
+         * and stop there if no pixel centre is covered. */
+        v4f q;
+        v4i sx, sy;
+        project_lanes(cam, px, py, pz, &q, &sx, &sy);
+        gc_rs_svertex sv[3];
+        for (int i = 0; i < 3; i++) {
+            sv[i].x = sx[i];
+            sv[i].y = sy[i];
+            sv[i].q = q[i];
+        }
+        const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
+        tri_setup su;
+        int64_t area;
+        if (tri_bounds(t, a, &b, &c, &su, &area))
+            fill_inside(t, &su, sv, a, b, c, area, v, tex);
+        return;
+    }
+    const float cx[3] = {px[0], px[1], px[2]}, cy[3] = {py[0], py[1], py[2]},
+                cz[3] = {pz[0], pz[1], pz[2]};
+    draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
+}
+
+/* ---- shared vertices: project once, draw indexed triangles --------------- */
+
+void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                   const float *y, const float *z, gc_rs_pvertex *out)
+{
+    const v4i abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
+    const v4i lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* the bits of 1e30f */
+    for (size_t i = 0; i < n; i += 4) {
+        /* four points a pass; a short tail is padded with zeros (computed, not stored) */
+        v4f lx = splat(0.0f), ly = lx, lz = lx;
+        const size_t cnt = n - i < 4 ? n - i : 4;
+        for (size_t k = 0; k < cnt; k++) {
+            lx[k] = x[i + k];
+            ly[k] = y[i + k];
+            lz[k] = z[i + k];
+        }
+        v4f w[3];
+        for (int a = 0; a < 3; a++)
+            w[a] = splat(m[a]) * lx + splat(m[3 + a]) * ly + splat(m[6 + a]) * lz + splat(m[9 + a]);
+        v4i bad =
+            (((v4i)w[0] & abs) >= lim) | (((v4i)w[1] & abs) >= lim) | (((v4i)w[2] & abs) >= lim);
+        v4f px, py, pz;
+        v4i code = camera_lanes(cam, w[0], w[1], w[2], &px, &py, &pz) | (bad & GC_RS_PV_BAD);
+        /* points outside the guard band are not projected here (the clip
+         * path does that); their lanes divide and convert harmless values */
+        const v4i in = code == 0;
+        const v4f one = splat(1.0f);
+        v4f q;
+        v4i sx, sy;
+        project_lanes(cam, (v4f)((v4i)px & in), (v4f)((v4i)py & in),
+                      (v4f)(((v4i)pz & in) | ((v4i)one & ~in)), &q, &sx, &sy);
+        for (size_t k = 0; k < cnt; k++) {
+            gc_rs_pvertex *o = &out[i + k];
+            o->x = sx[k];
+            o->y = sy[k];
+            o->q = q[k];
+            o->code = (uint32_t)code[k];
+            o->cam[0] = px[k];
+            o->cam[1] = py[k];
+            o->cam[2] = pz[k];
+        }
+    }
+}
+
+void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
+                        uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
+                        gc_rs_corners_fn corners, void *ctx)
+{
+    for (size_t j = 0; j < ntris; j++, idx += stride) {
+        const gc_rs_pvertex *p0 = &pv[idx[0] - base], *p1 = &pv[idx[1] - base],
+                            *p2 = &pv[idx[2] - base];
+        t->stats.triangles++;
+        const uint32_t c0 = p0->code, c1 = p1->code, c2 = p2->code;
+        const uint32_t any_out = c0 | c1 | c2;
+        if (any_out & GC_RS_PV_BAD) {
+            t->stats.triangles_skipped++;
+            continue;
+        }
+        if (c0 & c1 & c2) {
+            t->stats.triangles_culled++;
+            continue;
+        }
+        gc_rs_vertex v[3];
+        if (!any_out) {
+            gc_rs_svertex sv[3];
+            sv[0].x = p0->x;
+            sv[0].y = p0->y;
+            sv[0].q = p0->q;
+            sv[1].x = p1->x;
+            sv[1].y = p1->y;
+            sv[1].q = p1->q;
+            sv[2].x = p2->x;
+            sv[2].y = p2->y;
+            sv[2].q = p2->q;
+            const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
+            tri_setup su;
+            int64_t area;
+            if (!tri_bounds(t, a, &b, &c, &su, &area))
+                continue;
+            const gc_rs_texture *tex = corners(ctx, j, v);
+            fill_inside(t, &su, sv, a, b, c, area, v, tex);
+            continue;
+        }
+        const gc_rs_texture *tex = corners(ctx, j, v);
+        const float cx[3] = {p0->cam[0], p1->cam[0], p2->cam[0]},
+                    cy[3] = {p0->cam[1], p1->cam[1], p2->cam[1]},
+                    cz[3] = {p0->cam[2], p1->cam[2], p2->cam[2]};
+        draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
+    }
 }

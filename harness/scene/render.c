@@ -275,6 +275,8 @@ typedef struct oclass {
     uint32_t vlo, vhi; /* the vertices its triangles use lie in [vlo, vhi) */
     uint32_t normals;  /* shrub: first of its 24 rows in okind.normals; NONE: none decoded */
     double radius;     /* largest |corner| of its triangles, class units (from the class origin) */
+    uint32_t untextured; /* its triangles without a texture, once untextured_known */
+    int untextured_known;
 } oclass;
 
 typedef struct oinst {
@@ -308,11 +310,16 @@ typedef struct okind {
     int32_t (*normals)[3]; /* shrub: shrub.normal x, y, z (1/32767), 24 per class */
     size_t nnormals;
     uint32_t span; /* the widest class vertex range (vhi - vlo): the cache's size */
-    /* per-instance vertex cache: placed position, and the colour for a textured
-     * (base 0x80) and an untextured (base plain) triangle, each made on first use */
-    float (*cpos)[3];
+    /* the class positions again as three arrays (gc_rs_project reads them four
+     * at a time), and per vertex whether s or t is out of the rasteriser's range */
+    float *kx, *ky, *kz;
+    uint8_t *stbad;
+    /* per-instance vertex cache: every vertex of the class placed and projected
+     * (gc_rs_project), and the colour for a textured (base 0x80) and an
+     * untextured (base plain) triangle, each made on first use */
+    gc_rs_pvertex *pv;
     uint8_t (*ccol)[2][4];
-    uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
+    uint8_t *cstate; /* bit 1 textured colour, bit 2 plain colour */
     uint32_t rot[9]; /* moby: the instance's columns 0..2 each normalised (PS2 float) */
     /* moby: the instance's colours by normal (azimuth << 8 | elevation), valid
      * where mstamp equals serial (one serial per lit instance drawn); many
@@ -351,6 +358,13 @@ struct gc_render_scene {
     uint32_t nlights;
     gc_render_stats stats;
 };
+
+static uint32_t fbits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
 
 static void scene_err(char *err, size_t errlen, const char *what, const char *table)
 {
@@ -465,7 +479,11 @@ static void okind_free(okind *k)
     free(k->classes);
     free(k->inst);
     free(k->normals);
-    free(k->cpos);
+    free(k->kx);
+    free(k->ky);
+    free(k->kz);
+    free(k->stbad);
+    free(k->pv);
     free(k->ccol);
     free(k->cstate);
     free(k->mstamp);
@@ -758,11 +776,24 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (cl->vhi - cl->vlo > k->span)
             k->span = cl->vhi - cl->vlo;
     }
-    k->cpos = calloc(k->span ? k->span : 1, sizeof *k->cpos);
+    k->pv = calloc(k->span ? k->span : 1, sizeof *k->pv);
     k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
     k->cstate = calloc(k->span ? k->span : 1, 1);
-    if (!k->cpos || !k->ccol || !k->cstate)
+    k->kx = calloc(k->nverts ? k->nverts : 1, sizeof *k->kx);
+    k->ky = calloc(k->nverts ? k->nverts : 1, sizeof *k->ky);
+    k->kz = calloc(k->nverts ? k->nverts : 1, sizeof *k->kz);
+    k->stbad = calloc(k->nverts ? k->nverts : 1, 1);
+    if (!k->pv || !k->ccol || !k->cstate || !k->kx || !k->ky || !k->kz || !k->stbad)
         goto out;
+    for (size_t g = 0; g < k->nverts; g++) {
+        const overt *ov = &k->verts[g];
+        k->kx[g] = ov->pos[0];
+        k->ky[g] = ov->pos[1];
+        k->kz[g] = ov->pos[2];
+        /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30, NaN out */
+        k->stbad[g] = (fbits(ov->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
+                      (fbits(ov->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
+    }
     if (k->lightable == OLIGHT_MOBY) {
         k->mstamp = calloc(65536, sizeof *k->mstamp);
         k->mstate = calloc(65536, 1);
@@ -800,7 +831,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                 double v = get_f(r, icol[a]);
                 o->colour[a] = (uint8_t)(v > 0 ? (v < 255 ? v : 255) : 0);
             }
-        /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in place() adds at most
+        /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in gc_rs_project adds at most
          * a few ulps of the terms, covered by the relative and absolute margins */
         double fro = 0.0, t2 = 0.0;
         for (int e = 0; e < 9; e++)
@@ -1371,15 +1402,6 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
     return get_texture_of(s, s->tex, GC_TEXTURE_TFRAG, index, out);
 }
 
-/* World position of class-unit point p under instance matrix m (columns
- * 0..2 then the position): a fixed order of single-precision products and
- * sums (no contraction in this build), so every compiler gets the same bits. */
-static void place(const float m[12], const float p[3], float out[3])
-{
-    for (int a = 0; a < 3; a++)
-        out[a] = m[a] * p[0] + m[3 + a] * p[1] + m[6 + a] * p[2] + m[9 + a];
-}
-
 /* Every instance of every kind, after the terrain, in kind then table order
  * (the depth buffer settles what is in front). Textured triangles draw with
  * vertex colour 0x80 (texel x 1.0; the objects' own lighting is not
@@ -1412,13 +1434,6 @@ static int instance_outside(const oinst *in, const gc_rs_camera *cam)
     const double nx = sqrt(f * f + ex * ex), ny = sqrt(f * f + ey * ey);
     return (f * x - ex * z) / nx > r || (-f * x - ex * z) / nx > r || (f * y - ey * z) / ny > r ||
            (-f * y - ey * z) / ny > r;
-}
-
-static uint32_t fbits(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
 }
 
 /* The two-light sum of the tfrag pass for a unit normal n (docs/formats/tfrag.md 8;
@@ -1611,6 +1626,42 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
     return col;
 }
 
+/* The texture of an object triangle: the kind's table entry, decoded on first
+ * use, shared (objects do not change the description per triangle). */
+static const gc_rs_texture *object_texture(gc_render_scene *s, okind *k, uint32_t index)
+{
+    gc_rs_texture unused;
+    if (!get_texture_of(s, k->tex, k->tkind, index, &unused))
+        return NULL;
+    return &k->tex[index].rs;
+}
+
+/* What gc_rs_draw_indexed asks for a triangle that can reach a pixel. */
+typedef struct obj_ctx {
+    gc_render_scene *s;
+    okind *k;
+    const oinst *in;
+    const oclass *cl;
+    int lit;
+} obj_ctx;
+
+static const gc_rs_texture *object_corners(void *vctx, size_t j, gc_rs_vertex v[3])
+{
+    obj_ctx *x = vctx;
+    okind *k = x->k;
+    const otri *tr = &k->tris[x->cl->tri_first + j];
+    const gc_rs_texture *tex = object_texture(x->s, k, tr->texture);
+    for (int c = 0; c < 3; c++) {
+        const overt *ov = &k->verts[tr->v[c]];
+        v[c].s = ov->s;
+        v[c].t = ov->t;
+        memcpy(v[c].rgba,
+               vertex_colour(x->s, k, x->in, x->lit, ov, tr->v[c] - x->cl->vlo, tex ? 0 : 1),
+               sizeof v[c].rgba);
+    }
+    return tex;
+}
+
 static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
 {
     for (int kd = 0; kd < GC_RENDER_OBJECT_KINDS; kd++) {
@@ -1619,7 +1670,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
         os->unresolved = k->unresolved;
         for (size_t i = 0; i < k->ninst; i++) {
             const oinst *in = &k->inst[i];
-            const oclass *cl = &k->classes[in->cls];
+            oclass *cl = &k->classes[in->cls];
             int lit = instance_lit(s, k, in);
             os->instances++;
             os->triangles += cl->tri_count;
@@ -1630,7 +1681,17 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             if (!cl->tri_count)
                 continue;
             os->lit += lit != 0;
-            memset(k->cstate, 0, cl->vhi - cl->vlo);
+            /* Every triangle's texture is looked up (decoded on first use) as
+             * when each was drawn; a texture's state is settled by its first
+             * lookup, so the class's count is too. */
+            if (!cl->untextured_known) {
+                for (uint32_t j = 0; j < cl->tri_count; j++)
+                    cl->untextured += !object_texture(s, k, k->tris[cl->tri_first + j].texture);
+                cl->untextured_known = 1;
+            }
+            os->triangles_untextured += cl->untextured;
+            const uint32_t n = cl->vhi - cl->vlo;
+            memset(k->cstate, 0, n);
             memset(k->pstate, 0, sizeof k->pstate);
             if (lit && k->lightable == OLIGHT_MOBY) {
                 instance_rotation(in, k->rot);
@@ -1639,29 +1700,13 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     k->serial = 1;
                 }
             }
-            for (uint32_t j = 0; j < cl->tri_count; j++) {
-                const otri *tr = &k->tris[cl->tri_first + j];
-                gc_rs_texture texbuf;
-                const gc_rs_texture *tex =
-                    get_texture_of(s, k->tex, k->tkind, tr->texture, &texbuf);
-                if (!tex)
-                    os->triangles_untextured++;
-                gc_rs_vertex v[3];
-                for (int c = 0; c < 3; c++) {
-                    const overt *ov = &k->verts[tr->v[c]];
-                    uint32_t e = tr->v[c] - cl->vlo;
-                    if (!(k->cstate[e] & 1u)) {
-                        place(in->m, ov->pos, k->cpos[e]);
-                        k->cstate[e] |= 1u;
-                    }
-                    memcpy(v[c].pos, k->cpos[e], sizeof v[c].pos);
-                    v[c].s = ov->s;
-                    v[c].t = ov->t;
-                    memcpy(v[c].rgba, vertex_colour(s, k, in, lit, ov, e, tex ? 0 : 1),
-                           sizeof v[c].rgba);
-                }
-                gc_rs_draw_triangle(t, cam, v, tex);
-            }
+            gc_rs_project(cam, in->m, n, k->kx + cl->vlo, k->ky + cl->vlo, k->kz + cl->vlo, k->pv);
+            for (uint32_t e = 0; e < n; e++)
+                k->pv[e].code |= k->stbad[cl->vlo + e] ? GC_RS_PV_BAD : 0u;
+            obj_ctx ctx = {s, k, in, cl, lit};
+            gc_rs_draw_indexed(t, cam, k->pv, cl->vlo, k->tris[cl->tri_first].v,
+                               sizeof(otri) / sizeof(uint32_t), cl->tri_count, object_corners,
+                               &ctx);
         }
     }
 }
