@@ -554,10 +554,11 @@ INLINE int tri_bounds(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svert
 
 /* The rest of the setup (edges, attribute planes) and the pixels, for a
  * triangle tri_bounds passed (a, b, c in its winding). */
-static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
-                     const gc_rs_svertex *c, int64_t area, const gc_rs_texture *tex)
+/* The edge functions of a triangle tri_bounds passed, at its box's first
+ * pixel centre, and their steps. */
+INLINE void tri_edges(tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                      const gc_rs_svertex *c)
 {
-
     /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
      * e0 = b->c weighs a, e1 = c->a weighs b, e2 = a->b weighs c. */
     const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
@@ -569,6 +570,50 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         su->row[e] = dx * (sy0 - ep[e]->y) - dy * (sx0 - ep[e]->x);
         su->bias[e] = is_top_left(dx, dy) ? 0 : -1;
     }
+}
+
+/* Whether some covered pixel of a triangle tri_bounds passed lies in front
+ * of what the frame holds (a, b, c in its winding, only x, y and q read).
+ * Each covered pixel's depth is the pixel loop's, lane 0 of q0 + f1 q1 + f2
+ * q2 with the planes' lane-0 expressions, so this is the loop's own depth
+ * test. When none is in front the loop would only count the covered pixels
+ * as failing it: that is done here and 0 returned, so the caller need not
+ * compute the corners' colours (lighting them is what costs). */
+static int tri_depth_probe(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
+                           const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area)
+{
+    tri_edges(su, a, b, c);
+    const float inv = 1.0f / (float)area;
+    const float q0 = a->q, q1 = (b->q - a->q) * inv, q2 = (c->q - a->q) * inv;
+    const uint32_t W = t->width;
+    const float *const depth = t->depth;
+    uint64_t n = 0;
+    int64_t row0 = su->row[0], row1 = su->row[1], row2 = su->row[2];
+    const int64_t sx0 = su->stepx[0], sx1 = su->stepx[1], sx2 = su->stepx[2];
+    const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
+    const int64_t width = su->px1 - su->px0 + 1;
+    for (int64_t py = su->py0; py <= su->py1;
+         py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
+        int64_t w0 = row0, w1 = row1, w2 = row2;
+        size_t idx = (size_t)py * W + (size_t)su->px0;
+        for (int64_t k = 0; k < width; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
+            if (((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
+                continue;
+            n++;
+            const float q = q0 + (float)w1 * q1 + (float)w2 * q2;
+            if (q > depth[idx])
+                return 1;
+        }
+    }
+    t->stats.pixels_covered += n;
+    t->stats.pixels_depth_fail += n;
+    return 0;
+}
+
+static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                     const gc_rs_svertex *c, int64_t area, const gc_rs_texture *tex)
+{
+    tri_edges(su, a, b, c);
 
     /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
     const float inv = 1.0f / (float)area;
@@ -927,7 +972,7 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
             const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
             tri_setup su;
             int64_t area;
-            if (!tri_bounds(t, a, &b, &c, &su, &area))
+            if (!tri_bounds(t, a, &b, &c, &su, &area) || !tri_depth_probe(t, &su, a, b, c, area))
                 continue;
             const gc_rs_texture *tex = corners(ctx, j, v);
             fill_inside(t, &su, sv, a, b, c, area, v, tex);

@@ -1630,6 +1630,8 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
  * use, shared (objects do not change the description per triangle). */
 static const gc_rs_texture *object_texture(gc_render_scene *s, okind *k, uint32_t index)
 {
+    if (index != NONE && index < MAX_TEXTURES && k->tex[index].state == 1)
+        return &k->tex[index].rs; /* decoded before */
     gc_rs_texture unused;
     if (!get_texture_of(s, k->tex, k->tkind, index, &unused))
         return NULL;
