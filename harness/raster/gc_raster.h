@@ -187,7 +187,9 @@ typedef struct gc_rs_pvertex {
  * position 3, three floats each: world = c0 x + c1 y + c2 z + c3, summed in
  * that order in single precision) and projected into out[0 .. n-1]. The
  * caller adds GC_RS_PV_BAD to the code of a vertex whose s or t is not
- * within +-1e30 (gc_rs_draw_triangle skips such a triangle). */
+ * within +-1e30 (gc_rs_draw_triangle skips such a triangle). Points are
+ * taken four at a time: x, y and z must be readable, and out writable, up
+ * to n rounded up to a multiple of 4 (the extra entries are scratch). */
 void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
                    const float *y, const float *z, gc_rs_pvertex *out);
 
@@ -200,6 +202,13 @@ typedef const gc_rs_texture *(*gc_rs_corners_fn)(void *ctx, size_t j, gc_rs_vert
 void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
                         uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
                         gc_rs_corners_fn corners, void *ctx);
+
+/* 1 when every pixel of the box x0..x1, y0..y1 (clamped to the frame; an
+ * empty box too) holds a depth >= q: a surface none of whose pixels can
+ * have 1/w above q fails the depth test on every pixel there, so drawing
+ * it would change nothing. The object path culls an instance with it. */
+int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                      float q);
 
 /* Rasterise one screen-space triangle (either winding). The caller
  * guarantees |x|, |y| < 2^20 (the camera path's guard band does). */

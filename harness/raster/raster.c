@@ -141,9 +141,11 @@ int32_t gc_rs_to_fixed(float px)
 
 /* ---- screen-space rasterisation ---------------------------------------- */
 
+/* floor(a / 16): gcc and clang shift signed integers arithmetically (both
+ * document it), which is the floor for negative a too. */
 static int64_t floor_div16(int64_t a)
 {
-    return a >= 0 ? a / 16 : -((-a + 15) / 16);
+    return a >> 4;
 }
 
 INLINE int32_t floor_to_int(float u)
@@ -897,23 +899,37 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
 
 /* ---- shared vertices: project once, draw indexed triangles --------------- */
 
+/* Rows a, b, c, d of a 4 x 4 matrix to its columns (lane k of each row into
+ * column k), moving bits only. */
+INLINE void transpose4(v4i a, v4i b, v4i c, v4i d, v4i out[4])
+{
+    const v4i t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5),
+              t1 = __builtin_shufflevector(a, b, 2, 6, 3, 7),
+              t2 = __builtin_shufflevector(c, d, 0, 4, 1, 5),
+              t3 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    out[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    out[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
 void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
                    const float *y, const float *z, gc_rs_pvertex *out)
 {
     const v4i abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
     const v4i lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* the bits of 1e30f */
+    _Static_assert(sizeof(gc_rs_pvertex) == 32, "two 16-byte halves per vertex");
+    const v4f c0 = {m[0], m[1], m[2], 0}, c1 = {m[3], m[4], m[5], 0}, c2 = {m[6], m[7], m[8], 0},
+              c3 = {m[9], m[10], m[11], 0};
     for (size_t i = 0; i < n; i += 4) {
-        /* four points a pass; a short tail is padded with zeros (computed, not stored) */
-        v4f lx = splat(0.0f), ly = lx, lz = lx;
-        const size_t cnt = n - i < 4 ? n - i : 4;
-        for (size_t k = 0; k < cnt; k++) {
-            lx[k] = x[i + k];
-            ly[k] = y[i + k];
-            lz[k] = z[i + k];
-        }
+        /* four points a pass (the arrays are padded to a multiple of four) */
+        v4f lx, ly, lz;
+        memcpy(&lx, x + i, sizeof lx);
+        memcpy(&ly, y + i, sizeof ly);
+        memcpy(&lz, z + i, sizeof lz);
         v4f w[3];
         for (int a = 0; a < 3; a++)
-            w[a] = splat(m[a]) * lx + splat(m[3 + a]) * ly + splat(m[6 + a]) * lz + splat(m[9 + a]);
+            w[a] = splat(c0[a]) * lx + splat(c1[a]) * ly + splat(c2[a]) * lz + splat(c3[a]);
         v4i bad =
             (((v4i)w[0] & abs) >= lim) | (((v4i)w[1] & abs) >= lim) | (((v4i)w[2] & abs) >= lim);
         v4f px, py, pz;
@@ -926,15 +942,12 @@ void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const f
         v4i sx, sy;
         project_lanes(cam, (v4f)((v4i)px & in), (v4f)((v4i)py & in),
                       (v4f)(((v4i)pz & in) | ((v4i)one & ~in)), &q, &sx, &sy);
-        for (size_t k = 0; k < cnt; k++) {
-            gc_rs_pvertex *o = &out[i + k];
-            o->x = sx[k];
-            o->y = sy[k];
-            o->q = q[k];
-            o->code = (uint32_t)code[k];
-            o->cam[0] = px[k];
-            o->cam[1] = py[k];
-            o->cam[2] = pz[k];
+        v4i head[4], tail[4];
+        transpose4(sx, sy, (v4i)q, code, head);
+        transpose4((v4i)px, (v4i)py, (v4i)pz, (v4i){0, 0, 0, 0}, tail);
+        for (int k = 0; k < 4; k++) {
+            memcpy(&out[i + (size_t)k], &head[k], 16);
+            memcpy((char *)&out[i + (size_t)k] + 16, &tail[k], 16);
         }
     }
 }
@@ -984,4 +997,26 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
                     cz[3] = {p0->cam[2], p1->cam[2], p2->cam[2]};
         draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
     }
+}
+
+int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                      float q)
+{
+    if (x0 < 0)
+        x0 = 0;
+    if (y0 < 0)
+        y0 = 0;
+    if (x1 > (int64_t)t->width - 1)
+        x1 = (int64_t)t->width - 1;
+    if (y1 > (int64_t)t->height - 1)
+        y1 = (int64_t)t->height - 1;
+    for (int64_t y = y0; y <= y1; y++) {
+        const float *row = t->depth + (size_t)y * t->width;
+        int open = 0; /* no early exit inside a row: the compiler vectorises the compares */
+        for (int64_t x = x0; x <= x1; x++)
+            open |= !(row[x] >= q);
+        if (open)
+            return 0;
+    }
+    return 1;
 }

@@ -99,6 +99,7 @@ typedef struct gc_render_object_stats {
     uint64_t unresolved;           /* instance rows not drawn: no class, or a non-finite matrix */
     uint64_t culled; /* of instances: wholly outside the view, not rasterised (no pixel lost) */
     uint64_t lit;    /* of instances rasterised (not culled): drawn with their lighting */
+    uint64_t hidden; /* of those: every pixel behind what the frame held (depth), skipped */
 } gc_render_object_stats;
 
 /* What the last draw did (for reports and the benchmark; not hashed). */

@@ -776,12 +776,13 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (cl->vhi - cl->vlo > k->span)
             k->span = cl->vhi - cl->vlo;
     }
-    k->pv = calloc(k->span ? k->span : 1, sizeof *k->pv);
+    /* gc_rs_project works four points at a time: 3 entries of slack */
+    k->pv = calloc((size_t)k->span + 3, sizeof *k->pv);
     k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
     k->cstate = calloc(k->span ? k->span : 1, 1);
-    k->kx = calloc(k->nverts ? k->nverts : 1, sizeof *k->kx);
-    k->ky = calloc(k->nverts ? k->nverts : 1, sizeof *k->ky);
-    k->kz = calloc(k->nverts ? k->nverts : 1, sizeof *k->kz);
+    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
+    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
+    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
     k->stbad = calloc(k->nverts ? k->nverts : 1, 1);
     if (!k->pv || !k->ccol || !k->cstate || !k->kx || !k->ky || !k->kz || !k->stbad)
         goto out;
@@ -1436,6 +1437,54 @@ static int instance_outside(const oinst *in, const gc_rs_camera *cam)
            (-f * y - ey * z) / ny > r;
 }
 
+/* An instance in front of the near plane whose every pixel would fail the
+ * depth test: on every pixel of a box holding its sphere's image, the frame
+ * already has a depth at or above a bound on the 1/w of any point of the
+ * sphere. The sphere is instance_outside's (column 3, reach, the same
+ * float-error margin on the camera-space coordinates); its points have
+ * camera z >= zn = z - r > near, so 1/w <= 1 / zn, and the bound is 1.001 /
+ * zn: the rasteriser's 1/w (a float reciprocal of a float z, interpolated
+ * in single precision with weights summing to 1 inside the triangle) is
+ * within a few float ulps of the exact one. The box bounds x/z and y/z over
+ * the sphere's bounding box in camera space and adds 2 pixels (the 1/16
+ * snap and the float projection). A pixel there whose depth is below the
+ * bound keeps the instance. Nothing it would draw can pass the depth test,
+ * so skipping it changes no pixel; its pixels are not counted in the
+ * rasteriser's covered / depth-fail statistics. */
+static int instance_hidden(const oinst *in, const gc_rs_camera *cam, const gc_rs_target *t)
+{
+    double d[3], x = 0, y = 0, z = 0;
+    for (int a = 0; a < 3; a++)
+        d[a] = (double)in->m[9 + a] - cam->eye[a];
+    for (int a = 0; a < 3; a++) {
+        x += d[a] * cam->right[a];
+        y += d[a] * cam->up[a];
+        z += d[a] * cam->forward[a];
+    }
+    double r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const double zn = z - r, zf = z + r;
+    if (!(zn > cam->near) || !(zn > 0.0))
+        return 0;
+    /* x/z over the box [x - r, x + r] x [zn, zf] (zn > 0): the largest value
+     * divides a positive numerator by zn, a negative one by zf */
+    const double xmax = (x + r) > 0 ? (x + r) / zn : (x + r) / zf;
+    const double xmin = (x - r) > 0 ? (x - r) / zf : (x - r) / zn;
+    const double ymax = (y + r) > 0 ? (y + r) / zn : (y + r) / zf;
+    const double ymin = (y - r) > 0 ? (y - r) / zf : (y - r) / zn;
+    const double f = cam->focal_px;
+    const double sx0 = cam->cx + f * xmin - 2.0, sx1 = cam->cx + f * xmax + 2.0;
+    const double sy0 = cam->cy - f * ymax - 2.0, sy1 = cam->cy - f * ymin + 2.0;
+    /* outside +-2^30 the box is clamped anyway; the guard keeps the casts defined */
+    const double lim = 1073741824.0;
+    if (!(sx0 > -lim && sx1 < lim && sy0 > -lim && sy1 < lim))
+        return 0;
+    const double qb = 1.001 / zn;
+    if (!(qb < 3.0e38))
+        return 0;
+    return gc_rs_depth_hides(t, (int64_t)floor(sx0), (int64_t)floor(sy0), (int64_t)ceil(sx1),
+                             (int64_t)ceil(sy1), (float)qb);
+}
+
 /* The two-light sum of the tfrag pass for a unit normal n (docs/formats/tfrag.md 8;
  * decoders/dec_tfrag.c light_vertex): t = max(d, d w) with d = n.dir, for light A
  * and light B of set L; what each colour channel adds is L[h][k] t[h]. */
@@ -1692,6 +1741,10 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                 cl->untextured_known = 1;
             }
             os->triangles_untextured += cl->untextured;
+            if (s->cull && instance_hidden(in, cam, t)) {
+                os->hidden++;
+                continue;
+            }
             const uint32_t n = cl->vhi - cl->vlo;
             memset(k->cstate, 0, n);
             memset(k->pstate, 0, sizeof k->pstate);
