@@ -952,26 +952,58 @@ void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const f
     }
 }
 
+INLINE int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+INLINE int64_t max3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
 void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
                         uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
                         gc_rs_corners_fn corners, void *ctx)
 {
+    /* the counters in locals: the callback and the pixel stores could alias them */
+    uint64_t n_tri = 0, n_skipped = 0, n_culled = 0, n_setups = 0;
+    const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
     for (size_t j = 0; j < ntris; j++, idx += stride) {
         const gc_rs_pvertex *p0 = &pv[idx[0] - base], *p1 = &pv[idx[1] - base],
                             *p2 = &pv[idx[2] - base];
-        t->stats.triangles++;
+        n_tri++;
         const uint32_t c0 = p0->code, c1 = p1->code, c2 = p2->code;
         const uint32_t any_out = c0 | c1 | c2;
         if (any_out & GC_RS_PV_BAD) {
-            t->stats.triangles_skipped++;
+            n_skipped++;
             continue;
         }
         if (c0 & c1 & c2) {
-            t->stats.triangles_culled++;
+            n_culled++;
             continue;
         }
         gc_rs_vertex v[3];
         if (!any_out) {
+            /* tri_bounds' area and pixel box, from the shared vertices in
+             * registers: most object triangles stop here */
+            const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
+            const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+            if (area == 0)
+                continue;
+            n_setups++;
+            int64_t px0 = -floor_div16(-(min3(ax, bx, cx) - 8));
+            int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
+            int64_t py0 = -floor_div16(-(min3(ay, by, cy) - 8));
+            int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
+            px0 = px0 < 0 ? 0 : px0;
+            py0 = py0 < 0 ? 0 : py0;
+            px1 = px1 > xmax ? xmax : px1;
+            py1 = py1 > ymax ? ymax : py1;
+            if (px0 > px1 || py0 > py1)
+                continue;
             gc_rs_svertex sv[3];
             sv[0].x = p0->x;
             sv[0].y = p0->y;
@@ -982,13 +1014,19 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
             sv[2].x = p2->x;
             sv[2].y = p2->y;
             sv[2].q = p2->q;
-            const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
+            /* tri_bounds' winding: b and c swapped when clockwise */
+            const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
+                                *c = area < 0 ? &sv[1] : &sv[2];
             tri_setup su;
-            int64_t area;
-            if (!tri_bounds(t, a, &b, &c, &su, &area) || !tri_depth_probe(t, &su, a, b, c, area))
+            su.px0 = px0;
+            su.px1 = px1;
+            su.py0 = py0;
+            su.py1 = py1;
+            const int64_t aarea = area < 0 ? -area : area;
+            if (!tri_depth_probe(t, &su, a, b, c, aarea))
                 continue;
             const gc_rs_texture *tex = corners(ctx, j, v);
-            fill_inside(t, &su, sv, a, b, c, area, v, tex);
+            fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
             continue;
         }
         const gc_rs_texture *tex = corners(ctx, j, v);
@@ -997,6 +1035,10 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
                     cz[3] = {p0->cam[2], p1->cam[2], p2->cam[2]};
         draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
     }
+    t->stats.triangles += n_tri;
+    t->stats.triangles_skipped += n_skipped;
+    t->stats.triangles_culled += n_culled;
+    t->stats.setups += n_setups;
 }
 
 int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
