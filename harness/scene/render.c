@@ -225,6 +225,7 @@ typedef struct rtri {
     uint32_t vi[3], v[3];
     uint32_t texture;
     uint32_t adgif_key; /* ad-gif record index, or the texture when records are not indexed */
+    uint32_t adgif;     /* find_adgif's answer, looked up once: index in adgifs, or NONE */
     uint8_t lod;
 } rtri;
 
@@ -276,6 +277,7 @@ typedef struct oclass {
     uint32_t normals;  /* shrub: first of its 24 rows in okind.normals; NONE: none decoded */
     double radius;     /* largest |corner| of its triangles, class units (from the class origin) */
     uint32_t untextured; /* its triangles without a texture, once untextured_known */
+    int stbad;           /* some vertex in [vlo, vhi) has s or t out of the rasteriser's range */
     int untextured_known;
 } oclass;
 
@@ -376,6 +378,8 @@ static int finite_f(float v)
 {
     return v > -1e30f && v < 1e30f;
 }
+
+static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t key);
 
 static int cmp_adgif(const void *a, const void *b)
 {
@@ -795,6 +799,9 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         k->stbad[g] = (fbits(ov->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
                       (fbits(ov->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
     }
+    for (size_t c = 0; c < nc; c++)
+        for (uint32_t g = k->classes[c].vlo; g < k->classes[c].vhi; g++)
+            k->classes[c].stbad |= k->stbad[g];
     if (k->lightable == OLIGHT_MOBY) {
         k->mstamp = calloc(65536, sizeof *k->mstamp);
         k->mstate = calloc(65536, 1);
@@ -1155,6 +1162,12 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             }
             qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
         }
+    }
+    /* each triangle's ad-gif, found once (every draw used to search for it) */
+    for (size_t i = 0; i < s->ntris; i++) {
+        rtri *tr = &s->tris[i];
+        const radgif *g = tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
+        tr->adgif = g ? (uint32_t)(g - s->adgifs) : NONE;
     }
     s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
     if (!s->tex)
@@ -1756,7 +1769,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                 }
             }
             gc_rs_project(cam, in->m, n, k->kx + cl->vlo, k->ky + cl->vlo, k->kz + cl->vlo, k->pv);
-            for (uint32_t e = 0; e < n; e++)
+            for (uint32_t e = 0; cl->stbad && e < n; e++)
                 k->pv[e].code |= k->stbad[cl->vlo + e] ? GC_RS_PV_BAD : 0u;
             obj_ctx ctx = {s, k, in, cl, lit};
             gc_rs_draw_indexed(t, cam, k->pv, cl->vlo, k->tris[cl->tri_first].v,
@@ -1887,8 +1900,7 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         gc_rs_texture texbuf;
         const gc_rs_texture *tex = get_texture(s, tr->texture, &texbuf);
         if (tex) {
-            const radgif *g =
-                tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
+            const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
             if (g) {
                 texbuf.wrap_s = g->wrap_s;
                 texbuf.wrap_t = g->wrap_t;
