@@ -258,7 +258,7 @@ typedef struct rtex {
  * draw loop places and lights each vertex once per instance (a per-vertex
  * cache), not once per triangle corner. */
 typedef struct overt {
-    float pos[3]; /* class units */
+    /* (the position, class units, is in okind.kx/ky/kz) */
     float s, t;
     uint8_t naz, nel; /* moby: normal_azimuth/_elevation, indices into normals.table;
                          shrub: naz = the normal index (0..23) */
@@ -686,17 +686,24 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     }
     k->verts = calloc(sum ? sum : 1, sizeof *k->verts);
     k->nverts = (size_t)sum;
+    /* positions as three arrays (gc_rs_project reads them four at a time:
+     * 3 entries of slack) */
+    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
+    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
+    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
     vvalid = calloc(sum ? sum : 1, 1);
-    if (!k->verts || !vvalid)
+    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz)
         goto out;
     for (size_t i = 0; i < tv->count; i++) {
         const uint8_t *r = row_at(tv, i);
         uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
         if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
             continue;
-        overt *o = &k->verts[vfirst[p] + ix];
-        for (int c = 0; c < 3; c++)
-            o->pos[c] = get_fl(r, vp[c]);
+        const uint32_t g = vfirst[p] + ix;
+        overt *o = &k->verts[g];
+        k->kx[g] = get_fl(r, vp[0]);
+        k->ky[g] = get_fl(r, vp[1]);
+        k->kz[g] = get_fl(r, vp[2]);
         o->s = get_fl(r, vs);
         o->t = get_fl(r, vt);
         o->slot = NONE;
@@ -712,8 +719,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
             o->slot = slot_first[p] + ix;
         }
-        vvalid[vfirst[p] + ix] = finite_f(o->pos[0]) && finite_f(o->pos[1]) &&
-                                 finite_f(o->pos[2]) && finite_f(o->s) && finite_f(o->t);
+        vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
+                    finite_f(o->s) && finite_f(o->t);
     }
     for (size_t c = 0; c < nc; c++) {
         k->classes[c].vlo = UINT32_MAX;
@@ -750,7 +757,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                     cl->vlo = g;
                 if (g + 1 > cl->vhi)
                     cl->vhi = g + 1;
-                const float *q = k->verts[g].pos;
+                const float q[3] = {k->kx[g], k->ky[g], k->kz[g]};
                 double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2]);
                 if (len > cl->radius)
                     cl->radius = len;
@@ -784,17 +791,11 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->pv = calloc((size_t)k->span + 3, sizeof *k->pv);
     k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
     k->cstate = calloc(k->span ? k->span : 1, 1);
-    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
-    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
-    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
     k->stbad = calloc(k->nverts ? k->nverts : 1, 1);
-    if (!k->pv || !k->ccol || !k->cstate || !k->kx || !k->ky || !k->kz || !k->stbad)
+    if (!k->pv || !k->ccol || !k->cstate || !k->stbad)
         goto out;
     for (size_t g = 0; g < k->nverts; g++) {
         const overt *ov = &k->verts[g];
-        k->kx[g] = ov->pos[0];
-        k->ky[g] = ov->pos[1];
-        k->kz[g] = ov->pos[2];
         /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30, NaN out */
         k->stbad[g] = (fbits(ov->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
                       (fbits(ov->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
