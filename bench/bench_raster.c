@@ -276,14 +276,21 @@ static int bench_profile(const char *dir, int level, const char *view, int reps,
                     gc_frame_free(&f);
             double ms = (cpu_ms() - c0) / reps;
             const gc_render_stats *st = gc_render_scene_stats(s);
-            uint64_t otris = 0;
-            for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
+            uint64_t otris = 0, inst = 0, culled = 0, hidden = 0;
+            for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++) {
                 otris += st->objects[k].triangles;
+                inst += st->objects[k].instances;
+                culled += st->objects[k].culled;
+                hidden += st->objects[k].hidden;
+            }
             printf("LEVEL%d %s objects %s lighting %s: thread CPU mean %.2f ms over %d draws; "
-                   "%llu terrain + %llu object triangles, %llu pixels covered, %llu written\n",
+                   "%llu terrain + %llu object triangles, %llu pixels covered, %llu written; "
+                   "%llu instances, %llu outside the view, %llu hidden by depth\n",
                    level, view, objects ? "on" : "off", lighting ? "on" : "off", ms, reps,
                    (unsigned long long)st->triangles_submitted, (unsigned long long)otris,
-                   (unsigned long long)st->pixels_covered, (unsigned long long)st->pixels_written);
+                   (unsigned long long)st->pixels_covered, (unsigned long long)st->pixels_written,
+                   (unsigned long long)inst, (unsigned long long)culled,
+                   (unsigned long long)hidden);
             rc = 0;
         }
         gc_render_scene_free(s);

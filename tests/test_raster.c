@@ -525,3 +525,117 @@ Test(raster, bilinear_filter)
         gc_rs_target_free(&t);
     }
 }
+
+/* ---- shared vertices (gc_rs_project + gc_rs_draw_indexed) ---------------- */
+
+typedef struct mesh_ctx {
+    const gc_rs_vertex *verts; /* s, t, rgba per vertex */
+    const uint32_t (*tris)[4]; /* corners and, in [3], 1 = textured */
+    const gc_rs_texture *tex;
+    size_t calls;
+} mesh_ctx;
+
+static const gc_rs_texture *mesh_corners(void *vctx, size_t j, gc_rs_vertex v[3])
+{
+    mesh_ctx *m = vctx;
+    m->calls++;
+    for (int c = 0; c < 3; c++)
+        v[c] = m->verts[m->tris[j][c]];
+    return m->tris[j][3] ? m->tex : NULL;
+}
+
+/* Layers of jittered grids, placed by a rotating, scaling matrix, some
+ * crossing the near plane and the guard band, overlapping so that many
+ * triangles lie behind earlier ones, plus a vertex at NaN and one with an
+ * out-of-range s: drawn one triangle at a time and as an indexed mesh, the
+ * frames, depths, write counts and counters are identical, and the indexed
+ * path asks for fewer corners than it has triangles. */
+Test(raster, indexed_mesh_equals_triangles)
+{
+    enum { G = 24, NV = G * G, NT = 2 * (G - 1) * (G - 1) };
+    static float kx[NV + 3], ky[NV + 3], kz[NV + 3];
+    static gc_rs_vertex wv[NV];
+    static uint32_t tris[NT][4];
+    static gc_rs_pvertex pv[NV + 3];
+    static uint8_t texels[8 * 8 * 4];
+    uint32_t seed = 7;
+    for (size_t i = 0; i < sizeof texels; i++)
+        texels[i] = (uint8_t)(i % 4 == 3 ? ((i / 4) % 5 ? 0x80 : 0) : lcg(&seed) & 0xFF);
+    gc_rs_texture tex = mktex(8, 8, texels, GC_RS_WRAP_REPEAT, GC_RS_WRAP_CLAMP);
+    tex.filter = GC_RS_FILTER_LINEAR;
+    gc_rs_camera cam;
+    const float eye[3] = {0.3f, 0.2f, -1.0f}, target[3] = {0, 0, 4}, up[3] = {0, 1, 0};
+    cr_assert_eq(gc_rs_camera_look(&cam, eye, target, up, 1.0f, 0.05f, 96, 72), 0);
+    gc_rs_target a, b;
+    new_target(&a, 96, 72);
+    new_target(&b, 96, 72);
+    size_t drawn = 0, calls = 0;
+    for (int layer = 0; layer < 6; layer++) {
+        for (int i = 0; i < NV; i++) {
+            int gx = i % G, gy = i / G;
+            kx[i] = (float)gx / (G - 1) * 6.0f - 3.0f + (float)(lcg(&seed) % 100) * 1e-3f;
+            ky[i] = (float)gy / (G - 1) * 4.0f - 2.0f + (float)(lcg(&seed) % 100) * 1e-3f;
+            kz[i] = (float)(lcg(&seed) % 1000) * 1e-3f;
+            memset(&wv[i], 0, sizeof wv[i]);
+            wv[i].s = (float)gx * 0.37f;
+            wv[i].t = (float)gy * 0.29f;
+            for (int k = 0; k < 4; k++)
+                wv[i].rgba[k] = (uint8_t)(k == 3 ? 0x40 + lcg(&seed) % 0x41 : lcg(&seed) % 256);
+        }
+        if (layer == 2)
+            kx[5] = __builtin_nanf("");
+        if (layer == 3)
+            wv[40].s = 1e31f;
+        int nt = 0;
+        for (int y = 0; y + 1 < G; y++)
+            for (int x = 0; x + 1 < G; x++) {
+                uint32_t v0 = (uint32_t)(y * G + x), v1 = v0 + 1, v2 = v0 + G, v3 = v2 + 1;
+                uint32_t textured = (uint32_t)((x + y + layer) % 3 != 0);
+                const uint32_t t0[4] = {v0, v1, v3, textured}, t1[4] = {v0, v3, v2, textured};
+                memcpy(tris[nt++], t0, sizeof t0);
+                memcpy(tris[nt++], t1, sizeof t1);
+            }
+        /* layer 0 near (crosses the near plane), later ones further back,
+         * turned and scaled; layer 5 partly beyond the guard band */
+        const float ang = 0.3f * (float)layer, sc = 1.0f + 0.25f * (float)layer;
+        const float cs = 1.0f - ang * ang / 2, sn = ang - ang * ang * ang / 6;
+        const float m[12] = {sc * cs, sc * sn,
+                             0,       -sc * sn,
+                             sc * cs, 0,
+                             0,       0,
+                             sc,      layer == 5 ? 390.0f : 0.0f,
+                             0,       layer == 0 ? -1.5f : 1.5f * (float)layer};
+        for (int i = 0; i < NV; i++)
+            for (int k = 0; k < 3; k++)
+                wv[i].pos[k] = m[k] * kx[i] + m[3 + k] * ky[i] + m[6 + k] * kz[i] + m[9 + k];
+        for (int j = 0; j < nt; j++) {
+            gc_rs_vertex v[3] = {wv[tris[j][0]], wv[tris[j][1]], wv[tris[j][2]]};
+            gc_rs_draw_triangle(&a, &cam, v, tris[j][3] ? &tex : NULL);
+        }
+        gc_rs_project(&cam, m, NV, kx, ky, kz, pv);
+        for (int i = 0; i < NV; i++)
+            if (!(wv[i].s > -1e30f && wv[i].s < 1e30f))
+                pv[i].code |= GC_RS_PV_BAD;
+        mesh_ctx mc = {wv, (const uint32_t(*)[4])tris, &tex, 0};
+        gc_rs_draw_indexed(&b, &cam, pv, 0, tris[0], 4, (size_t)nt, mesh_corners, &mc);
+        drawn += (size_t)nt;
+        calls += mc.calls;
+    }
+    cr_assert_eq(memcmp(a.rgba, b.rgba, (size_t)96 * 72 * 4), 0);
+    cr_assert_eq(memcmp(a.depth, b.depth, (size_t)96 * 72 * sizeof *a.depth), 0);
+    cr_assert_eq(memcmp(a.writes, b.writes, (size_t)96 * 72 * sizeof *a.writes), 0);
+    cr_assert_eq(memcmp(&a.stats, &b.stats, sizeof a.stats), 0);
+    cr_log_info(
+        "written %llu depth-fail %llu clipped %llu culled %llu skipped %llu calls %zu of %zu",
+        (unsigned long long)a.stats.pixels_written, (unsigned long long)a.stats.pixels_depth_fail,
+        (unsigned long long)a.stats.triangles_clipped, (unsigned long long)a.stats.triangles_culled,
+        (unsigned long long)a.stats.triangles_skipped, calls, drawn);
+    cr_assert_gt(a.stats.pixels_written, 1000);
+    cr_assert_gt(a.stats.pixels_depth_fail, 1000);
+    cr_assert_gt(a.stats.triangles_clipped, 10);
+    cr_assert_gt(a.stats.triangles_culled, 10);
+    cr_assert_gt(a.stats.triangles_skipped, 0);
+    cr_assert_lt(calls, drawn / 2, "corners asked for %zu of %zu triangles", calls, drawn);
+    gc_rs_target_free(&a);
+    gc_rs_target_free(&b);
+}

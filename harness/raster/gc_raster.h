@@ -164,6 +164,52 @@ typedef struct gc_rs_svertex {
 void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
                          const gc_rs_texture *tex);
 
+/* Shared vertices (the object path: an instance's triangles index its
+ * class's vertices). A vertex is placed, moved to camera space, outcoded,
+ * projected and snapped once, by gc_rs_project, and every triangle that
+ * uses it reads the result; gc_rs_draw_indexed then draws the triangles
+ * exactly as gc_rs_draw_triangle would draw them one by one (the same
+ * lane expressions give the same bits; only repeated work is shared), and
+ * asks for a triangle's texture coordinates, colours and texture only when
+ * it can put a pixel in the frame: most object triangles cover no pixel
+ * centre, and lighting their corners would be wasted. */
+#define GC_RS_PV_BAD 32u /* gc_rs_pvertex.code: a coordinate not within +-1e30 (or NaN) */
+typedef struct gc_rs_pvertex {
+    int32_t x, y; /* 12.4 fixed-point pixels, when code == 0 */
+    float q;      /* 1/w, when code == 0 */
+    uint32_t
+        code; /* bit pl set: outside clip plane pl (0 near, 1..4 the guard band); GC_RS_PV_BAD */
+    float cam[3]; /* camera space: x right, y up, z forward */
+    float pad;
+} gc_rs_pvertex;
+
+/* Points i < n of (x[i], y[i], z[i]) placed by m (columns 0, 1, 2 and the
+ * position 3, three floats each: world = c0 x + c1 y + c2 z + c3, summed in
+ * that order in single precision) and projected into out[0 .. n-1]. The
+ * caller adds GC_RS_PV_BAD to the code of a vertex whose s or t is not
+ * within +-1e30 (gc_rs_draw_triangle skips such a triangle). Points are
+ * taken four at a time: x, y and z must be readable, and out writable, up
+ * to n rounded up to a multiple of 4 (the extra entries are scratch). */
+void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                   const float *y, const float *z, gc_rs_pvertex *out);
+
+/* Fill v[0..2].s, .t, .rgba (pos is not read) for triangle j of a
+ * gc_rs_draw_indexed call and return its texture (NULL: vertex colour). */
+typedef const gc_rs_texture *(*gc_rs_corners_fn)(void *ctx, size_t j, gc_rs_vertex v[3]);
+
+/* Triangles j < ntris, corners idx[j*stride + 0..2] - base into pv, in
+ * order, with the results gc_rs_draw_triangle gives for the same corners. */
+void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
+                        uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
+                        gc_rs_corners_fn corners, void *ctx);
+
+/* 1 when every pixel of the box x0..x1, y0..y1 (clamped to the frame; an
+ * empty box too) holds a depth >= q: a surface none of whose pixels can
+ * have 1/w above q fails the depth test on every pixel there, so drawing
+ * it would change nothing. The object path culls an instance with it. */
+int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                      float q);
+
 /* Rasterise one screen-space triangle (either winding). The caller
  * guarantees |x|, |y| < 2^20 (the camera path's guard band does). */
 void gc_rs_draw_screen_triangle(gc_rs_target *t, const gc_rs_svertex v[3],

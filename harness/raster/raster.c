@@ -141,9 +141,11 @@ int32_t gc_rs_to_fixed(float px)
 
 /* ---- screen-space rasterisation ---------------------------------------- */
 
+/* floor(a / 16): gcc and clang shift signed integers arithmetically (both
+ * document it), which is the floor for negative a too. */
 static int64_t floor_div16(int64_t a)
 {
-    return a >= 0 ? a / 16 : -((-a + 15) / 16);
+    return a >> 4;
 }
 
 INLINE int32_t floor_to_int(float u)
@@ -554,10 +556,11 @@ INLINE int tri_bounds(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svert
 
 /* The rest of the setup (edges, attribute planes) and the pixels, for a
  * triangle tri_bounds passed (a, b, c in its winding). */
-static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
-                     const gc_rs_svertex *c, int64_t area, const gc_rs_texture *tex)
+/* The edge functions of a triangle tri_bounds passed, at its box's first
+ * pixel centre, and their steps. */
+INLINE void tri_edges(tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                      const gc_rs_svertex *c)
 {
-
     /* Edge p->q: E(P) = (q.x-p.x)*(P.y-p.y) - (q.y-p.y)*(P.x-p.x), > 0 inside.
      * e0 = b->c weighs a, e1 = c->a weighs b, e2 = a->b weighs c. */
     const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
@@ -569,6 +572,50 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         su->row[e] = dx * (sy0 - ep[e]->y) - dy * (sx0 - ep[e]->x);
         su->bias[e] = is_top_left(dx, dy) ? 0 : -1;
     }
+}
+
+/* Whether some covered pixel of a triangle tri_bounds passed lies in front
+ * of what the frame holds (a, b, c in its winding, only x, y and q read).
+ * Each covered pixel's depth is the pixel loop's, lane 0 of q0 + f1 q1 + f2
+ * q2 with the planes' lane-0 expressions, so this is the loop's own depth
+ * test. When none is in front the loop would only count the covered pixels
+ * as failing it: that is done here and 0 returned, so the caller need not
+ * compute the corners' colours (lighting them is what costs). */
+static int tri_depth_probe(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
+                           const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area)
+{
+    tri_edges(su, a, b, c);
+    const float inv = 1.0f / (float)area;
+    const float q0 = a->q, q1 = (b->q - a->q) * inv, q2 = (c->q - a->q) * inv;
+    const uint32_t W = t->width;
+    const float *const depth = t->depth;
+    uint64_t n = 0;
+    int64_t row0 = su->row[0], row1 = su->row[1], row2 = su->row[2];
+    const int64_t sx0 = su->stepx[0], sx1 = su->stepx[1], sx2 = su->stepx[2];
+    const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
+    const int64_t width = su->px1 - su->px0 + 1;
+    for (int64_t py = su->py0; py <= su->py1;
+         py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
+        int64_t w0 = row0, w1 = row1, w2 = row2;
+        size_t idx = (size_t)py * W + (size_t)su->px0;
+        for (int64_t k = 0; k < width; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
+            if (((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
+                continue;
+            n++;
+            const float q = q0 + (float)w1 * q1 + (float)w2 * q2;
+            if (q > depth[idx])
+                return 1;
+        }
+    }
+    t->stats.pixels_covered += n;
+    t->stats.pixels_depth_fail += n;
+    return 0;
+}
+
+static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex *b,
+                     const gc_rs_svertex *c, int64_t area, const gc_rs_texture *tex)
+{
+    tri_edges(su, a, b, c);
 
     /* Attribute planes: A(P) = A_a + w1 * (A_b - A_a)/area + w2 * (A_c - A_a)/area. */
     const float inv = 1.0f / (float)area;
@@ -708,71 +755,43 @@ static void project(gc_rs_svertex *o, const cvert *v, const gc_rs_camera *cam)
         o->rgba[k] = v->c[k];
 }
 
-void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
-                         const gc_rs_texture *tex)
+/* The corners' camera-space coordinates (lanes 0..2) and their outcodes,
+ * from world positions in lanes 0..2: d . axis summed in dot3's order, and
+ * bit pl of a lane set when plane_dist < 0 for plane pl (the same
+ * expressions). gc_rs_draw_triangle does this per triangle, gc_rs_project
+ * per vertex: the lanes give the same bits either way. */
+INLINE v4i camera_lanes(const gc_rs_camera *cam, v4f wx, v4f wy, v4f wz, v4f *px, v4f *py, v4f *pz)
 {
-    t->stats.triangles++;
-    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
-     * read): camera space, d . axis summed in dot3's order. */
-    const v4f w[5] = {{v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]},
-                      {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]},
-                      {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]},
-                      {v[0].s, v[1].s, v[2].s, v[0].s},
-                      {v[0].t, v[1].t, v[2].t, v[0].t}};
-    const v4f wx = w[0], wy = w[1], wz = w[2];
-    if (!in_range_lanes(w, 5)) {
-        t->stats.triangles_skipped++;
-        return;
-    }
-    cvert poly[CLIP_MAX], tmp[CLIP_MAX];
     const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
     const v4f dx = wx - splat(cam->eye[0]), dy = wy - splat(cam->eye[1]),
               dz = wz - splat(cam->eye[2]);
-    const v4f px =
-        dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
-    const v4f py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
-    const v4f pz =
-        dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
-    /* Outcodes (bit pl: plane_dist < 0 for plane pl, the same expressions):
-     * trivially reject or accept. */
+    *px = dx * splat(cam->right[0]) + dy * splat(cam->right[1]) + dz * splat(cam->right[2]);
+    *py = dx * splat(cam->up[0]) + dy * splat(cam->up[1]) + dz * splat(cam->up[2]);
+    *pz = dx * splat(cam->forward[0]) + dy * splat(cam->forward[1]) + dz * splat(cam->forward[2]);
     const v4f zero = splat(0.0f), hxv = splat(hx), hyv = splat(hy), fv = splat(f);
-    const v4i code = ((pz - splat(cam->near) < zero) & 1) | ((hxv * pz - fv * px < zero) & 2) |
-                     ((hxv * pz + fv * px < zero) & 4) | ((hyv * pz - fv * py < zero) & 8) |
-                     ((hyv * pz + fv * py < zero) & 16);
-    const unsigned all_out = (unsigned)(code[0] & code[1] & code[2]);
-    unsigned any_out = (unsigned)(code[0] | code[1] | code[2]);
-    if (all_out) {
-        t->stats.triangles_culled++;
-        return;
-    }
-    if (!any_out) {
-        /* Wholly inside (the common case): project and snap the corners
-         * (project()'s expressions, lane by lane) and stop there if no pixel
-         * centre is covered; the other attributes are the values project()
-         * gives. */
-        const v4f q = splat(1.0f) / pz;
-        const v4i sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * q);
-        const v4i sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * q);
-        gc_rs_svertex sv[3];
-        for (int i = 0; i < 3; i++) {
-            sv[i].x = sx[i];
-            sv[i].y = sy[i];
-            sv[i].q = q[i];
-        }
-        const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
-        tri_setup su;
-        int64_t area;
-        if (!tri_bounds(t, a, &b, &c, &su, &area))
-            return;
-        for (int i = 0; i < 3; i++) {
-            sv[i].sq = v[i].s * sv[i].q;
-            sv[i].tq = v[i].t * sv[i].q;
-            for (int k = 0; k < 4; k++)
-                sv[i].rgba[k] = (float)v[i].rgba[k];
-        }
-        tri_fill(t, &su, a, b, c, area, tex);
-        return;
-    }
+    return ((*pz - splat(cam->near) < zero) & 1) | ((hxv * *pz - fv * *px < zero) & 2) |
+           ((hxv * *pz + fv * *px < zero) & 4) | ((hyv * *pz - fv * *py < zero) & 8) |
+           ((hyv * *pz + fv * *py < zero) & 16);
+}
+
+/* The projection of points inside the guard band (outcode 0): project()'s
+ * expressions lane by lane. */
+INLINE void project_lanes(const gc_rs_camera *cam, v4f px, v4f py, v4f pz, v4f *q, v4i *sx, v4i *sy)
+{
+    const v4f fv = splat(cam->focal_px);
+    *q = splat(1.0f) / pz;
+    *sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * *q);
+    *sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * *q);
+}
+
+/* A triangle crossing a clip plane (any_out: the planes its corners are
+ * outside of): clipped in camera space, projected and rasterised as a fan. */
+static void draw_clipped(gc_rs_target *t, const gc_rs_camera *cam, const float px[3],
+                         const float py[3], const float pz[3], unsigned any_out,
+                         const gc_rs_vertex v[3], const gc_rs_texture *tex)
+{
+    cvert poly[CLIP_MAX], tmp[CLIP_MAX];
+    const float f = cam->focal_px, hx = cam->cx + GC_RS_GUARD_PX, hy = cam->cy + GC_RS_GUARD_PX;
     for (int i = 0; i < 3; i++) {
         poly[i].p[0] = px[i];
         poly[i].p[1] = py[i];
@@ -783,36 +802,263 @@ void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_v
             poly[i].c[k] = (float)v[i].rgba[k];
     }
     int n = 3;
-    if (any_out) {
-        t->stats.triangles_clipped++;
-        for (int pl = 0; pl < CLIP_PLANES && n > 0; pl++) {
-            if (!(any_out & (1u << pl)))
-                continue;
-            int m = 0;
-            for (int i = 0; i < n; i++) {
-                const cvert *cur = &poly[i], *prev = &poly[(i + n - 1) % n];
-                float dc = plane_dist(cur, pl, f, cam->near, hx, hy);
-                float dp = plane_dist(prev, pl, f, cam->near, hx, hy);
-                if (dc >= 0.0f) {
-                    if (dp < 0.0f)
-                        tmp[m++] = intersect(cur, dc, prev, dp);
-                    tmp[m++] = *cur;
-                } else if (dp >= 0.0f) {
-                    tmp[m++] = intersect(prev, dp, cur, dc);
-                }
+    t->stats.triangles_clipped++;
+    for (int pl = 0; pl < CLIP_PLANES && n > 0; pl++) {
+        if (!(any_out & (1u << pl)))
+            continue;
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            const cvert *cur = &poly[i], *prev = &poly[(i + n - 1) % n];
+            float dc = plane_dist(cur, pl, f, cam->near, hx, hy);
+            float dp = plane_dist(prev, pl, f, cam->near, hx, hy);
+            if (dc >= 0.0f) {
+                if (dp < 0.0f)
+                    tmp[m++] = intersect(cur, dc, prev, dp);
+                tmp[m++] = *cur;
+            } else if (dp >= 0.0f) {
+                tmp[m++] = intersect(prev, dp, cur, dc);
             }
-            memcpy(poly, tmp, (size_t)m * sizeof *poly);
-            n = m;
-            /* Later planes may not have flagged a vertex the clip created;
-             * test every remaining plane from here on. */
-            any_out = ~0u;
         }
-        if (n < 3)
-            return;
+        memcpy(poly, tmp, (size_t)m * sizeof *poly);
+        n = m;
+        /* Later planes may not have flagged a vertex the clip created;
+         * test every remaining plane from here on. */
+        any_out = ~0u;
     }
+    if (n < 3)
+        return;
     gc_rs_svertex sv[CLIP_MAX];
     for (int i = 0; i < n; i++)
         project(&sv[i], &poly[i], cam);
     for (int i = 1; i + 1 < n; i++)
         raster_triangle(t, &sv[0], &sv[i], &sv[i + 1], tex);
+}
+
+/* The rest of a wholly inside triangle once tri_bounds has passed it: the
+ * attributes project() gives (s q, t q, the colour as floats), then the
+ * setup and the pixels. */
+INLINE void fill_inside(gc_rs_target *t, tri_setup *su, gc_rs_svertex sv[3], const gc_rs_svertex *a,
+                        const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area,
+                        const gc_rs_vertex v[3], const gc_rs_texture *tex)
+{
+    for (int i = 0; i < 3; i++) {
+        sv[i].sq = v[i].s * sv[i].q;
+        sv[i].tq = v[i].t * sv[i].q;
+        for (int k = 0; k < 4; k++)
+            sv[i].rgba[k] = (float)v[i].rgba[k];
+    }
+    tri_fill(t, su, a, b, c, area, tex);
+}
+
+void gc_rs_draw_triangle(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_vertex v[3],
+                         const gc_rs_texture *tex)
+{
+    t->stats.triangles++;
+    /* The three corners in lanes 0..2 (lane 3 repeats corner 0 and is never
+     * read). */
+    const v4f w[5] = {{v[0].pos[0], v[1].pos[0], v[2].pos[0], v[0].pos[0]},
+                      {v[0].pos[1], v[1].pos[1], v[2].pos[1], v[0].pos[1]},
+                      {v[0].pos[2], v[1].pos[2], v[2].pos[2], v[0].pos[2]},
+                      {v[0].s, v[1].s, v[2].s, v[0].s},
+                      {v[0].t, v[1].t, v[2].t, v[0].t}};
+    if (!in_range_lanes(w, 5)) {
+        t->stats.triangles_skipped++;
+        return;
+    }
+    v4f px, py, pz;
+    const v4i code = camera_lanes(cam, w[0], w[1], w[2], &px, &py, &pz);
+    const unsigned all_out = (unsigned)(code[0] & code[1] & code[2]);
+    const unsigned any_out = (unsigned)(code[0] | code[1] | code[2]);
+    if (all_out) {
+        t->stats.triangles_culled++;
+        return;
+    }
+    if (!any_out) {
+        /* Wholly inside (the common case): project and snap the corners
+         * and stop there if no pixel centre is covered. */
+        v4f q;
+        v4i sx, sy;
+        project_lanes(cam, px, py, pz, &q, &sx, &sy);
+        gc_rs_svertex sv[3];
+        for (int i = 0; i < 3; i++) {
+            sv[i].x = sx[i];
+            sv[i].y = sy[i];
+            sv[i].q = q[i];
+        }
+        const gc_rs_svertex *a = &sv[0], *b = &sv[1], *c = &sv[2];
+        tri_setup su;
+        int64_t area;
+        if (tri_bounds(t, a, &b, &c, &su, &area))
+            fill_inside(t, &su, sv, a, b, c, area, v, tex);
+        return;
+    }
+    const float cx[3] = {px[0], px[1], px[2]}, cy[3] = {py[0], py[1], py[2]},
+                cz[3] = {pz[0], pz[1], pz[2]};
+    draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
+}
+
+/* ---- shared vertices: project once, draw indexed triangles --------------- */
+
+/* Rows a, b, c, d of a 4 x 4 matrix to its columns (lane k of each row into
+ * column k), moving bits only. */
+INLINE void transpose4(v4i a, v4i b, v4i c, v4i d, v4i out[4])
+{
+    const v4i t0 = __builtin_shufflevector(a, b, 0, 4, 1, 5),
+              t1 = __builtin_shufflevector(a, b, 2, 6, 3, 7),
+              t2 = __builtin_shufflevector(c, d, 0, 4, 1, 5),
+              t3 = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    out[0] = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    out[1] = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    out[2] = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+}
+
+void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                   const float *y, const float *z, gc_rs_pvertex *out)
+{
+    const v4i abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
+    const v4i lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* the bits of 1e30f */
+    _Static_assert(sizeof(gc_rs_pvertex) == 32, "two 16-byte halves per vertex");
+    const v4f c0 = {m[0], m[1], m[2], 0}, c1 = {m[3], m[4], m[5], 0}, c2 = {m[6], m[7], m[8], 0},
+              c3 = {m[9], m[10], m[11], 0};
+    for (size_t i = 0; i < n; i += 4) {
+        /* four points a pass (the arrays are padded to a multiple of four) */
+        v4f lx, ly, lz;
+        memcpy(&lx, x + i, sizeof lx);
+        memcpy(&ly, y + i, sizeof ly);
+        memcpy(&lz, z + i, sizeof lz);
+        v4f w[3];
+        for (int a = 0; a < 3; a++)
+            w[a] = splat(c0[a]) * lx + splat(c1[a]) * ly + splat(c2[a]) * lz + splat(c3[a]);
+        v4i bad =
+            (((v4i)w[0] & abs) >= lim) | (((v4i)w[1] & abs) >= lim) | (((v4i)w[2] & abs) >= lim);
+        v4f px, py, pz;
+        v4i code = camera_lanes(cam, w[0], w[1], w[2], &px, &py, &pz) | (bad & GC_RS_PV_BAD);
+        /* points outside the guard band are not projected here (the clip
+         * path does that); their lanes divide and convert harmless values */
+        const v4i in = code == 0;
+        const v4f one = splat(1.0f);
+        v4f q;
+        v4i sx, sy;
+        project_lanes(cam, (v4f)((v4i)px & in), (v4f)((v4i)py & in),
+                      (v4f)(((v4i)pz & in) | ((v4i)one & ~in)), &q, &sx, &sy);
+        v4i head[4], tail[4];
+        transpose4(sx, sy, (v4i)q, code, head);
+        transpose4((v4i)px, (v4i)py, (v4i)pz, (v4i){0, 0, 0, 0}, tail);
+        for (int k = 0; k < 4; k++) {
+            memcpy(&out[i + (size_t)k], &head[k], 16);
+            memcpy((char *)&out[i + (size_t)k] + 16, &tail[k], 16);
+        }
+    }
+}
+
+INLINE int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a < b ? a : b;
+    return m < c ? m : c;
+}
+
+INLINE int64_t max3(int64_t a, int64_t b, int64_t c)
+{
+    int64_t m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
+                        uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
+                        gc_rs_corners_fn corners, void *ctx)
+{
+    /* the counters in locals: the callback and the pixel stores could alias them */
+    uint64_t n_tri = 0, n_skipped = 0, n_culled = 0, n_setups = 0;
+    const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
+    for (size_t j = 0; j < ntris; j++, idx += stride) {
+        const gc_rs_pvertex *p0 = &pv[idx[0] - base], *p1 = &pv[idx[1] - base],
+                            *p2 = &pv[idx[2] - base];
+        n_tri++;
+        const uint32_t c0 = p0->code, c1 = p1->code, c2 = p2->code;
+        const uint32_t any_out = c0 | c1 | c2;
+        if (any_out & GC_RS_PV_BAD) {
+            n_skipped++;
+            continue;
+        }
+        if (c0 & c1 & c2) {
+            n_culled++;
+            continue;
+        }
+        gc_rs_vertex v[3];
+        if (!any_out) {
+            /* tri_bounds' area and pixel box, from the shared vertices in
+             * registers: most object triangles stop here */
+            const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
+            const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+            if (area == 0)
+                continue;
+            n_setups++;
+            int64_t px0 = -floor_div16(-(min3(ax, bx, cx) - 8));
+            int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
+            int64_t py0 = -floor_div16(-(min3(ay, by, cy) - 8));
+            int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
+            px0 = px0 < 0 ? 0 : px0;
+            py0 = py0 < 0 ? 0 : py0;
+            px1 = px1 > xmax ? xmax : px1;
+            py1 = py1 > ymax ? ymax : py1;
+            if (px0 > px1 || py0 > py1)
+                continue;
+            gc_rs_svertex sv[3];
+            sv[0].x = p0->x;
+            sv[0].y = p0->y;
+            sv[0].q = p0->q;
+            sv[1].x = p1->x;
+            sv[1].y = p1->y;
+            sv[1].q = p1->q;
+            sv[2].x = p2->x;
+            sv[2].y = p2->y;
+            sv[2].q = p2->q;
+            /* tri_bounds' winding: b and c swapped when clockwise */
+            const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
+                                *c = area < 0 ? &sv[1] : &sv[2];
+            tri_setup su;
+            su.px0 = px0;
+            su.px1 = px1;
+            su.py0 = py0;
+            su.py1 = py1;
+            const int64_t aarea = area < 0 ? -area : area;
+            if (!tri_depth_probe(t, &su, a, b, c, aarea))
+                continue;
+            const gc_rs_texture *tex = corners(ctx, j, v);
+            fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
+            continue;
+        }
+        const gc_rs_texture *tex = corners(ctx, j, v);
+        const float cx[3] = {p0->cam[0], p1->cam[0], p2->cam[0]},
+                    cy[3] = {p0->cam[1], p1->cam[1], p2->cam[1]},
+                    cz[3] = {p0->cam[2], p1->cam[2], p2->cam[2]};
+        draw_clipped(t, cam, cx, cy, cz, any_out, v, tex);
+    }
+    t->stats.triangles += n_tri;
+    t->stats.triangles_skipped += n_skipped;
+    t->stats.triangles_culled += n_culled;
+    t->stats.setups += n_setups;
+}
+
+int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
+                      float q)
+{
+    if (x0 < 0)
+        x0 = 0;
+    if (y0 < 0)
+        y0 = 0;
+    if (x1 > (int64_t)t->width - 1)
+        x1 = (int64_t)t->width - 1;
+    if (y1 > (int64_t)t->height - 1)
+        y1 = (int64_t)t->height - 1;
+    for (int64_t y = y0; y <= y1; y++) {
+        const float *row = t->depth + (size_t)y * t->width;
+        int open = 0; /* no early exit inside a row: the compiler vectorises the compares */
+        for (int64_t x = x0; x <= x1; x++)
+            open |= !(row[x] >= q);
+        if (open)
+            return 0;
+    }
+    return 1;
 }

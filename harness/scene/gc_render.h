@@ -78,8 +78,9 @@ void gc_render_scene_set_lighting(gc_render_scene *s, int on);
  * terrain only. The manifest's objects= field says which, and how much. */
 void gc_render_scene_set_objects(gc_render_scene *s, int on);
 /* Instance culling on (the default) skips instances whose bounding sphere
- * lies wholly outside the view; it changes no pixel (tests compare it with
- * off), only the time and the culled count. */
+ * lies wholly outside the view, or whose sphere's screen box is wholly
+ * behind what the depth buffer already holds; it changes no pixel (tests
+ * compare it with off), only the time and the culled / hidden counts. */
 void gc_render_scene_set_cull(gc_render_scene *s, int on);
 /* Vertices that have a lit colour (whether or not lighting is on). */
 uint64_t gc_render_scene_vertices_lit(const gc_render_scene *s);
@@ -99,6 +100,7 @@ typedef struct gc_render_object_stats {
     uint64_t unresolved;           /* instance rows not drawn: no class, or a non-finite matrix */
     uint64_t culled; /* of instances: wholly outside the view, not rasterised (no pixel lost) */
     uint64_t lit;    /* of instances rasterised (not culled): drawn with their lighting */
+    uint64_t hidden; /* of those: every pixel behind what the frame held (depth), skipped */
 } gc_render_object_stats;
 
 /* What the last draw did (for reports and the benchmark; not hashed). */

@@ -225,6 +225,7 @@ typedef struct rtri {
     uint32_t vi[3], v[3];
     uint32_t texture;
     uint32_t adgif_key; /* ad-gif record index, or the texture when records are not indexed */
+    uint32_t adgif;     /* find_adgif's answer, looked up once: index in adgifs, or NONE */
     uint8_t lod;
 } rtri;
 
@@ -257,7 +258,7 @@ typedef struct rtex {
  * draw loop places and lights each vertex once per instance (a per-vertex
  * cache), not once per triangle corner. */
 typedef struct overt {
-    float pos[3]; /* class units */
+    /* (the position, class units, is in okind.kx/ky/kz) */
     float s, t;
     uint8_t naz, nel; /* moby: normal_azimuth/_elevation, indices into normals.table;
                          shrub: naz = the normal index (0..23) */
@@ -275,6 +276,9 @@ typedef struct oclass {
     uint32_t vlo, vhi; /* the vertices its triangles use lie in [vlo, vhi) */
     uint32_t normals;  /* shrub: first of its 24 rows in okind.normals; NONE: none decoded */
     double radius;     /* largest |corner| of its triangles, class units (from the class origin) */
+    uint32_t untextured; /* its triangles without a texture, once untextured_known */
+    int stbad;           /* some vertex in [vlo, vhi) has s or t out of the rasteriser's range */
+    int untextured_known;
 } oclass;
 
 typedef struct oinst {
@@ -308,11 +312,16 @@ typedef struct okind {
     int32_t (*normals)[3]; /* shrub: shrub.normal x, y, z (1/32767), 24 per class */
     size_t nnormals;
     uint32_t span; /* the widest class vertex range (vhi - vlo): the cache's size */
-    /* per-instance vertex cache: placed position, and the colour for a textured
-     * (base 0x80) and an untextured (base plain) triangle, each made on first use */
-    float (*cpos)[3];
+    /* the class positions again as three arrays (gc_rs_project reads them four
+     * at a time), and per vertex whether s or t is out of the rasteriser's range */
+    float *kx, *ky, *kz;
+    uint8_t *stbad;
+    /* per-instance vertex cache: every vertex of the class placed and projected
+     * (gc_rs_project), and the colour for a textured (base 0x80) and an
+     * untextured (base plain) triangle, each made on first use */
+    gc_rs_pvertex *pv;
     uint8_t (*ccol)[2][4];
-    uint8_t *cstate; /* bit 0 placed, bit 1 textured colour, bit 2 plain colour */
+    uint8_t *cstate; /* bit 1 textured colour, bit 2 plain colour */
     uint32_t rot[9]; /* moby: the instance's columns 0..2 each normalised (PS2 float) */
     /* moby: the instance's colours by normal (azimuth << 8 | elevation), valid
      * where mstamp equals serial (one serial per lit instance drawn); many
@@ -352,6 +361,13 @@ struct gc_render_scene {
     gc_render_stats stats;
 };
 
+static uint32_t fbits(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    return b;
+}
+
 static void scene_err(char *err, size_t errlen, const char *what, const char *table)
 {
     if (err && errlen)
@@ -362,6 +378,8 @@ static int finite_f(float v)
 {
     return v > -1e30f && v < 1e30f;
 }
+
+static const radgif *find_adgif(const gc_render_scene *s, uint32_t patch, uint32_t key);
 
 static int cmp_adgif(const void *a, const void *b)
 {
@@ -465,7 +483,11 @@ static void okind_free(okind *k)
     free(k->classes);
     free(k->inst);
     free(k->normals);
-    free(k->cpos);
+    free(k->kx);
+    free(k->ky);
+    free(k->kz);
+    free(k->stbad);
+    free(k->pv);
     free(k->ccol);
     free(k->cstate);
     free(k->mstamp);
@@ -664,17 +686,24 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     }
     k->verts = calloc(sum ? sum : 1, sizeof *k->verts);
     k->nverts = (size_t)sum;
+    /* positions as three arrays (gc_rs_project reads them four at a time:
+     * 3 entries of slack) */
+    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
+    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
+    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
     vvalid = calloc(sum ? sum : 1, 1);
-    if (!k->verts || !vvalid)
+    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz)
         goto out;
     for (size_t i = 0; i < tv->count; i++) {
         const uint8_t *r = row_at(tv, i);
         uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
         if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
             continue;
-        overt *o = &k->verts[vfirst[p] + ix];
-        for (int c = 0; c < 3; c++)
-            o->pos[c] = get_fl(r, vp[c]);
+        const uint32_t g = vfirst[p] + ix;
+        overt *o = &k->verts[g];
+        k->kx[g] = get_fl(r, vp[0]);
+        k->ky[g] = get_fl(r, vp[1]);
+        k->kz[g] = get_fl(r, vp[2]);
         o->s = get_fl(r, vs);
         o->t = get_fl(r, vt);
         o->slot = NONE;
@@ -690,8 +719,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
             o->slot = slot_first[p] + ix;
         }
-        vvalid[vfirst[p] + ix] = finite_f(o->pos[0]) && finite_f(o->pos[1]) &&
-                                 finite_f(o->pos[2]) && finite_f(o->s) && finite_f(o->t);
+        vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
+                    finite_f(o->s) && finite_f(o->t);
     }
     for (size_t c = 0; c < nc; c++) {
         k->classes[c].vlo = UINT32_MAX;
@@ -728,7 +757,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                     cl->vlo = g;
                 if (g + 1 > cl->vhi)
                     cl->vhi = g + 1;
-                const float *q = k->verts[g].pos;
+                const float q[3] = {k->kx[g], k->ky[g], k->kz[g]};
                 double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2]);
                 if (len > cl->radius)
                     cl->radius = len;
@@ -758,11 +787,22 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (cl->vhi - cl->vlo > k->span)
             k->span = cl->vhi - cl->vlo;
     }
-    k->cpos = calloc(k->span ? k->span : 1, sizeof *k->cpos);
+    /* gc_rs_project works four points at a time: 3 entries of slack */
+    k->pv = calloc((size_t)k->span + 3, sizeof *k->pv);
     k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
     k->cstate = calloc(k->span ? k->span : 1, 1);
-    if (!k->cpos || !k->ccol || !k->cstate)
+    k->stbad = calloc(k->nverts ? k->nverts : 1, 1);
+    if (!k->pv || !k->ccol || !k->cstate || !k->stbad)
         goto out;
+    for (size_t g = 0; g < k->nverts; g++) {
+        const overt *ov = &k->verts[g];
+        /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30, NaN out */
+        k->stbad[g] = (fbits(ov->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
+                      (fbits(ov->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
+    }
+    for (size_t c = 0; c < nc; c++)
+        for (uint32_t g = k->classes[c].vlo; g < k->classes[c].vhi; g++)
+            k->classes[c].stbad |= k->stbad[g];
     if (k->lightable == OLIGHT_MOBY) {
         k->mstamp = calloc(65536, sizeof *k->mstamp);
         k->mstate = calloc(65536, 1);
@@ -800,7 +840,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                 double v = get_f(r, icol[a]);
                 o->colour[a] = (uint8_t)(v > 0 ? (v < 255 ? v : 255) : 0);
             }
-        /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in place() adds at most
+        /* |M v| <= |M|_F |v| for the 3x3 part; the float evaluation in gc_rs_project adds at most
          * a few ulps of the terms, covered by the relative and absolute margins */
         double fro = 0.0, t2 = 0.0;
         for (int e = 0; e < 9; e++)
@@ -1124,6 +1164,12 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
         }
     }
+    /* each triangle's ad-gif, found once (every draw used to search for it) */
+    for (size_t i = 0; i < s->ntris; i++) {
+        rtri *tr = &s->tris[i];
+        const radgif *g = tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
+        tr->adgif = g ? (uint32_t)(g - s->adgifs) : NONE;
+    }
     s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
     if (!s->tex)
         goto nomem;
@@ -1371,15 +1417,6 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
     return get_texture_of(s, s->tex, GC_TEXTURE_TFRAG, index, out);
 }
 
-/* World position of class-unit point p under instance matrix m (columns
- * 0..2 then the position): a fixed order of single-precision products and
- * sums (no contraction in this build), so every compiler gets the same bits. */
-static void place(const float m[12], const float p[3], float out[3])
-{
-    for (int a = 0; a < 3; a++)
-        out[a] = m[a] * p[0] + m[3 + a] * p[1] + m[6 + a] * p[2] + m[9 + a];
-}
-
 /* Every instance of every kind, after the terrain, in kind then table order
  * (the depth buffer settles what is in front). Textured triangles draw with
  * vertex colour 0x80 (texel x 1.0; the objects' own lighting is not
@@ -1414,11 +1451,52 @@ static int instance_outside(const oinst *in, const gc_rs_camera *cam)
            (-f * y - ey * z) / ny > r;
 }
 
-static uint32_t fbits(float f)
+/* An instance in front of the near plane whose every pixel would fail the
+ * depth test: on every pixel of a box holding its sphere's image, the frame
+ * already has a depth at or above a bound on the 1/w of any point of the
+ * sphere. The sphere is instance_outside's (column 3, reach, the same
+ * float-error margin on the camera-space coordinates); its points have
+ * camera z >= zn = z - r > near, so 1/w <= 1 / zn, and the bound is 1.001 /
+ * zn: the rasteriser's 1/w (a float reciprocal of a float z, interpolated
+ * in single precision with weights summing to 1 inside the triangle) is
+ * within a few float ulps of the exact one. The box bounds x/z and y/z over
+ * the sphere's bounding box in camera space and adds 2 pixels (the 1/16
+ * snap and the float projection). A pixel there whose depth is below the
+ * bound keeps the instance. Nothing it would draw can pass the depth test,
+ * so skipping it changes no pixel; its pixels are not counted in the
+ * rasteriser's covered / depth-fail statistics. */
+static int instance_hidden(const oinst *in, const gc_rs_camera *cam, const gc_rs_target *t)
 {
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
+    double d[3], x = 0, y = 0, z = 0;
+    for (int a = 0; a < 3; a++)
+        d[a] = (double)in->m[9 + a] - cam->eye[a];
+    for (int a = 0; a < 3; a++) {
+        x += d[a] * cam->right[a];
+        y += d[a] * cam->up[a];
+        z += d[a] * cam->forward[a];
+    }
+    double r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    const double zn = z - r, zf = z + r;
+    if (!(zn > cam->near) || !(zn > 0.0))
+        return 0;
+    /* x/z over the box [x - r, x + r] x [zn, zf] (zn > 0): the largest value
+     * divides a positive numerator by zn, a negative one by zf */
+    const double xmax = (x + r) > 0 ? (x + r) / zn : (x + r) / zf;
+    const double xmin = (x - r) > 0 ? (x - r) / zf : (x - r) / zn;
+    const double ymax = (y + r) > 0 ? (y + r) / zn : (y + r) / zf;
+    const double ymin = (y - r) > 0 ? (y - r) / zf : (y - r) / zn;
+    const double f = cam->focal_px;
+    const double sx0 = cam->cx + f * xmin - 2.0, sx1 = cam->cx + f * xmax + 2.0;
+    const double sy0 = cam->cy - f * ymax - 2.0, sy1 = cam->cy - f * ymin + 2.0;
+    /* outside +-2^30 the box is clamped anyway; the guard keeps the casts defined */
+    const double lim = 1073741824.0;
+    if (!(sx0 > -lim && sx1 < lim && sy0 > -lim && sy1 < lim))
+        return 0;
+    const double qb = 1.001 / zn;
+    if (!(qb < 3.0e38))
+        return 0;
+    return gc_rs_depth_hides(t, (int64_t)floor(sx0), (int64_t)floor(sy0), (int64_t)ceil(sx1),
+                             (int64_t)ceil(sy1), (float)qb);
 }
 
 /* The two-light sum of the tfrag pass for a unit normal n (docs/formats/tfrag.md 8;
@@ -1611,6 +1689,44 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
     return col;
 }
 
+/* The texture of an object triangle: the kind's table entry, decoded on first
+ * use, shared (objects do not change the description per triangle). */
+static const gc_rs_texture *object_texture(gc_render_scene *s, okind *k, uint32_t index)
+{
+    if (index != NONE && index < MAX_TEXTURES && k->tex[index].state == 1)
+        return &k->tex[index].rs; /* decoded before */
+    gc_rs_texture unused;
+    if (!get_texture_of(s, k->tex, k->tkind, index, &unused))
+        return NULL;
+    return &k->tex[index].rs;
+}
+
+/* What gc_rs_draw_indexed asks for a triangle that can reach a pixel. */
+typedef struct obj_ctx {
+    gc_render_scene *s;
+    okind *k;
+    const oinst *in;
+    const oclass *cl;
+    int lit;
+} obj_ctx;
+
+static const gc_rs_texture *object_corners(void *vctx, size_t j, gc_rs_vertex v[3])
+{
+    obj_ctx *x = vctx;
+    okind *k = x->k;
+    const otri *tr = &k->tris[x->cl->tri_first + j];
+    const gc_rs_texture *tex = object_texture(x->s, k, tr->texture);
+    for (int c = 0; c < 3; c++) {
+        const overt *ov = &k->verts[tr->v[c]];
+        v[c].s = ov->s;
+        v[c].t = ov->t;
+        memcpy(v[c].rgba,
+               vertex_colour(x->s, k, x->in, x->lit, ov, tr->v[c] - x->cl->vlo, tex ? 0 : 1),
+               sizeof v[c].rgba);
+    }
+    return tex;
+}
+
 static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera *cam)
 {
     for (int kd = 0; kd < GC_RENDER_OBJECT_KINDS; kd++) {
@@ -1619,7 +1735,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
         os->unresolved = k->unresolved;
         for (size_t i = 0; i < k->ninst; i++) {
             const oinst *in = &k->inst[i];
-            const oclass *cl = &k->classes[in->cls];
+            oclass *cl = &k->classes[in->cls];
             int lit = instance_lit(s, k, in);
             os->instances++;
             os->triangles += cl->tri_count;
@@ -1630,7 +1746,21 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             if (!cl->tri_count)
                 continue;
             os->lit += lit != 0;
-            memset(k->cstate, 0, cl->vhi - cl->vlo);
+            /* Every triangle's texture is looked up (decoded on first use) as
+             * when each was drawn; a texture's state is settled by its first
+             * lookup, so the class's count is too. */
+            if (!cl->untextured_known) {
+                for (uint32_t j = 0; j < cl->tri_count; j++)
+                    cl->untextured += !object_texture(s, k, k->tris[cl->tri_first + j].texture);
+                cl->untextured_known = 1;
+            }
+            os->triangles_untextured += cl->untextured;
+            if (s->cull && instance_hidden(in, cam, t)) {
+                os->hidden++;
+                continue;
+            }
+            const uint32_t n = cl->vhi - cl->vlo;
+            memset(k->cstate, 0, n);
             memset(k->pstate, 0, sizeof k->pstate);
             if (lit && k->lightable == OLIGHT_MOBY) {
                 instance_rotation(in, k->rot);
@@ -1639,29 +1769,13 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     k->serial = 1;
                 }
             }
-            for (uint32_t j = 0; j < cl->tri_count; j++) {
-                const otri *tr = &k->tris[cl->tri_first + j];
-                gc_rs_texture texbuf;
-                const gc_rs_texture *tex =
-                    get_texture_of(s, k->tex, k->tkind, tr->texture, &texbuf);
-                if (!tex)
-                    os->triangles_untextured++;
-                gc_rs_vertex v[3];
-                for (int c = 0; c < 3; c++) {
-                    const overt *ov = &k->verts[tr->v[c]];
-                    uint32_t e = tr->v[c] - cl->vlo;
-                    if (!(k->cstate[e] & 1u)) {
-                        place(in->m, ov->pos, k->cpos[e]);
-                        k->cstate[e] |= 1u;
-                    }
-                    memcpy(v[c].pos, k->cpos[e], sizeof v[c].pos);
-                    v[c].s = ov->s;
-                    v[c].t = ov->t;
-                    memcpy(v[c].rgba, vertex_colour(s, k, in, lit, ov, e, tex ? 0 : 1),
-                           sizeof v[c].rgba);
-                }
-                gc_rs_draw_triangle(t, cam, v, tex);
-            }
+            gc_rs_project(cam, in->m, n, k->kx + cl->vlo, k->ky + cl->vlo, k->kz + cl->vlo, k->pv);
+            for (uint32_t e = 0; cl->stbad && e < n; e++)
+                k->pv[e].code |= k->stbad[cl->vlo + e] ? GC_RS_PV_BAD : 0u;
+            obj_ctx ctx = {s, k, in, cl, lit};
+            gc_rs_draw_indexed(t, cam, k->pv, cl->vlo, k->tris[cl->tri_first].v,
+                               sizeof(otri) / sizeof(uint32_t), cl->tri_count, object_corners,
+                               &ctx);
         }
     }
 }
@@ -1787,8 +1901,7 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
         gc_rs_texture texbuf;
         const gc_rs_texture *tex = get_texture(s, tr->texture, &texbuf);
         if (tex) {
-            const radgif *g =
-                tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
+            const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
             if (g) {
                 texbuf.wrap_s = g->wrap_s;
                 texbuf.wrap_t = g->wrap_t;
