@@ -29,21 +29,33 @@ void gc_diag_init(gc_diag *d)
     memset(d, 0, sizeof *d);
 }
 
-void gc_diag_push(gc_diag *d, const char *fmt, ...)
+/* The bookkeeping of a push: remember where this level's text starts (so a
+ * pop restores it), count the depth even past the limit (so pops balance),
+ * and append the '/' separator. Returns the room left for the level's text,
+ * terminator included; 0 or 1 means the text is dropped (too deep or full). */
+static size_t diag_open(gc_diag *d)
 {
     if (d->depth < GC_DIAG_DEPTH_MAX)
         d->mark[d->depth] = d->path_len;
     d->depth++;
     if (d->depth > GC_DIAG_DEPTH_MAX)
-        return; /* too deep: remember depth so pops balance, drop the text */
+        return 0;
     size_t room = sizeof d->path - d->path_len;
     if (room <= 1)
-        return;
+        return room;
     if (d->path_len > 0) {
         d->path[d->path_len++] = '/';
         d->path[d->path_len] = '\0';
         room--;
     }
+    return room;
+}
+
+void gc_diag_push(gc_diag *d, const char *fmt, ...)
+{
+    size_t room = diag_open(d);
+    if (room <= 1)
+        return;
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(d->path + d->path_len, room, fmt, ap);
@@ -57,19 +69,9 @@ void gc_diag_push_index(gc_diag *d, const char *name, uint32_t index)
 {
     /* gc_diag_push's bookkeeping, then the text "name[index]" appended as
      * vsnprintf would (cut at the buffer's end) */
-    if (d->depth < GC_DIAG_DEPTH_MAX)
-        d->mark[d->depth] = d->path_len;
-    d->depth++;
-    if (d->depth > GC_DIAG_DEPTH_MAX)
-        return;
-    size_t room = sizeof d->path - d->path_len;
+    size_t room = diag_open(d);
     if (room <= 1)
         return;
-    if (d->path_len > 0) {
-        d->path[d->path_len++] = '/';
-        d->path[d->path_len] = '\0';
-        room--;
-    }
     char digits[12];
     size_t k = 0;
     digits[k++] = ']';

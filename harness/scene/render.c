@@ -1423,6 +1423,27 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
  * modelled), untextured ones with the kind's plain colour. Textures sample
  * the base level, nearest, REPEAT: the objects' ad-gif CLAMP/TEX1 are not
  * published as tables. */
+/* An instance's bounding sphere in camera space: its centre (column 3 of
+ * the instance matrix) in the camera's basis, in double, and its reach
+ * widened by the float error the rasteriser's own camera-space coordinates
+ * carry (relative 1e-5 of the distance to the eye). */
+static void instance_sphere(const oinst *in, const gc_rs_camera *cam, double *x, double *y,
+                            double *z, double *r)
+{
+    double d[3], cx = 0, cy = 0, cz = 0;
+    for (int a = 0; a < 3; a++)
+        d[a] = (double)in->m[9 + a] - cam->eye[a];
+    for (int a = 0; a < 3; a++) {
+        cx += d[a] * cam->right[a];
+        cy += d[a] * cam->up[a];
+        cz += d[a] * cam->forward[a];
+    }
+    *x = cx;
+    *y = cy;
+    *z = cz;
+    *r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
 /* An instance none of whose triangles can cover a pixel centre: its sphere
  * (column 3, reach) lies wholly behind the near plane, or wholly beyond one
  * of the planes through the eye 2 pixels outside a frame edge (|f x| <=
@@ -1433,16 +1454,8 @@ static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_r
  * the 2-pixel band covers the rasteriser's float projection and 1/16 snap. */
 static int instance_outside(const oinst *in, const gc_rs_camera *cam)
 {
-    double d[3], x = 0, y = 0, z = 0;
-    for (int a = 0; a < 3; a++)
-        d[a] = (double)in->m[9 + a] - cam->eye[a];
-    for (int a = 0; a < 3; a++) {
-        x += d[a] * cam->right[a];
-        y += d[a] * cam->up[a];
-        z += d[a] * cam->forward[a];
-    }
-    /* the camera-space coordinates themselves carry float error in the rasteriser */
-    double r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double x, y, z, r;
+    instance_sphere(in, cam, &x, &y, &z, &r);
     if (z + r < cam->near)
         return 1;
     const double f = cam->focal_px, ex = cam->cx + 2.0, ey = cam->cy + 2.0;
@@ -1467,15 +1480,8 @@ static int instance_outside(const oinst *in, const gc_rs_camera *cam)
  * rasteriser's covered / depth-fail statistics. */
 static int instance_hidden(const oinst *in, const gc_rs_camera *cam, const gc_rs_target *t)
 {
-    double d[3], x = 0, y = 0, z = 0;
-    for (int a = 0; a < 3; a++)
-        d[a] = (double)in->m[9 + a] - cam->eye[a];
-    for (int a = 0; a < 3; a++) {
-        x += d[a] * cam->right[a];
-        y += d[a] * cam->up[a];
-        z += d[a] * cam->forward[a];
-    }
-    double r = in->reach + 1e-5 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    double x, y, z, r;
+    instance_sphere(in, cam, &x, &y, &z, &r);
     const double zn = z - r, zf = z + r;
     if (!(zn > cam->near) || !(zn > 0.0))
         return 0;
