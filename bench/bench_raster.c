@@ -16,7 +16,10 @@
  * Usage: bench_raster [CORPUS_DIR] [--png FILE] [--lighting off] (FILE: the
  * procedural frame; --lighting off: stored colours, objects unlit), or
  * bench_raster [CORPUS_DIR] --profile LEVEL VIEW REPS [--objects off]
- * [--lighting off] to time (or profile) one level's view alone.
+ * [--lighting off] to time (or profile) one level's view alone, or
+ * bench_raster [CORPUS_DIR] --sweep retail|small|edge [--level N] for the
+ * sweep's frame phase split into its parts (scene, draws, hashes, re-render;
+ * --level: that level alone, for callgrind).
  * Figures only; nothing here is asserted. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,13 +305,90 @@ static int bench_profile(const char *dir, int level, const char *view, int reps,
     return rc;
 }
 
+/* The sweep's frame phase, level by level, as gc_sweep_render_level does it:
+ * the scene built from the decoded tables, both views drawn from it (the
+ * first draw decodes the textures it samples), each frame hashed, the scene
+ * freed; then the determinism check's two re-renders of the first level's
+ * first view (each a scene of its own). Thread CPU per part, summed over the
+ * levels: what `gcverify sweep --timings` counts as frames, split up. */
+static int bench_sweep_frames(const char *dir, int scale, int only)
+{
+    char err[512] = "";
+    gc_corpus c;
+    if (gc_corpus_open_any(&c, dir, scale, 1, 2, 0, err, sizeof err) != 0) {
+        printf("corpus: not available (%s)\n", err);
+        return 1;
+    }
+    const char *const *names;
+    int nviews = gc_render_view_names(&names);
+    double t_new = 0, t_draw[2] = {0, 0}, t_hash = 0, t_free = 0, t_rerender = 0, worst = 0;
+    int n = 0, first = -1;
+    for (int i = 0; i < GC_LEVEL_COUNT; i++) {
+        if (!c.files[i].ok || (only >= 0 && i != only))
+            continue;
+        gc_level lv;
+        if (gc_level_init(&lv, i, c.files[i].name, c.files[i].data, c.files[i].size) != GC_OK)
+            continue;
+        gc_level_decode(&lv);
+        double l0 = cpu_ms(), c0 = l0;
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        t_new += cpu_ms() - c0;
+        if (!s) {
+            gc_level_free(&lv);
+            continue;
+        }
+        for (int v = 0; v < nviews && v < 2; v++) {
+            gc_frame f;
+            c0 = cpu_ms();
+            int rc = gc_render_scene_draw(s, names[v], 640, 448, &f, NULL, err, sizeof err);
+            t_draw[v] += cpu_ms() - c0;
+            if (rc != 0)
+                continue;
+            char hex[65], manifest[GC_FRAME_MANIFEST_MAX];
+            c0 = cpu_ms();
+            gc_frame_sha256(&f, hex, manifest, sizeof manifest);
+            t_hash += cpu_ms() - c0;
+            gc_frame_free(&f);
+        }
+        c0 = cpu_ms();
+        gc_render_scene_free(s);
+        t_free += cpu_ms() - c0;
+        if (cpu_ms() - l0 > worst)
+            worst = cpu_ms() - l0;
+        if (first < 0) {
+            first = i;
+            c0 = cpu_ms();
+            for (int pass = 0; pass < 2; pass++) {
+                gc_frame f;
+                char params[512], hex[65];
+                if (gc_render_level_lighting(&lv, 1, names[0], 640, 448, &f, params, sizeof params,
+                                             err, sizeof err) == 0) {
+                    gc_frame_sha256(&f, hex, NULL, 0);
+                    gc_frame_free(&f);
+                }
+            }
+            t_rerender += cpu_ms() - c0;
+        }
+        n++;
+        gc_level_free(&lv);
+    }
+    gc_corpus_close(&c);
+    double total = t_new + t_draw[0] + t_draw[1] + t_hash + t_free;
+    printf("sweep frames, %s, %d levels, thread CPU ms: total %.1f (worst level %.1f) = scene %.1f "
+           "+ %s %.1f + %s %.1f + sha256 %.1f + free %.1f; determinism re-render (LEVEL%d) "
+           "%.1f\n",
+           c.label, n, total, worst, t_new, names[0], t_draw[0], names[1], t_draw[1], t_hash,
+           t_free, first, t_rerender);
+    return n ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     /* bench_raster [CORPUS_DIR] [--png FILE]: FILE gets the procedural frame.
      * bench_raster [CORPUS_DIR] --profile LEVEL VIEW REPS [--objects off] [--lighting off]:
      * one level's view only (see bench_profile). */
     const char *dir = NULL, *png = NULL, *view = NULL;
-    int level = -1, reps = 0, objects = 1, lighting = 1;
+    int level = -1, reps = 0, objects = 1, lighting = 1, sweep = -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--png") == 0 && i + 1 < argc)
             png = argv[++i];
@@ -316,13 +396,20 @@ int main(int argc, char **argv)
             level = atoi(argv[++i]);
             view = argv[++i];
             reps = atoi(argv[++i]);
-        } else if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
+        } else if (strcmp(argv[i], "--level") == 0 && i + 1 < argc)
+            level = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--objects") == 0 && i + 1 < argc)
             objects = strcmp(argv[++i], "off") != 0;
+        else if (strcmp(argv[i], "--sweep") == 0 && i + 1 < argc &&
+                 sy_scale_parse(argv[i + 1]) >= 0)
+            sweep = sy_scale_parse(argv[++i]);
         else if (strcmp(argv[i], "--lighting") == 0 && i + 1 < argc)
             lighting = strcmp(argv[++i], "off") != 0;
         else
             dir = argv[i];
     }
+    if (sweep >= 0)
+        return bench_sweep_frames(dir, sweep, level);
     if (view)
         return bench_profile(dir, level, view, reps > 0 ? reps : 1, objects, lighting);
     bench_procedural(png);
