@@ -257,15 +257,20 @@ static void tex_clut_entry(const gc_level *lv, const uint8_t *c, uint32_t k, uin
 /* The 256 colours in logical order, RGBA8 with PS2 alpha (0..0x80);
  * raw_alpha (may be NULL) gets each logical entry's alpha byte as stored,
  * *alpha_max (may be NULL) the largest stored alpha of the 256 entries. */
+/* Whether the entry's 1 KiB CLUT lies inside gs_ram. */
+static bool tex_clut_inside(const gc_level *lv, const tex_entry *e)
+{
+    return e->palette >= 0 && lv->gs_ram.data &&
+           gc_range_ok((size_t)e->palette * TEX_GS_UNIT, TEX_CLUT_BYTES, lv->gs_ram.size);
+}
+
 static bool tex_clut(const gc_level *lv, const tex_entry *e, uint32_t lut[TEX_CLUT_ENTRIES],
                      uint32_t lut_other[TEX_CLUT_ENTRIES], uint8_t raw_alpha[TEX_CLUT_ENTRIES],
                      uint8_t *alpha_max)
 {
-    if (e->palette < 0 || !lv->gs_ram.data)
+    if (!tex_clut_inside(lv, e))
         return false;
     size_t o = (size_t)e->palette * TEX_GS_UNIT;
-    if (!gc_range_ok(o, TEX_CLUT_BYTES, lv->gs_ram.size))
-        return false;
     const uint8_t *c = lv->gs_ram.data + o;
     uint8_t amax = 0;
     for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
@@ -496,11 +501,13 @@ gc_status gc_texture_rgba(const gc_level *lv, uint32_t index, int mip, int ps2_a
                                 diag);
 }
 
-gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
-                               int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
-                               gc_diag *diag)
+/* gc_texture_indexed_kind, and the entry's file offset for the caller's own
+ * diagnostics. */
+static gc_status tex_indexed(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                             int ps2_alpha, const uint8_t **texels, uint32_t clut[TEX_CLUT_ENTRIES],
+                             uint32_t *width, uint32_t *height, uint64_t *entry_at, gc_diag *diag)
 {
-    *rgba = NULL;
+    *texels = NULL;
     *width = *height = 0;
     if ((unsigned)kind > GC_TEXTURE_SHRUB)
         return gc_diag_set(diag, GC_E_RANGE, 0, "texture kind %d is not 0..3", (int)kind);
@@ -514,6 +521,7 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
                            "%s texture %u does not exist (the table has %zu)", tex_kind_names[kind],
                            (unsigned)index, count);
     uint64_t entry_ofs = tab.file_ofs + (uint64_t)index * TEX_ENTRY_BYTES;
+    *entry_at = entry_ofs;
     gc_seek(&tab, (size_t)index * TEX_ENTRY_BYTES);
     tex_entry e = tex_read_entry(&tab);
     if (mip < 0 || mip >= GC_TEXTURE_MIP_LEVELS)
@@ -543,31 +551,60 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
                            in_gs ? "gs_ram" : "core_data");
     }
     uint32_t lut[TEX_CLUT_ENTRIES];
-    if (!tex_clut(lv, &e, lut, NULL, NULL, NULL))
+    /* without clut only where it lies is checked (tex_clut's own test) */
+    if (clut ? !tex_clut(lv, &e, lut, NULL, NULL, NULL) : !tex_clut_inside(lv, &e))
         return gc_diag_set(diag, GC_E_TRUNCATED, entry_ofs + 0xa,
                            "CLUT of texture %u at palette %d (0x%llx) runs past gs_ram (%zu "
                            "bytes)",
                            (unsigned)index, (int)e.palette,
                            (unsigned long long)((int64_t)e.palette * TEX_GS_UNIT), lv->gs_ram.size);
-    if (!ps2_alpha) {
+    if (clut) {
         for (uint32_t i = 0; i < TEX_CLUT_ENTRIES; i++) {
-            uint32_t a = lut[i] >> 24;
-            a = a >= TEX_ALPHA_OPAQUE ? 0xFFu : a * 2u;
-            lut[i] = (lut[i] & 0x00FFFFFFu) | a << 24;
+            uint32_t c = lut[i], a = c >> 24;
+            if (!ps2_alpha)
+                a = a >= TEX_ALPHA_OPAQUE ? 0xFFu : a * 2u;
+            /* the bytes R, G, B, A in memory order, whatever the host's */
+            const uint8_t b[4] = {(uint8_t)c, (uint8_t)(c >> 8), (uint8_t)(c >> 16), (uint8_t)a};
+            memcpy(&clut[i], b, 4);
         }
     }
+    *texels = px;
+    *width = w;
+    *height = h;
+    return GC_OK;
+}
+
+gc_status gc_texture_indexed_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                                  int ps2_alpha, const uint8_t **texels,
+                                  uint32_t clut[GC_TEXTURE_CLUT_ENTRIES], uint32_t *width,
+                                  uint32_t *height, gc_diag *diag)
+{
+    uint64_t entry_ofs = 0;
+    return tex_indexed(lv, kind, index, mip, ps2_alpha, texels, clut, width, height, &entry_ofs,
+                       diag);
+}
+
+gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                               int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
+                               gc_diag *diag)
+{
+    *rgba = NULL;
+    *width = *height = 0;
+    /* the indexed texels and their colours, expanded: one path, so the two
+     * APIs cannot disagree */
+    const uint8_t *px = NULL;
+    uint32_t clut[TEX_CLUT_ENTRIES], w = 0, h = 0;
+    uint64_t entry_ofs = 0;
+    gc_status s = tex_indexed(lv, kind, index, mip, ps2_alpha, &px, clut, &w, &h, &entry_ofs, diag);
+    if (s != GC_OK)
+        return s;
     size_t n = (size_t)w * h;
     uint8_t *out = malloc(n * 4);
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, entry_ofs, "no memory for %ux%u RGBA", (unsigned)w,
                            (unsigned)h);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t c = lut[px[i]];
-        out[4 * i + 0] = (uint8_t)c;
-        out[4 * i + 1] = (uint8_t)(c >> 8);
-        out[4 * i + 2] = (uint8_t)(c >> 16);
-        out[4 * i + 3] = (uint8_t)(c >> 24);
-    }
+    for (size_t i = 0; i < n; i++)
+        memcpy(out + 4 * i, &clut[px[i]], 4);
     *rgba = out;
     *width = w;
     *height = h;

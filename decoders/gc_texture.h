@@ -51,8 +51,24 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
                                int ps2_alpha, uint8_t **rgba, uint32_t *width, uint32_t *height,
                                gc_diag *diag);
 
-/* The lowest core_data offset that gc_texture_rgba / gc_texture_rgba_kind
- * can read texels from, over every entry of the four tables (core_data_size
+/* The same texture as 8-bit indices and their colours, without expanding
+ * them: *texels points at the level's *width x *height indices where they lie
+ * in the level's buffers (core_data or gs_ram; valid while the level is and
+ * its buffers are not released), rows top to bottom, and clut (may be NULL:
+ * only checked) receives the 256 colours, each the four bytes R, G, B, A in
+ * memory order, so texel k of gc_texture_rgba_kind's rows is the four bytes
+ * of clut[(*texels)[k]] (the same alpha rule, the same checks, statuses and
+ * diagnostics; it is the path gc_texture_rgba_kind expands). The rasteriser
+ * samples it in place: a decoded RGBA copy is four times the bytes, all of
+ * them written and page-faulted in before the first pixel is drawn. */
+#define GC_TEXTURE_CLUT_ENTRIES 256
+gc_status gc_texture_indexed_kind(const gc_level *lv, gc_texture_kind kind, uint32_t index, int mip,
+                                  int ps2_alpha, const uint8_t **texels,
+                                  uint32_t clut[GC_TEXTURE_CLUT_ENTRIES], uint32_t *width,
+                                  uint32_t *height, gc_diag *diag);
+
+/* The lowest core_data offset that gc_texture_rgba / gc_texture_rgba_kind /
+ * gc_texture_indexed_kind can read texels from, over every entry of the four tables (core_data_size
  * when none can be read): the bytes below it are never read by them. The
  * sweep gives those pages back before rendering (issue 18). */
 size_t gc_texture_pixels_lowest(const gc_level *lv);

@@ -639,3 +639,130 @@ Test(raster, indexed_mesh_equals_triangles)
     gc_rs_target_free(&a);
     gc_rs_target_free(&b);
 }
+
+/* ---- indexed textures (gc_rs_texture.clut) ------------------------------- */
+
+/* 8-bit indices sample the colour their CLUT entry holds, nearest and
+ * bilinear, worked by hand as bilinear_filter does: a 2x1 texture whose
+ * indices are {7, 3}, entry 7 black and entry 3 (200, 0, 0), so it reads as
+ * bilinear_filter's (0 | 200); every other entry is a colour no expected
+ * pixel has, so a texel read as RGBA bytes or through the wrong entry shows. */
+Test(raster, indexed_texels_sample_their_clut)
+{
+    static const uint8_t idx[2] = {7, 3};
+    uint32_t clut[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        const uint8_t c[4] = {(uint8_t)(i == 3   ? 200
+                                        : i == 7 ? 0
+                                                 : 77),
+                              0, (uint8_t)(i == 3 || i == 7 ? 0 : 99), 0x80};
+        memcpy(&clut[i], c, 4);
+    }
+    for (int filter = 0; filter < 2; filter++) {
+        gc_rs_target t;
+        new_target(&t, 16, 1);
+        gc_rs_texture tex = mktex(2, 1, idx, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP);
+        tex.clut = clut;
+        tex.filter = filter;
+        gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, 0, 0.5f, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_svertex b[3] = {sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
+                              sv(256, 64, 1, 1, 0.5f, 0x80, 0x80, 0x80, 0x80),
+                              sv(0, 64, 1, 0, 0.5f, 0x80, 0x80, 0x80, 0x80)};
+        gc_rs_draw_screen_triangle(&t, a, &tex);
+        gc_rs_draw_screen_triangle(&t, b, &tex);
+        for (uint32_t x = 0; x < 16; x++) {
+            int want;
+            if (filter == GC_RS_FILTER_NEAREST) {
+                want = x < 8 ? 0 : 200; /* s = (x + 0.5) / 16: texel 0 below 1/2 */
+            } else {
+                int fu = (int)((x + 0.5) * 32) - 128;
+                int x0 = fu >= 0 ? fu / 256 : -1, fx = fu - x0 * 256;
+                int c0 = x0 <= 0 ? 0 : 200, c1 = x0 + 1 <= 0 ? 0 : 200;
+                want = ((c0 * (256 - fx) + c1 * fx) * 256 + 32768) >> 16;
+            }
+            cr_assert_eq(px(&t, x, 0)[0], want, "filter %d x %u", filter, x);
+            cr_assert_eq(px(&t, x, 0)[2], 0, "filter %d x %u: blue from another entry", filter, x);
+        }
+        gc_rs_target_free(&t);
+    }
+}
+
+/* A perspective floor of textured triangles (bilinear and nearest, with a
+ * three-level mip chain picked per pixel, REPEAT and CLAMP, entries with
+ * alpha 0 and partial alpha, vertex colours that modulate) drawn twice:
+ * with RGBA8 textures, and with the same texels as 8-bit indices into a
+ * CLUT. Frames, depths, write counts and counters are identical; and a
+ * CLUT with two entries swapped changes the indexed frame (it is read). */
+Test(raster, indexed_texture_equals_rgba)
+{
+    enum { W0 = 16, NLEV = 3, PAL = 256 };
+    uint32_t seed = 11;
+    uint32_t clut[PAL], swapped[PAL];
+    for (uint32_t i = 0; i < PAL; i++) {
+        uint8_t c[4] = {(uint8_t)lcg(&seed), (uint8_t)lcg(&seed), (uint8_t)lcg(&seed),
+                        (uint8_t)(i % 9 == 0   ? 0
+                                  : i % 5 == 0 ? 0x30
+                                               : 0x80)};
+        memcpy(&clut[i], c, 4);
+    }
+    static uint8_t idx[NLEV][W0 * W0], rgba[NLEV][W0 * W0 * 4];
+    for (int l = 0; l < NLEV; l++) {
+        uint32_t w = W0 >> l;
+        for (uint32_t k = 0; k < w * w; k++) {
+            idx[l][k] = (uint8_t)(lcg(&seed) >> 8);
+            memcpy(rgba[l] + 4 * k, &clut[idx[l][k]], 4);
+        }
+    }
+    memcpy(swapped, clut, sizeof swapped);
+    swapped[idx[0][5]] = clut[idx[0][6]];
+    swapped[idx[0][6]] = clut[idx[0][5]];
+    gc_rs_camera cam = test_camera();
+    gc_rs_target a, b, c;
+    new_target(&a, 64, 64);
+    new_target(&b, 64, 64);
+    new_target(&c, 64, 64);
+    for (int variant = 0; variant < 4; variant++) {
+        gc_rs_texture tr = mktex(W0, W0, rgba[0], variant & 1, GC_RS_WRAP_REPEAT);
+        tr.filter = variant & 2 ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
+        tr.mip_count = NLEV - 1;
+        tr.lod_k = -0.5f * (float)variant;
+        for (int l = 1; l < NLEV; l++) {
+            tr.mip_width[l - 1] = tr.mip_height[l - 1] = W0 >> l;
+            tr.mip_rgba[l - 1] = rgba[l];
+        }
+        gc_rs_texture ti = tr, tc = tr;
+        ti.rgba = tc.rgba = idx[0];
+        for (int l = 1; l < NLEV; l++)
+            ti.mip_rgba[l - 1] = tc.mip_rgba[l - 1] = idx[l];
+        ti.clut = clut;
+        tc.clut = swapped;
+        /* a strip of the floor per variant, s and t running over several repeats */
+        const float x0 = -4.0f + 2.0f * (float)variant, x1 = x0 + 2.0f;
+        gc_rs_vertex q[4];
+        floor_vertex(&q[0], x0, 1.0f, -0.3f, 0.0f);
+        floor_vertex(&q[1], x1, 1.0f, 2.7f, 0.0f);
+        floor_vertex(&q[2], x1, 40.0f, 2.7f, 19.0f);
+        floor_vertex(&q[3], x0, 40.0f, -0.3f, 19.0f);
+        for (int k = 0; k < 4; k++)
+            q[k].rgba[k % 3] = (uint8_t)(0x40 + 0x30 * k);
+        const gc_rs_vertex t1[3] = {q[0], q[1], q[2]}, t2[3] = {q[0], q[2], q[3]};
+        gc_rs_draw_triangle(&a, &cam, t1, &tr);
+        gc_rs_draw_triangle(&a, &cam, t2, &tr);
+        gc_rs_draw_triangle(&b, &cam, t1, &ti);
+        gc_rs_draw_triangle(&b, &cam, t2, &ti);
+        gc_rs_draw_triangle(&c, &cam, t1, &tc);
+        gc_rs_draw_triangle(&c, &cam, t2, &tc);
+    }
+    cr_assert_eq(memcmp(a.rgba, b.rgba, (size_t)64 * 64 * 4), 0);
+    cr_assert_eq(memcmp(a.depth, b.depth, (size_t)64 * 64 * sizeof *a.depth), 0);
+    cr_assert_eq(memcmp(a.writes, b.writes, (size_t)64 * 64 * sizeof *a.writes), 0);
+    cr_assert_eq(memcmp(&a.stats, &b.stats, sizeof a.stats), 0);
+    cr_assert_gt(a.stats.pixels_written, 1000);
+    cr_assert_gt(a.stats.texels_discarded, 10);
+    cr_assert_neq(memcmp(b.rgba, c.rgba, (size_t)64 * 64 * 4), 0, "the CLUT is not read");
+    gc_rs_target_free(&a);
+    gc_rs_target_free(&b);
+    gc_rs_target_free(&c);
+}

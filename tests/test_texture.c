@@ -619,3 +619,79 @@ Test(texture, dump_texture_writes_the_decoded_image)
     sy_buf_free(&b);
     cr_assert_eq(rmdir(dir), 0);
 }
+
+/* gc_texture_indexed_kind: the texels in place (a pointer into core_data or
+ * gs_ram, where mip_levels_are_where_the_notes_put_them puts each level) and
+ * the CLUT in logical order with the alpha rule, so that expanding them gives
+ * gc_texture_rgba's bytes; a texture that fails fails with the same status
+ * and offset either way. */
+Test(texture, indexed_texels_in_place_and_their_clut)
+{
+    fixture f;
+    fx_init(&f);
+    fx_entry(&f, 0x40, 16, 16, 2, 0x20, 0x21);
+    fx_entry(&f, 0, 16, 16, GS_BYTES / 0x100 - 3, -1, -1); /* CLUT crosses the end */
+    fx_entry(&f, 0, 16, 16, 0, 0x20, -1);                  /* no level 3 */
+    static const uint8_t alphas[5] = {0x00, 0x10, 0x7F, 0x80, 0xC0};
+    for (uint32_t i = 0; i < 256; i++)
+        fx_clut_logical(&f, 2, i, (uint8_t)i, (uint8_t)(255 - i), (uint8_t)(i * 7), alphas[i % 5]);
+    uint8_t *p = fx_pixels(&f, 0x40);
+    for (int i = 0; i < 256 + 64; i++)
+        p[i] = (uint8_t)(i * 13 + 5);
+    for (int i = 0; i < 16; i++)
+        f.gs[0x20 * 0x100 + i] = (uint8_t)(200 - i);
+    for (int i = 0; i < 4; i++)
+        f.gs[0x21 * 0x100 + i] = (uint8_t)(i * 60);
+    const uint8_t *const want_at[4] = {p, p + 256, f.gs + 0x20 * 0x100, f.gs + 0x21 * 0x100};
+    size_t compared = 0;
+    for (uint32_t tex = 0; tex < 4; tex++)
+        for (int m = 0; m < 4; m++)
+            for (int ps2 = 0; ps2 < 2; ps2++) {
+                uint8_t *rgba = NULL;
+                uint32_t w0 = 0, h0 = 0, w1 = 9, h1 = 9, clut[GC_TEXTURE_CLUT_ENTRIES];
+                const uint8_t *texels = p;
+                gc_diag d0, d1;
+                gc_diag_init(&d0);
+                gc_diag_init(&d1);
+                gc_status s0 = gc_texture_rgba(&f.lv, tex, m, ps2, &rgba, &w0, &h0, &d0);
+                gc_status s1 = gc_texture_indexed_kind(&f.lv, GC_TEXTURE_TFRAG, tex, m, ps2,
+                                                       &texels, clut, &w1, &h1, &d1);
+                cr_assert_eq(s1, s0, "texture %u mip %d", tex, m);
+                cr_assert_eq(d1.file_ofs, d0.file_ofs, "texture %u mip %d", tex, m);
+                if (s0 != GC_OK) {
+                    cr_assert(texels == NULL && w1 == 0 && h1 == 0);
+                    continue;
+                }
+                cr_assert(w1 == w0 && h1 == h0);
+                if (tex == 0)
+                    cr_assert_eq(texels, want_at[m], "mip %d read in place", m);
+                for (uint32_t k = 0; k < w0 * h0; k++)
+                    cr_assert_eq(memcmp(&clut[texels[k]], rgba + 4 * k, 4), 0,
+                                 "texture %u mip %d ps2 %d texel %u", tex, m, ps2, k);
+                /* the CLUT may be left out: the same answer, nothing written */
+                const uint8_t *again = NULL;
+                cr_assert_eq(gc_texture_indexed_kind(&f.lv, GC_TEXTURE_TFRAG, tex, m, ps2, &again,
+                                                     NULL, &w1, &h1, &d1),
+                             GC_OK);
+                cr_assert_eq(again, texels);
+                free(rgba);
+                compared++;
+            }
+    cr_assert_eq(compared, 2 * (4 + 3), "texture 0 all four levels, texture 2 three");
+    /* the alpha rule in the CLUT itself, entry by entry */
+    const uint8_t *texels;
+    uint32_t w, h, clut[GC_TEXTURE_CLUT_ENTRIES];
+    gc_diag d;
+    gc_diag_init(&d);
+    cr_assert_eq(
+        gc_texture_indexed_kind(&f.lv, GC_TEXTURE_TFRAG, 0, 0, 1, &texels, clut, &w, &h, &d),
+        GC_OK);
+    for (uint32_t i = 0; i < 256; i++) {
+        uint8_t c[4];
+        memcpy(c, &clut[i], 4);
+        cr_assert_eq(c[0], (uint8_t)i, "entry %u is logical, not stored, order", i);
+        cr_assert_eq(c[3], alphas[i % 5] > 0x80 ? 0x80 : alphas[i % 5]);
+    }
+    cr_assert_eq(gc_texture_indexed_kind(&f.lv, 7, 0, 0, 1, &texels, clut, &w, &h, &d), GC_E_RANGE);
+    fx_free(&f);
+}

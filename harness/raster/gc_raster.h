@@ -138,6 +138,13 @@ typedef struct gc_rs_texture {
     const uint8_t *mip_rgba[GC_RS_MIP_EXTRA];
     float lod_k; /* TEX1 K in mip levels (the stored 1/16 units divided by 16) */
     int filter;  /* GC_RS_FILTER_*: within the chosen level */
+    /* NULL: rgba and mip_rgba hold RGBA8 texels. Otherwise they hold 8-bit
+     * indices (width * height bytes a level) into these 256 colours, each
+     * the four bytes R, G, B, A in memory order: the texel is the colour,
+     * sampled exactly as the RGBA8 texel would be (PSMT8 as the GS reads it;
+     * the scene samples the level's texels in place instead of expanding
+     * them to four times the bytes). */
+    const uint32_t *clut;
 } gc_rs_texture;
 
 /* The mip level a pixel at depth value q (= 1/w) samples: round(log2(1/q)

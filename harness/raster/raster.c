@@ -224,8 +224,16 @@ INLINE uint32_t load_u32(const uint8_t *p)
  * 16-bit lane, the vertical pass and its rounding term, <= 255*256*256 +
  * 32768 < 2^24, a 32-bit lane (channels 0 and 2 in one word, 1 and 3 in
  * the other). fx = fu - 256 floor(fu / 256) is fu's low byte. */
+/* Texel k of a level: four RGBA8 bytes, or (indexed) the colour of its
+ * 8-bit index; either way the bytes R, G, B, A in memory order. */
+INLINE uint32_t texel_at(const uint8_t *texels, size_t k, const uint32_t *clut, const int indexed)
+{
+    return indexed ? clut[texels[k]] : load_u32(texels + k * 4);
+}
+
 INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
-                            float v, int wrap_s, int wrap_t)
+                            float v, int wrap_s, int wrap_t, const uint32_t *clut,
+                            const int indexed)
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
     int32_t fx = fu & 255, fy = fv & 255;
@@ -234,12 +242,14 @@ INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
     int32_t y0 = (int32_t)((uint32_t)(fv + 0x40000000) >> 8) - 0x400000;
     uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
     uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
-    const uint8_t *t00 = rgba + ((size_t)ya * w + xa) * 4, *t10 = rgba + ((size_t)ya * w + xb) * 4;
-    const uint8_t *t01 = rgba + ((size_t)yb * w + xa) * 4, *t11 = rgba + ((size_t)yb * w + xb) * 4;
+    const uint32_t t00 = texel_at(rgba, (size_t)ya * w + xa, clut, indexed),
+                   t10 = texel_at(rgba, (size_t)ya * w + xb, clut, indexed),
+                   t01 = texel_at(rgba, (size_t)yb * w + xa, clut, indexed),
+                   t11 = texel_at(rgba, (size_t)yb * w + xb, clut, indexed);
     const uint64_t gx = (uint64_t)(256 - fx), hx = (uint64_t)fx;
     const uint64_t gy = (uint64_t)(256 - fy), hy = (uint64_t)fy;
-    uint64_t top = spread16(load_u32(t00)) * gx + spread16(load_u32(t10)) * hx;
-    uint64_t bot = spread16(load_u32(t01)) * gx + spread16(load_u32(t11)) * hx;
+    uint64_t top = spread16(t00) * gx + spread16(t10) * hx;
+    uint64_t bot = spread16(t01) * gx + spread16(t11) * hx;
     const uint64_t lanes = 0x0000FFFF0000FFFFull, half = 0x0000800000008000ull;
     uint64_t even = (top & lanes) * gy + (bot & lanes) * hy + half;
     uint64_t odd = ((top >> 16) & lanes) * gy + ((bot >> 16) & lanes) * hy + half;
@@ -356,7 +366,8 @@ INLINE void edge_span(int64_t e, int64_t step, int64_t *lo, int64_t *hi)
 #define SPAN_MIN_WIDTH 8
 
 INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture *tex,
-                       const int textured, const int linear, const int mip, const int flat)
+                       const int textured, const int indexed, const int linear, const int mip,
+                       const int flat)
 {
     const uint32_t W = t->width;
     uint8_t *const rgba = t->rgba;
@@ -392,6 +403,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     const uint32_t mip_count =
         textured ? (tex->mip_count < GC_RS_MIP_EXTRA ? tex->mip_count : GC_RS_MIP_EXTRA) : 0;
     const float lod_k = textured ? tex->lod_k : 0.0f;
+    const uint32_t *const clut = indexed ? tex->clut : NULL;
     const int wrap_s = textured ? tex->wrap_s : 0, wrap_t = textured ? tex->wrap_t : 0;
     const int64_t width = su->px1 - su->px0 + 1;
     const int spans = width >= SPAN_MIN_WIDTH;
@@ -443,15 +455,15 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 const uint32_t lw = lv_w[l], lh = lv_h[l];
                 const uint8_t *lrgba = lv_rgba[l];
                 const float fw = lv_fw[l], fh = lv_fh[l];
-                uint8_t filtered[4];
-                const uint8_t *tx;
+                uint8_t tx[4];
                 if (linear) {
-                    sample_bilinear(filtered, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t);
-                    tx = filtered;
+                    sample_bilinear(tx, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t, clut,
+                                    indexed);
                 } else {
                     uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, wrap_s);
                     uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, wrap_t);
-                    tx = lrgba + ((size_t)iy * lw + ix) * 4;
+                    const uint32_t c = texel_at(lrgba, (size_t)iy * lw + ix, clut, indexed);
+                    memcpy(tx, &c, sizeof tx);
                 }
                 if (tx[3] == 0) {
                     n_discarded++;
@@ -641,38 +653,39 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         su->flat[k] = fc[k];
     if (!tex) {
         if (flat)
-            pixel_loop(t, su, NULL, 0, 0, 0, 1);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 1);
         else
-            pixel_loop(t, su, NULL, 0, 0, 0, 0);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 0);
         return;
     }
+    const int indexed = tex->clut != NULL;
     const int linear = tex->filter == GC_RS_FILTER_LINEAR, mip = tex->mip_count != 0;
-    switch ((linear << 2) | (mip << 1) | flat) {
-    case 0:
-        pixel_loop(t, su, tex, 1, 0, 0, 0);
-        break;
-    case 1:
-        pixel_loop(t, su, tex, 1, 0, 0, 1);
-        break;
-    case 2:
-        pixel_loop(t, su, tex, 1, 0, 1, 0);
-        break;
-    case 3:
-        pixel_loop(t, su, tex, 1, 0, 1, 1);
-        break;
-    case 4:
-        pixel_loop(t, su, tex, 1, 1, 0, 0);
-        break;
-    case 5:
-        pixel_loop(t, su, tex, 1, 1, 0, 1);
-        break;
-    case 6:
-        pixel_loop(t, su, tex, 1, 1, 1, 0);
-        break;
+    /* one instance of the loop per combination: case bits indexed, linear, mip, flat */
+#define PIXEL_CASE(n)                                                                              \
+    case n:                                                                                        \
+        pixel_loop(t, su, tex, 1, (n >> 3) & 1, (n >> 2) & 1, (n >> 1) & 1, n & 1);                \
+        break
+    switch ((indexed << 3) | (linear << 2) | (mip << 1) | flat) {
+        PIXEL_CASE(0);
+        PIXEL_CASE(1);
+        PIXEL_CASE(2);
+        PIXEL_CASE(3);
+        PIXEL_CASE(4);
+        PIXEL_CASE(5);
+        PIXEL_CASE(6);
+        PIXEL_CASE(7);
+        PIXEL_CASE(8);
+        PIXEL_CASE(9);
+        PIXEL_CASE(10);
+        PIXEL_CASE(11);
+        PIXEL_CASE(12);
+        PIXEL_CASE(13);
+        PIXEL_CASE(14);
     default:
-        pixel_loop(t, su, tex, 1, 1, 1, 1);
+        pixel_loop(t, su, tex, 1, 1, 1, 1, 1);
         break;
     }
+#undef PIXEL_CASE
 }
 
 static void raster_triangle(gc_rs_target *t, const gc_rs_svertex *a, const gc_rs_svertex *b,

@@ -246,8 +246,9 @@ typedef struct rtex {
     int state;       /* 0 not tried, 1 decoded, -1 failed */
     uint32_t levels; /* decoded levels, 1..MIP_LEVELS (consecutive from 0) */
     uint32_t w[MIP_LEVELS], h[MIP_LEVELS];
-    uint8_t *rgba[MIP_LEVELS];
-    gc_rs_texture rs; /* what get_texture_of hands out, built once at decode */
+    const uint8_t *texels[MIP_LEVELS]; /* the level's 8-bit indices, in the level's buffers */
+    uint32_t *clut;                    /* their 256 colours (malloc'd) */
+    gc_rs_texture rs;                  /* what get_texture_of hands out, built once at decode */
 } rtex;
 
 /* ---- objects: ties, shrubs and mobys ------------------------------------- */
@@ -475,8 +476,7 @@ static void okind_free(okind *k)
 {
     if (k->tex)
         for (size_t i = 0; i < MAX_TEXTURES; i++)
-            for (int m = 0; m < MIP_LEVELS; m++)
-                free(k->tex[i].rgba[m]);
+            free(k->tex[i].clut);
     free(k->tex);
     free(k->verts);
     free(k->tris);
@@ -1196,8 +1196,7 @@ void gc_render_scene_free(gc_render_scene *s)
         return;
     if (s->tex)
         for (size_t i = 0; i < MAX_TEXTURES; i++)
-            for (int m = 0; m < MIP_LEVELS; m++)
-                free(s->tex[i].rgba[m]);
+            free(s->tex[i].clut);
     free(s->tex);
     for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
         okind_free(&s->kinds[k]);
@@ -1355,8 +1354,13 @@ int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len)
 /* ---- drawing ------------------------------------------------------------- */
 
 /* Texture `index`, decoded on first use with as many consecutive mip levels
- * as gc_texture_rgba delivers (a level that fails or does not halve ends the
- * chain). NULL if level 0 cannot be decoded. */
+ * as gc_texture_indexed_kind delivers (a level that fails or does not halve
+ * ends the chain). NULL if level 0 cannot be decoded. The levels stay 8-bit
+ * indices where they lie in the level's buffers, sampled through the
+ * texture's 256 colours (gc_rs_texture.clut): the same texels
+ * gc_texture_rgba_kind would expand, without writing four bytes per texel
+ * of every texture a view might sample (49 M texels, 196 MB over the retail
+ * sweep, most of its frames' page faults, for 31 M texels ever sampled). */
 static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_texture_kind kind,
                                            uint32_t index, gc_rs_texture *out)
 {
@@ -1368,18 +1372,21 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_t
         for (int m = 0; m < MIP_LEVELS; m++) {
             gc_diag d;
             gc_diag_init(&d);
-            uint8_t *rgba = NULL;
+            const uint8_t *texels = NULL;
             uint32_t w = 0, h = 0;
-            gc_status st = gc_texture_rgba_kind(s->lv, kind, index, m, 1, &rgba, &w, &h, &d);
-            int ok = st == GC_OK && rgba && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM;
+            if (m == 0 && !t->clut && !(t->clut = malloc(GC_TEXTURE_CLUT_ENTRIES * 4)))
+                break; /* out of memory: untextured, as a texture that does not decode */
+            /* the CLUT is the entry's, the same for every level: filled once */
+            gc_status st = gc_texture_indexed_kind(s->lv, kind, index, m, 1, &texels,
+                                                   m == 0 ? t->clut : NULL, &w, &h, &d);
+            int ok =
+                st == GC_OK && texels && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM;
             if (ok && m > 0) /* each level halves the one before (1 stays 1) */
                 ok = w == (t->w[m - 1] > 1 ? t->w[m - 1] / 2 : 1) &&
                      h == (t->h[m - 1] > 1 ? t->h[m - 1] / 2 : 1);
-            if (!ok) {
-                free(rgba);
+            if (!ok)
                 break;
-            }
-            t->rgba[m] = rgba;
+            t->texels[m] = texels;
             t->w[m] = w;
             t->h[m] = h;
             t->levels = (uint32_t)m + 1;
@@ -1391,13 +1398,14 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_t
             memset(rs, 0, sizeof *rs);
             rs->width = t->w[0];
             rs->height = t->h[0];
-            rs->rgba = t->rgba[0];
+            rs->rgba = t->texels[0];
+            rs->clut = t->clut;
             rs->wrap_s = GC_RS_WRAP_REPEAT;
             rs->wrap_t = GC_RS_WRAP_REPEAT;
             for (uint32_t m = 1; m < t->levels; m++) {
                 rs->mip_width[m - 1] = t->w[m];
                 rs->mip_height[m - 1] = t->h[m];
-                rs->mip_rgba[m - 1] = t->rgba[m];
+                rs->mip_rgba[m - 1] = t->texels[m];
             }
             /* The chain is used only with a K from the ad-gif (see the draw loop). */
             rs->mip_count = 0;
