@@ -190,6 +190,132 @@ static uint32_t get_index(const uint8_t *row, colref c)
     return u >= UINT32_MAX ? NONE : (uint32_t)u;
 }
 
+/* ---- a column, a chunk of rows at a time -------------------------------- */
+
+/* The scene reads a few columns of every row of the large tables (moby.vertex
+ * alone has 100k rows on a retail level). Reading them a chunk at a time
+ * hoists the column's type switch out of the row loop: each reader gives
+ * exactly get_index / get_fl / get_f of the row, one loop per column type
+ * the descriptors use, and the other types row by row through those. */
+#define CHUNK 256
+
+typedef struct chunk {
+    size_t i0, n; /* rows i0 .. i0 + n - 1, n <= CHUNK */
+} chunk;
+
+static int next_chunk(const gc_table *t, chunk *ck)
+{
+    ck->i0 += ck->n;
+    if (ck->i0 >= t->count)
+        return 0;
+    ck->n = t->count - ck->i0 < CHUNK ? t->count - ck->i0 : CHUNK;
+    return 1;
+}
+
+#define FOR_CHUNKS(t, ck) for (chunk ck = {0, 0}; next_chunk((t), &ck);)
+
+/* Load the column's value in row k of the chunk as type T (memcpy: rows are
+ * not aligned for it). */
+#define COL_AT(T, base, stride, k, v) memcpy(&(v), (base) + (size_t)(k) * (stride), sizeof(T))
+
+static void chunk_index(const gc_table *t, colref c, chunk ck, uint32_t *out)
+{
+    if (!c.ok) {
+        for (size_t k = 0; k < ck.n; k++)
+            out[k] = NONE;
+        return;
+    }
+    const size_t rs = t->desc->row_size;
+    const uint8_t *base = row_at(t, ck.i0) + c.ofs;
+    const int nullable = (c.flags & GC_CF_NULL_IF_MAX) != 0;
+    switch (c.type) {
+    case GC_T_BOOL:
+    case GC_T_U8:
+        for (size_t k = 0; k < ck.n; k++) {
+            uint8_t v = base[k * rs];
+            out[k] = nullable && v == UINT8_MAX ? NONE : v;
+        }
+        return;
+    case GC_T_U16:
+        for (size_t k = 0; k < ck.n; k++) {
+            uint16_t v;
+            COL_AT(uint16_t, base, rs, k, v);
+            out[k] = nullable && v == UINT16_MAX ? NONE : v;
+        }
+        return;
+    case GC_T_U32:
+        /* null (all ones) and UINT32_MAX itself both read as NONE, which is all ones */
+        for (size_t k = 0; k < ck.n; k++)
+            COL_AT(uint32_t, base, rs, k, out[k]);
+        return;
+    default:
+        for (size_t k = 0; k < ck.n; k++)
+            out[k] = get_index(row_at(t, ck.i0 + k), c);
+        return;
+    }
+}
+
+static void chunk_double(const gc_table *t, colref c, chunk ck, double *out)
+{
+    if (!c.ok) {
+        for (size_t k = 0; k < ck.n; k++)
+            out[k] = 0.0;
+        return;
+    }
+    const size_t rs = t->desc->row_size;
+    const uint8_t *base = row_at(t, ck.i0) + c.ofs;
+    switch (c.type) {
+    case GC_T_BOOL:
+    case GC_T_U8:
+        for (size_t k = 0; k < ck.n; k++)
+            out[k] = base[k * rs];
+        return;
+    case GC_T_U16:
+        for (size_t k = 0; k < ck.n; k++) {
+            uint16_t v;
+            COL_AT(uint16_t, base, rs, k, v);
+            out[k] = v;
+        }
+        return;
+    case GC_T_U32:
+        for (size_t k = 0; k < ck.n; k++) {
+            uint32_t v;
+            COL_AT(uint32_t, base, rs, k, v);
+            out[k] = v;
+        }
+        return;
+    case GC_T_F32:
+        for (size_t k = 0; k < ck.n; k++) {
+            float v;
+            COL_AT(float, base, rs, k, v);
+            out[k] = v;
+        }
+        return;
+    default:
+        for (size_t k = 0; k < ck.n; k++)
+            out[k] = get_f(row_at(t, ck.i0 + k), c);
+        return;
+    }
+}
+
+/* get_fl: the column through get_f's double, then to float (for F32 the
+ * same conversions, so a NaN comes out as get_fl gives it) */
+static void chunk_float(const gc_table *t, colref c, chunk ck, float *out)
+{
+    if (c.ok && c.type == GC_T_F32) {
+        const size_t rs = t->desc->row_size;
+        const uint8_t *base = row_at(t, ck.i0) + c.ofs;
+        for (size_t k = 0; k < ck.n; k++) {
+            float v;
+            COL_AT(float, base, rs, k, v);
+            out[k] = (float)(double)v;
+        }
+        return;
+    }
+    for (size_t k = 0; k < ck.n; k++)
+        out[k] = get_fl(row_at(t, ck.i0 + k), c);
+}
+
 /* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
 static uint32_t wrap_mode(const uint8_t *row, colref c)
 {
@@ -669,13 +795,18 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         memset(per_class, 0, (nc + 1) * sizeof *per_class);
     }
     /* vertices, bucketed by (packet, index within the packet) */
-    for (size_t i = 0; i < tv->count; i++) {
-        const uint8_t *r = row_at(tv, i);
-        uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
-        if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
-            continue;
-        if (ix + 1 > vcount[p])
-            vcount[p] = ix + 1;
+    FOR_CHUNKS(tv, ck)
+    {
+        uint32_t P[CHUNK], IX[CHUNK];
+        chunk_index(tv, vpk, ck, P);
+        chunk_index(tv, vix, ck, IX);
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j], ix = IX[j];
+            if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (ix + 1 > vcount[p])
+                vcount[p] = ix + 1;
+        }
     }
     uint64_t sum = 0;
     for (size_t p = 0; p < np; p++) {
@@ -694,33 +825,49 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     vvalid = calloc(sum ? sum : 1, 1);
     if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz)
         goto out;
-    for (size_t i = 0; i < tv->count; i++) {
-        const uint8_t *r = row_at(tv, i);
-        uint32_t p = get_index(r, vpk), ix = get_index(r, vix);
-        if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
-            continue;
-        const uint32_t g = vfirst[p] + ix;
-        overt *o = &k->verts[g];
-        k->kx[g] = get_fl(r, vp[0]);
-        k->ky[g] = get_fl(r, vp[1]);
-        k->kz[g] = get_fl(r, vp[2]);
-        o->s = get_fl(r, vs);
-        o->t = get_fl(r, vt);
-        o->slot = NONE;
-        if (k->lightable == OLIGHT_MOBY) {
-            double az = get_f(r, vn[0]), el = get_f(r, vn[1]);
-            o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
-            o->naz = (uint8_t)(o->has_normal ? az : 0);
-            o->nel = (uint8_t)(o->has_normal ? el : 0);
-        } else if (k->lightable == OLIGHT_SHRUB) {
-            double n = get_f(r, vn[0]);
-            o->has_normal = n >= 0 && n < 24;
-            o->naz = (uint8_t)(o->has_normal ? n : 0);
-        } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
-            o->slot = slot_first[p] + ix;
+    FOR_CHUNKS(tv, ck)
+    {
+        uint32_t P[CHUNK], IX[CHUNK];
+        float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
+        double N0[CHUNK], N1[CHUNK];
+        chunk_index(tv, vpk, ck, P);
+        chunk_index(tv, vix, ck, IX);
+        chunk_float(tv, vp[0], ck, X);
+        chunk_float(tv, vp[1], ck, Y);
+        chunk_float(tv, vp[2], ck, Z);
+        chunk_float(tv, vs, ck, S);
+        chunk_float(tv, vt, ck, T);
+        if (k->lightable == OLIGHT_MOBY || k->lightable == OLIGHT_SHRUB)
+            chunk_double(tv, vn[0], ck, N0);
+        if (k->lightable == OLIGHT_MOBY)
+            chunk_double(tv, vn[1], ck, N1);
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j], ix = IX[j];
+            if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
+                continue;
+            const uint32_t g = vfirst[p] + ix;
+            overt *o = &k->verts[g];
+            k->kx[g] = X[j];
+            k->ky[g] = Y[j];
+            k->kz[g] = Z[j];
+            o->s = S[j];
+            o->t = T[j];
+            o->slot = NONE;
+            if (k->lightable == OLIGHT_MOBY) {
+                double az = N0[j], el = N1[j];
+                o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
+                o->naz = (uint8_t)(o->has_normal ? az : 0);
+                o->nel = (uint8_t)(o->has_normal ? el : 0);
+            } else if (k->lightable == OLIGHT_SHRUB) {
+                double n = N0[j];
+                o->has_normal = n >= 0 && n < 24;
+                o->naz = (uint8_t)(o->has_normal ? n : 0);
+            } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
+                o->slot = slot_first[p] + ix;
+            }
+            vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
+                        finite_f(o->s) && finite_f(o->t);
         }
-        vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
-                    finite_f(o->s) && finite_f(o->t);
     }
     for (size_t c = 0; c < nc; c++) {
         k->classes[c].vlo = UINT32_MAX;
@@ -728,41 +875,54 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     }
     /* triangles: counted per class, then placed class by class (counting sort, stable) */
     for (int pass = 0; pass < 2; pass++) {
-        for (size_t i = 0; i < tt->count; i++) {
-            const uint8_t *r = row_at(tt, i);
-            uint32_t p = get_index(r, tpk);
-            if (p == NONE || p >= np || pk_class[p] == NONE)
-                continue;
-            if ((tlod.ok && get_f(r, tlod) != 0.0) || (tskip.ok && get_f(r, tskip) != 0.0))
-                continue;
-            uint32_t ix[3];
-            int good = 1;
-            for (int c = 0; c < 3; c++) {
-                ix[c] = get_index(r, tcn[c]);
-                good = good && ix[c] != NONE && ix[c] < vcount[p] && vvalid[vfirst[p] + ix[c]];
+        FOR_CHUNKS(tt, ck)
+        {
+            uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+            double LOD[CHUNK], SKIP[CHUNK];
+            chunk_index(tt, tpk, ck, P);
+            chunk_double(tt, tlod, ck, LOD);
+            chunk_double(tt, tskip, ck, SKIP);
+            chunk_index(tt, tcn[0], ck, C0);
+            chunk_index(tt, tcn[1], ck, C1);
+            chunk_index(tt, tcn[2], ck, C2);
+            if (pass == 1)
+                chunk_index(tt, ttex, ck, TX);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = P[j];
+                if (p == NONE || p >= np || pk_class[p] == NONE)
+                    continue;
+                if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
+                    continue;
+                const uint32_t ix[3] = {C0[j], C1[j], C2[j]};
+                int good = 1;
+                for (int c = 0; c < 3; c++)
+                    good = good && ix[c] != NONE && ix[c] < vcount[p] && vvalid[vfirst[p] + ix[c]];
+                if (!good)
+                    continue;
+                uint32_t cls = pk_class[p];
+                oclass *cl = &k->classes[cls];
+                if (pass == 0) {
+                    per_class[cls]++;
+                    continue;
+                }
+                otri *o = &k->tris[per_class[cls]++];
+                for (int c = 0; c < 3; c++) {
+                    uint32_t g = vfirst[p] + ix[c];
+                    o->v[c] = g;
+                    if (g < cl->vlo)
+                        cl->vlo = g;
+                    if (g + 1 > cl->vhi)
+                        cl->vhi = g + 1;
+                    /* the largest squared distance here, its square root once
+                     * below: sqrt is correctly rounded and monotonic, so that is
+                     * the largest of the corners' distances, bit for bit */
+                    const double x = k->kx[g], y = k->ky[g], z = k->kz[g];
+                    const double len2 = x * x + y * y + z * z;
+                    if (len2 > cl->radius)
+                        cl->radius = len2;
+                }
+                o->texture = TX[j];
             }
-            if (!good)
-                continue;
-            uint32_t cls = pk_class[p];
-            oclass *cl = &k->classes[cls];
-            if (pass == 0) {
-                per_class[cls]++;
-                continue;
-            }
-            otri *o = &k->tris[per_class[cls]++];
-            for (int c = 0; c < 3; c++) {
-                uint32_t g = vfirst[p] + ix[c];
-                o->v[c] = g;
-                if (g < cl->vlo)
-                    cl->vlo = g;
-                if (g + 1 > cl->vhi)
-                    cl->vhi = g + 1;
-                const float q[3] = {k->kx[g], k->ky[g], k->kz[g]};
-                double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2]);
-                if (len > cl->radius)
-                    cl->radius = len;
-            }
-            o->texture = get_index(r, ttex);
         }
         if (pass == 0) {
             uint64_t run = 0;
@@ -782,6 +942,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     }
     for (size_t c = 0; c < nc; c++) {
         oclass *cl = &k->classes[c];
+        cl->radius = sqrt(cl->radius); /* the largest squared distance until here */
         if (cl->vhi <= cl->vlo)
             cl->vlo = cl->vhi = 0;
         if (cl->vhi - cl->vlo > k->span)
@@ -869,14 +1030,19 @@ static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *pat
                   size_t npatches, int vi, uint32_t *total)
 {
     uint64_t sum = 0;
-    for (size_t i = 0; i < t->count; i++) {
-        const uint8_t *r = row_at(t, i);
-        uint32_t p = get_index(r, patch_c), ix = get_index(r, index_c);
-        if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
-            continue;
-        uint32_t *cnt = vi ? &patches[p].vi_count : &patches[p].vert_count;
-        if (ix + 1 > *cnt)
-            *cnt = ix + 1;
+    FOR_CHUNKS(t, ck)
+    {
+        uint32_t P[CHUNK], IX[CHUNK];
+        chunk_index(t, patch_c, ck, P);
+        chunk_index(t, index_c, ck, IX);
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j], ix = IX[j];
+            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            uint32_t *cnt = vi ? &patches[p].vi_count : &patches[p].vert_count;
+            if (ix + 1 > *cnt)
+                *cnt = ix + 1;
+        }
     }
     for (size_t p = 0; p < npatches; p++) {
         if (vi) {
@@ -1020,22 +1186,37 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     s->verts = calloc(nverts ? nverts : 1, sizeof *s->verts);
     if (!s->verts)
         goto nomem;
-    for (size_t i = 0; i < tv->count; i++) {
-        const uint8_t *r = row_at(tv, i);
-        uint32_t p = get_index(r, vp), ix = get_index(r, vix);
-        if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
-            continue;
-        rvert *v = &s->verts[s->patches[p].vert_first + ix];
-        v->pos[0] = get_fl(r, vx);
-        v->pos[1] = get_fl(r, vy);
-        v->pos[2] = get_fl(r, vz);
+    FOR_CHUNKS(tv, ck)
+    {
+        uint32_t P[CHUNK], IX[CHUNK];
+        float X[CHUNK], Y[CHUNK], Z[CHUNK];
+        double C[4][CHUNK];
+        chunk_index(tv, vp, ck, P);
+        chunk_index(tv, vix, ck, IX);
+        chunk_float(tv, vx, ck, X);
+        chunk_float(tv, vy, ck, Y);
+        chunk_float(tv, vz, ck, Z);
         const colref cc[4] = {vr, vg, vb, va};
         for (int k = 0; k < 4; k++) {
+            chunk_double(tv, cc[k], ck, C[k]);
             /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
-            double c = cc[k].ok ? get_f(r, cc[k]) : 128.0;
-            v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
+            for (size_t j = 0; !cc[k].ok && j < ck.n; j++)
+                C[k][j] = 128.0;
         }
-        v->valid = 1;
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j], ix = IX[j];
+            if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
+                continue;
+            rvert *v = &s->verts[s->patches[p].vert_first + ix];
+            v->pos[0] = X[j];
+            v->pos[1] = Y[j];
+            v->pos[2] = Z[j];
+            for (int k = 0; k < 4; k++) {
+                double c = C[k][j];
+                v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
+            }
+            v->valid = 1;
+        }
     }
 
     /* lit colours (optional: tfrag.light from the decoder's lighting pass,
@@ -1048,20 +1229,29 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                llit = find_col(tl, "lit"), lr = find_col(tl, "gs_r"), lg = find_col(tl, "gs_g"),
                lb = find_col(tl, "gs_b");
         if (lp.ok && lix.ok && llit.ok && lr.ok && lg.ok && lb.ok)
-            for (size_t i = 0; i < tl->count; i++) {
-                const uint8_t *r = row_at(tl, i);
-                uint32_t p = get_index(r, lp), ix = get_index(r, lix);
-                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count ||
-                    get_f(r, llit) == 0.0)
-                    continue;
-                rvert *v = &s->verts[s->patches[p].vert_first + ix];
+            FOR_CHUNKS(tl, ck)
+            {
+                uint32_t P[CHUNK], IX[CHUNK];
+                double LIT[CHUNK], C[3][CHUNK];
+                chunk_index(tl, lp, ck, P);
+                chunk_index(tl, lix, ck, IX);
+                chunk_double(tl, llit, ck, LIT);
                 const colref cc[3] = {lr, lg, lb};
-                for (int k = 0; k < 3; k++) {
-                    double c = get_f(r, cc[k]);
-                    v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
+                for (int k = 0; k < 3; k++)
+                    chunk_double(tl, cc[k], ck, C[k]);
+                for (size_t j = 0; j < ck.n; j++) {
+                    uint32_t p = P[j], ix = IX[j];
+                    if (p == NONE || p >= s->npatches || ix == NONE ||
+                        ix >= s->patches[p].vert_count || LIT[j] == 0.0)
+                        continue;
+                    rvert *v = &s->verts[s->patches[p].vert_first + ix];
+                    for (int k = 0; k < 3; k++) {
+                        double c = C[k][j];
+                        v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
+                    }
+                    v->lit = 1;
+                    s->vertices_lit++;
                 }
-                v->lit = 1;
-                s->vertices_lit++;
             }
     }
 
@@ -1078,19 +1268,31 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             s->vis = calloc(nvis ? nvis : 1, sizeof *s->vis);
             if (!s->vis)
                 goto nomem;
-            for (size_t i = 0; i < ti->count; i++) {
-                const uint8_t *r = row_at(ti, i);
-                uint32_t p = get_index(r, ip), ix = get_index(r, iix);
-                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vi_count)
-                    continue;
-                rvi *e = &s->vis[s->patches[p].vi_first + ix];
-                e->s = get_fl(r, is);
-                e->t = get_fl(r, it);
-                e->vertex = get_index(r, iv);
-                e->parent0 = get_index(r, ipar);
-                double tier = get_f(r, itier);
-                e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
-                e->valid = 1;
+            FOR_CHUNKS(ti, ck)
+            {
+                uint32_t P[CHUNK], IX[CHUNK], V[CHUNK], PAR[CHUNK];
+                float S[CHUNK], T[CHUNK];
+                double TIER[CHUNK];
+                chunk_index(ti, ip, ck, P);
+                chunk_index(ti, iix, ck, IX);
+                chunk_float(ti, is, ck, S);
+                chunk_float(ti, it, ck, T);
+                chunk_index(ti, iv, ck, V);
+                chunk_index(ti, ipar, ck, PAR);
+                chunk_double(ti, itier, ck, TIER);
+                for (size_t j = 0; j < ck.n; j++) {
+                    uint32_t p = P[j], ix = IX[j];
+                    if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vi_count)
+                        continue;
+                    rvi *e = &s->vis[s->patches[p].vi_first + ix];
+                    e->s = S[j];
+                    e->t = T[j];
+                    e->vertex = V[j];
+                    e->parent0 = PAR[j];
+                    double tier = TIER[j];
+                    e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+                    e->valid = 1;
+                }
             }
         }
     }
@@ -1113,22 +1315,34 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
     if (!s->tris)
         goto nomem;
-    for (size_t i = 0; i < tt->count; i++) {
-        const uint8_t *r = row_at(tt, i);
-        uint32_t p = get_index(r, tpr);
-        if (p == NONE || p >= s->npatches)
-            continue;
-        rtri *tr = &s->tris[s->ntris++];
-        tr->patch = p;
-        double lod = get_f(r, tlod);
-        /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
-        tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t P[CHUNK], VI[3][CHUNK], V[3][CHUNK], TX[CHUNK], AG[CHUNK];
+        double LOD[CHUNK];
+        chunk_index(tt, tpr, ck, P);
+        chunk_double(tt, tlod, ck, LOD);
         for (int k = 0; k < 3; k++) {
-            tr->vi[k] = get_index(r, tcorner[k]);
-            tr->v[k] = get_index(r, tpos[k]);
+            chunk_index(tt, tcorner[k], ck, VI[k]);
+            chunk_index(tt, tpos[k], ck, V[k]);
         }
-        tr->texture = get_index(r, ttex);
-        tr->adgif_key = adgif_by_index ? get_index(r, tadg) : tr->texture;
+        chunk_index(tt, ttex, ck, TX);
+        chunk_index(tt, tadg, ck, AG);
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j];
+            if (p == NONE || p >= s->npatches)
+                continue;
+            rtri *tr = &s->tris[s->ntris++];
+            tr->patch = p;
+            double lod = LOD[j];
+            /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
+            tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
+            for (int k = 0; k < 3; k++) {
+                tr->vi[k] = VI[k][j];
+                tr->v[k] = V[k][j];
+            }
+            tr->texture = TX[j];
+            tr->adgif_key = adgif_by_index ? AG[j] : tr->texture;
+        }
     }
 
     /* ad-gif wrap modes, looked up by (patch, texture) */
