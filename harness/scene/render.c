@@ -422,6 +422,15 @@ typedef struct oinst {
 /* How a kind's instances are lit (docs/golden.md "What is lit"). */
 enum { OLIGHT_NONE = 0, OLIGHT_TIE, OLIGHT_SHRUB, OLIGHT_MOBY };
 
+#define MEMO_BITS  12
+#define MEMO_SLOTS (1u << MEMO_BITS)
+typedef struct mmemo {
+    uint32_t stamp;    /* the instance serial it was filled for (0: never) */
+    uint16_t key;      /* azimuth << 8 | elevation */
+    uint8_t state;     /* as cstate (bits 1, 2) */
+    uint8_t col[2][4]; /* textured, plain */
+} mmemo;
+
 typedef struct okind {
     const char *name;      /* "tie", "shrub", "moby": the manifest's key */
     gc_texture_kind tkind; /* whose texture table the slots index */
@@ -450,16 +459,18 @@ typedef struct okind {
     uint8_t (*ccol)[2][4];
     uint8_t *cstate; /* bit 1 textured colour, bit 2 plain colour */
     uint32_t rot[9]; /* moby: the instance's columns 0..2 each normalised (PS2 float) */
-    /* moby: the instance's colours by normal (azimuth << 8 | elevation), valid
-     * where mstamp equals serial (one serial per lit instance drawn); many
-     * vertices of a class share a normal */
-    uint32_t *mstamp;
-    uint8_t *mstate; /* as cstate (bits 1, 2) */
-    uint8_t (*mcol)[2][4];
+    /* moby: the instance's colours by normal (many vertices of a class share
+     * one), MEMO_SLOTS entries indexed by a hash of the normal (azimuth << 8 |
+     * elevation); an entry holds its key and is valid while its stamp is the
+     * serial of the lit instance being drawn. A normal whose slot another
+     * holds is lit again: the same float-model operations give the same
+     * colour, so what the memo keeps changes the time only. */
+    struct mmemo *memo;
     uint32_t serial;
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
-    rtex *tex;              /* MAX_TEXTURES, decoded on first use */
+    rtex *tex;              /* ntex, decoded on first use */
+    uint32_t ntex;          /* 1 + the largest texture index a triangle names (<= MAX_TEXTURES) */
 } okind;
 
 struct gc_render_scene {
@@ -473,7 +484,8 @@ struct gc_render_scene {
     size_t ntris;
     radgif *adgifs;
     size_t nadgifs;
-    rtex *tex;
+    rtex *tex; /* ntex, decoded on first use */
+    uint32_t ntex;
     int lighting; /* draw the lit colours (default); 0: the stored ones */
     int objects;  /* draw the tie, shrub and moby instances (default) */
     int cull;     /* skip instances wholly outside the view (default; changes no pixel) */
@@ -601,7 +613,7 @@ static const okind_spec okind_specs[GC_RENDER_OBJECT_KINDS] = {
 static void okind_free(okind *k)
 {
     if (k->tex)
-        for (size_t i = 0; i < MAX_TEXTURES; i++)
+        for (size_t i = 0; i < k->ntex; i++)
             free(k->tex[i].clut);
     free(k->tex);
     free(k->verts);
@@ -616,9 +628,7 @@ static void okind_free(okind *k)
     free(k->pv);
     free(k->ccol);
     free(k->cstate);
-    free(k->mstamp);
-    free(k->mstate);
-    free(k->mcol);
+    free(k->memo);
     memset(k, 0, sizeof *k);
 }
 
@@ -700,6 +710,24 @@ static int okind_gather_light(okind *k, const gc_table *ts, size_t nt)
     return 0;
 }
 
+/* The texture cache's size: 1 + the largest texture index below
+ * MAX_TEXTURES among n triangles (the field at first, stride bytes apart),
+ * so a level's few hundred textures do not cost a 4096-entry cache each
+ * kind. Every index a triangle can ask for is below it (larger ones draw
+ * untextured without a lookup, as before). */
+static uint32_t texture_span(const uint32_t *first, size_t n, size_t stride)
+{
+    uint32_t span = 0;
+    const uint8_t *p = (const uint8_t *)first;
+    for (size_t i = 0; i < n; i++, p += stride) {
+        uint32_t t;
+        memcpy(&t, p, sizeof t);
+        if (t < MAX_TEXTURES && t + 1 > span)
+            span = t + 1;
+    }
+    return span;
+}
+
 /* Gather one kind. A kind whose tables are absent or lack a column simply
  * has nothing to draw (0); -1 only when memory runs out. */
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
@@ -708,9 +736,6 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->name = sp->name;
     k->tkind = sp->tkind;
     memcpy(k->plain, sp->plain, sizeof k->plain);
-    k->tex = calloc(MAX_TEXTURES, sizeof *k->tex);
-    if (!k->tex)
-        return -1;
     const gc_table *tc = find_table(ts, nt, sp->class_t), *tp = find_table(ts, nt, sp->packet_t),
                    *tv = find_table(ts, nt, sp->vertex_t), *tt = find_table(ts, nt, sp->triangle_t),
                    *ti = find_table(ts, nt, sp->instance_t);
@@ -965,10 +990,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         for (uint32_t g = k->classes[c].vlo; g < k->classes[c].vhi; g++)
             k->classes[c].stbad |= k->stbad[g];
     if (k->lightable == OLIGHT_MOBY) {
-        k->mstamp = calloc(65536, sizeof *k->mstamp);
-        k->mstate = calloc(65536, 1);
-        k->mcol = calloc(65536, sizeof *k->mcol);
-        if (!k->mstamp || !k->mstate || !k->mcol)
+        k->memo = calloc(MEMO_SLOTS, sizeof *k->memo);
+        if (!k->memo)
             goto out;
     }
     /* instances, in table order */
@@ -1012,6 +1035,10 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         o->reach = span * (1.0 + 1e-5) + 1e-5 * (sqrt(t2) + span) + 1e-3;
         k->ninst++;
     }
+    k->ntex = texture_span(&k->tris[0].texture, k->ntris, sizeof *k->tris);
+    k->tex = calloc(k->ntex ? k->ntex : 1, sizeof *k->tex);
+    if (!k->tex)
+        goto out;
     rc = okind_gather_light(k, ts, nt);
 out:
     free(pk_class);
@@ -1384,7 +1411,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         const radgif *g = tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
         tr->adgif = g ? (uint32_t)(g - s->adgifs) : NONE;
     }
-    s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
+    s->ntex = texture_span(&s->tris[0].texture, s->ntris, sizeof *s->tris);
+    s->tex = calloc(s->ntex ? s->ntex : 1, sizeof *s->tex);
     if (!s->tex)
         goto nomem;
     s->objects = 1;
@@ -1409,7 +1437,7 @@ void gc_render_scene_free(gc_render_scene *s)
     if (!s)
         return;
     if (s->tex)
-        for (size_t i = 0; i < MAX_TEXTURES; i++)
+        for (size_t i = 0; i < s->ntex; i++)
             free(s->tex[i].clut);
     free(s->tex);
     for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
@@ -1575,10 +1603,10 @@ int gc_view_params_text(const gc_view_params *vp, char *buf, size_t len)
  * gc_texture_rgba_kind would expand, without writing four bytes per texel
  * of every texture a view might sample (49 M texels, 196 MB over the retail
  * sweep, most of its frames' page faults, for 31 M texels ever sampled). */
-static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_texture_kind kind,
-                                           uint32_t index, gc_rs_texture *out)
+static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, uint32_t ncache,
+                                           gc_texture_kind kind, uint32_t index, gc_rs_texture *out)
 {
-    if (index == NONE || index >= MAX_TEXTURES)
+    if (index == NONE || index >= ncache) /* (every index a triangle names below MAX_TEXTURES) */
         return NULL;
     rtex *t = &cache[index];
     if (t->state == 0) {
@@ -1636,7 +1664,7 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, gc_t
 
 static const gc_rs_texture *get_texture(gc_render_scene *s, uint32_t index, gc_rs_texture *out)
 {
-    return get_texture_of(s, s->tex, GC_TEXTURE_TFRAG, index, out);
+    return get_texture_of(s, s->tex, s->ntex, GC_TEXTURE_TFRAG, index, out);
 }
 
 /* Every instance of every kind, after the terrain, in kind then table order
@@ -1891,14 +1919,17 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
     if (!lit)
         return col;
     if (k->lightable == OLIGHT_MOBY && v->has_normal) {
-        uint32_t key = (uint32_t)v->naz << 8 | v->nel;
-        if (k->mstamp[key] != k->serial) {
-            k->mstamp[key] = k->serial;
-            k->mstate[key] = 0;
+        const uint16_t key = (uint16_t)(v->naz << 8 | v->nel);
+        /* Fibonacci hashing: the product's top MEMO_BITS bits */
+        mmemo *m = &k->memo[((uint32_t)key * 2654435761u) >> (32 - MEMO_BITS)];
+        if (m->stamp != k->serial || m->key != key) {
+            m->stamp = k->serial;
+            m->key = key;
+            m->state = 0;
         }
-        uint8_t *mc = k->mcol[key][b];
-        if (!(k->mstate[key] & bit)) {
-            k->mstate[key] |= bit;
+        uint8_t *mc = m->col[b];
+        if (!(m->state & bit)) {
+            m->state |= bit;
             memcpy(mc, col, 4);
             light_moby(s, k->rot, in, v, mc);
         }
@@ -1921,10 +1952,10 @@ static const uint8_t *vertex_colour(const gc_render_scene *s, okind *k, const oi
  * use, shared (objects do not change the description per triangle). */
 static const gc_rs_texture *object_texture(gc_render_scene *s, okind *k, uint32_t index)
 {
-    if (index != NONE && index < MAX_TEXTURES && k->tex[index].state == 1)
+    if (index != NONE && index < k->ntex && k->tex[index].state == 1)
         return &k->tex[index].rs; /* decoded before */
     gc_rs_texture unused;
-    if (!get_texture_of(s, k->tex, k->tkind, index, &unused))
+    if (!get_texture_of(s, k->tex, k->ntex, k->tkind, index, &unused))
         return NULL;
     return &k->tex[index].rs;
 }
@@ -1993,7 +2024,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             if (lit && k->lightable == OLIGHT_MOBY) {
                 instance_rotation(in, k->rot);
                 if (++k->serial == 0) { /* wrapped: no stamp may match a past instance */
-                    memset(k->mstamp, 0, 65536 * sizeof *k->mstamp);
+                    memset(k->memo, 0, MEMO_SLOTS * sizeof *k->memo);
                     k->serial = 1;
                 }
             }
