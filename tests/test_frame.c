@@ -691,6 +691,56 @@ Test(render, synthetic_level_textured_and_deterministic)
     sy_buf_free(&b);
 }
 
+/* gc_render_scene_draw_into: each view drawn into one target that the views
+ * share (and that holds the other view's pixels and depths when it is drawn
+ * into again) gives the bytes, camera, manifest fields and counters that
+ * gc_render_scene_draw gives with a target of its own; the frame's pixels are
+ * the target's. */
+Test(render, draw_into_a_shared_target_equals_draw)
+{
+    sy_options opt = {SY_SCALE_SMALL, 1};
+    sy_buf b;
+    sy_buf_init(&b);
+    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
+    gc_level lv;
+    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
+    gc_level_decode(&lv);
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    const char *const *names;
+    int nv = gc_render_view_names(&names);
+    gc_rs_target t;
+    cr_assert_eq(gc_rs_target_init(&t, 320, 224, 0), 0);
+    /* the views twice over, so every draw but the first finds another
+     * view's frame in the target */
+    for (int k = 0; k < 2 * nv; k++) {
+        const char *view = names[(k + 1) % nv];
+        gc_frame own, into;
+        gc_view_params vp_own, vp_into;
+        cr_assert_eq(gc_render_scene_draw(s, view, 320, 224, &own, &vp_own, err, sizeof err), 0,
+                     "%s", err);
+        gc_render_stats st_own = *gc_render_scene_stats(s);
+        cr_assert_eq(gc_render_scene_draw_into(s, view, &t, &into, &vp_into, err, sizeof err), 0,
+                     "%s", err);
+        const gc_render_stats *st_into = gc_render_scene_stats(s);
+        cr_assert(into.rgba == t.rgba, "the frame's pixels are the target's");
+        cr_assert(into.width == 320 && into.height == 224);
+        cr_assert_eq(memcmp(own.rgba, into.rgba, (size_t)320 * 224 * 4), 0, "%s", view);
+        cr_assert_eq(memcmp(&vp_own, &vp_into, sizeof vp_own), 0, "%s", view);
+        cr_assert_str_eq(own.view, into.view);
+        cr_assert_str_eq(own.lighting, into.lighting);
+        cr_assert_str_eq(own.objects, into.objects);
+        cr_assert_eq(memcmp(&st_own, st_into, sizeof st_own), 0, "%s: counters", view);
+        cr_assert_gt(non_background(&into), 320 * 224 / 8, "%s", view);
+        gc_frame_free(&own);
+    }
+    gc_rs_target_free(&t);
+    gc_render_scene_free(s);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}
+
 /* `gcverify render` end to end: the printed sha256 is the in-process
  * render's, the PNG holds exactly the frame, and --level all prints the same
  * hash in its one-line form. */

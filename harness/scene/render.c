@@ -2107,25 +2107,69 @@ static int corner(const gc_render_scene *s, const rpatch *p, const rtri *tr, int
     return 0;
 }
 
+/* The view's camera for a frame of width x height (vp, and vp_out when not
+ * NULL, filled once the view is known). 0, or -1 with err filled. */
+static int view_camera(gc_render_scene *s, const char *view, uint32_t width, uint32_t height,
+                       gc_view_params *vp, gc_view_params *vp_out, gc_rs_camera *cam, char *err,
+                       size_t errlen)
+{
+    if (gc_render_scene_view(s, view, vp, err, errlen) != 0)
+        return -1;
+    if (vp_out)
+        *vp_out = *vp;
+    if (gc_rs_camera_look(cam, vp->eye, vp->target, vp->up, vp->focal, vp->near, width, height) !=
+        0) {
+        scene_err(err, errlen, "degenerate camera for view", view);
+        return -1;
+    }
+    return 0;
+}
+
+static int draw_view(gc_render_scene *s, const char *view, const gc_view_params *vp,
+                     const gc_rs_camera *camp, gc_rs_target *tp, gc_frame *out, char *err,
+                     size_t errlen);
+
 int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, uint32_t height,
                          gc_frame *out, gc_view_params *vp_out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     gc_view_params vp;
-    if (gc_render_scene_view(s, view, &vp, err, errlen) != 0)
-        return -1;
-    if (vp_out)
-        *vp_out = vp;
     gc_rs_camera cam;
-    if (gc_rs_camera_look(&cam, vp.eye, vp.target, vp.up, vp.focal, vp.near, width, height) != 0) {
-        scene_err(err, errlen, "degenerate camera for view", view);
+    int rc = view_camera(s, view, width, height, &vp, vp_out, &cam, err, errlen);
+    if (rc != 0)
         return -1;
-    }
     gc_rs_target t;
     if (gc_rs_target_init(&t, width, height, 0) != 0) {
         scene_err(err, errlen, "bad frame size or out of memory for view", view);
         return -1;
     }
+    rc = draw_view(s, view, &vp, &cam, &t, out, err, errlen);
+    if (rc == 0)
+        t.rgba = NULL; /* the frame's now */
+    gc_rs_target_free(&t);
+    return rc;
+}
+
+int gc_render_scene_draw_into(gc_render_scene *s, const char *view, gc_rs_target *t, gc_frame *out,
+                              gc_view_params *vp_out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    gc_view_params vp;
+    gc_rs_camera cam;
+    if (view_camera(s, view, t->width, t->height, &vp, vp_out, &cam, err, errlen) != 0)
+        return -1;
+    return draw_view(s, view, &vp, &cam, t, out, err, errlen);
+}
+
+/* Clear the target and draw the view into it; out describes the frame,
+ * its rgba the target's (whoever owns the target owns the pixels). */
+static int draw_view(gc_render_scene *s, const char *view, const gc_view_params *vp,
+                     const gc_rs_camera *camp, gc_rs_target *tp, gc_frame *out, char *err,
+                     size_t errlen)
+{
+    const gc_rs_camera cam = *camp;
+    gc_rs_target t = *tp; /* a local copy, put back at the end (as before: a local target) */
+    const uint32_t width = t.width, height = t.height;
     gc_rs_target_clear(&t, background);
     uint32_t tex_decoded = s->stats.textures_decoded, tex_failed = s->stats.textures_failed;
     memset(&s->stats, 0, sizeof s->stats);
@@ -2136,12 +2180,12 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
 
     patch_pick *picks = malloc((s->npatches ? s->npatches : 1) * sizeof *picks);
     if (!picks) {
-        gc_rs_target_free(&t);
+        *tp = t;
         scene_err(err, errlen, "out of memory for view", view);
         return -1;
     }
     for (size_t i = 0; i < s->npatches; i++) {
-        picks[i] = pick_lod(s, &s->patches[i], vp.eye);
+        picks[i] = pick_lod(s, &s->patches[i], vp->eye);
         s->stats.patches++;
         s->stats.patches_by_lod[picks[i].strip_lod]++;
     }
@@ -2182,11 +2226,10 @@ int gc_render_scene_draw(gc_render_scene *s, const char *view, uint32_t width, u
     s->stats.objects_on = s->objects;
     s->stats.pixels_written = t.stats.pixels_written;
     s->stats.pixels_covered = t.stats.pixels_covered;
+    *tp = t;
     out->width = width;
     out->height = height;
     out->rgba = t.rgba;
-    t.rgba = NULL;
-    gc_rs_target_free(&t);
     snprintf(out->view, sizeof out->view, "%s", view);
     /* lit: the lighting pass's colours were drawn (every vertex with a lit
      * row); unlit: --lighting off, or the level had nothing lit */
