@@ -306,11 +306,11 @@ static int bench_profile(const char *dir, int level, const char *view, int reps,
 }
 
 /* The sweep's frame phase, level by level, as gc_sweep_render_level does it:
- * the scene built from the decoded tables, both views drawn from it (the
- * first draw decodes the textures it samples), each frame hashed, the scene
- * freed; then the determinism check's two re-renders of the first level's
- * first view (each a scene of its own). Thread CPU per part, summed over the
- * levels: what `gcverify sweep --timings` counts as frames, split up. */
+ * the scene built from the decoded tables, both views drawn from it into one
+ * target (the first draw decodes the textures it samples), each frame
+ * hashed, the scene freed; then the determinism check's two re-renders of the
+ * first level's first view (each a scene of its own, one target). Thread CPU per part, summed over
+ * the levels: what `gcverify sweep --timings` counts as frames, split up. */
 static int bench_sweep_frames(const char *dir, int scale, int only)
 {
     char err[512] = "";
@@ -337,10 +337,16 @@ static int bench_sweep_frames(const char *dir, int scale, int only)
             gc_level_free(&lv);
             continue;
         }
-        for (int v = 0; v < nviews && v < 2; v++) {
+        /* one target for the level's views, as the sweep (its setup counted
+         * with the first view) */
+        gc_rs_target t;
+        c0 = cpu_ms();
+        int have_target = gc_rs_target_init(&t, 640, 448, 0) == 0;
+        t_draw[0] += cpu_ms() - c0;
+        for (int v = 0; have_target && v < nviews && v < 2; v++) {
             gc_frame f;
             c0 = cpu_ms();
-            int rc = gc_render_scene_draw(s, names[v], 640, 448, &f, NULL, err, sizeof err);
+            int rc = gc_render_scene_draw_into(s, names[v], &t, &f, NULL, err, sizeof err);
             t_draw[v] += cpu_ms() - c0;
             if (rc != 0)
                 continue;
@@ -348,24 +354,29 @@ static int bench_sweep_frames(const char *dir, int scale, int only)
             c0 = cpu_ms();
             gc_frame_sha256(&f, hex, manifest, sizeof manifest);
             t_hash += cpu_ms() - c0;
-            gc_frame_free(&f);
         }
         c0 = cpu_ms();
+        if (have_target)
+            gc_rs_target_free(&t);
         gc_render_scene_free(s);
         t_free += cpu_ms() - c0;
         if (cpu_ms() - l0 > worst)
             worst = cpu_ms() - l0;
         if (first < 0) {
             first = i;
+            /* as gc_sweep_frames_rerender: a scene per pass, one target */
             c0 = cpu_ms();
-            for (int pass = 0; pass < 2; pass++) {
-                gc_frame f;
-                char params[512], hex[65];
-                if (gc_render_level_lighting(&lv, 1, names[0], 640, 448, &f, params, sizeof params,
-                                             err, sizeof err) == 0) {
-                    gc_frame_sha256(&f, hex, NULL, 0);
-                    gc_frame_free(&f);
+            if (gc_rs_target_init(&t, 640, 448, 0) == 0) {
+                for (int pass = 0; pass < 2; pass++) {
+                    gc_frame f;
+                    char hex[65];
+                    gc_render_scene *r = gc_render_scene_new(&lv, err, sizeof err);
+                    if (r &&
+                        gc_render_scene_draw_into(r, names[0], &t, &f, NULL, err, sizeof err) == 0)
+                        gc_frame_sha256(&f, hex, NULL, 0);
+                    gc_render_scene_free(r);
                 }
+                gc_rs_target_free(&t);
             }
             t_rerender += cpu_ms() - c0;
         }
