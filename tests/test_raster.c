@@ -650,19 +650,20 @@ Test(raster, indexed_mesh_equals_triangles)
 Test(raster, indexed_texels_sample_their_clut)
 {
     static const uint8_t idx[2] = {7, 3};
-    uint32_t clut[256];
+    static gc_rs_clut clut;
     for (uint32_t i = 0; i < 256; i++) {
         const uint8_t c[4] = {(uint8_t)(i == 3   ? 200
                                         : i == 7 ? 0
                                                  : 77),
                               0, (uint8_t)(i == 3 || i == 7 ? 0 : 99), 0x80};
-        memcpy(&clut[i], c, 4);
+        memcpy(&clut.rgba[i], c, 4);
     }
+    gc_rs_clut_lanes(&clut);
     for (int filter = 0; filter < 2; filter++) {
         gc_rs_target t;
         new_target(&t, 16, 1);
         gc_rs_texture tex = mktex(2, 1, idx, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP);
-        tex.clut = clut;
+        tex.clut = &clut;
         tex.filter = filter;
         gc_rs_svertex a[3] = {sv(0, 0, 1, 0, 0, 0x80, 0x80, 0x80, 0x80),
                               sv(256, 0, 1, 1, 0, 0x80, 0x80, 0x80, 0x80),
@@ -699,25 +700,27 @@ Test(raster, indexed_texture_equals_rgba)
 {
     enum { W0 = 16, NLEV = 3, PAL = 256 };
     uint32_t seed = 11;
-    uint32_t clut[PAL], swapped[PAL];
+    static gc_rs_clut clut, swapped;
     for (uint32_t i = 0; i < PAL; i++) {
         uint8_t c[4] = {(uint8_t)lcg(&seed), (uint8_t)lcg(&seed), (uint8_t)lcg(&seed),
                         (uint8_t)(i % 9 == 0   ? 0
                                   : i % 5 == 0 ? 0x30
                                                : 0x80)};
-        memcpy(&clut[i], c, 4);
+        memcpy(&clut.rgba[i], c, 4);
     }
+    gc_rs_clut_lanes(&clut);
     static uint8_t idx[NLEV][W0 * W0], rgba[NLEV][W0 * W0 * 4];
     for (int l = 0; l < NLEV; l++) {
         uint32_t w = W0 >> l;
         for (uint32_t k = 0; k < w * w; k++) {
             idx[l][k] = (uint8_t)(lcg(&seed) >> 8);
-            memcpy(rgba[l] + 4 * k, &clut[idx[l][k]], 4);
+            memcpy(rgba[l] + 4 * k, &clut.rgba[idx[l][k]], 4);
         }
     }
-    memcpy(swapped, clut, sizeof swapped);
-    swapped[idx[0][5]] = clut[idx[0][6]];
-    swapped[idx[0][6]] = clut[idx[0][5]];
+    swapped = clut;
+    swapped.rgba[idx[0][5]] = clut.rgba[idx[0][6]];
+    swapped.rgba[idx[0][6]] = clut.rgba[idx[0][5]];
+    gc_rs_clut_lanes(&swapped);
     gc_rs_camera cam = test_camera();
     gc_rs_target a, b, c;
     new_target(&a, 64, 64);
@@ -736,8 +739,8 @@ Test(raster, indexed_texture_equals_rgba)
         ti.rgba = tc.rgba = idx[0];
         for (int l = 1; l < NLEV; l++)
             ti.mip_rgba[l - 1] = tc.mip_rgba[l - 1] = idx[l];
-        ti.clut = clut;
-        tc.clut = swapped;
+        ti.clut = &clut;
+        tc.clut = &swapped;
         /* a strip of the floor per variant, s and t running over several repeats */
         const float x0 = -4.0f + 2.0f * (float)variant, x1 = x0 + 2.0f;
         gc_rs_vertex q[4];

@@ -139,13 +139,25 @@ typedef struct gc_rs_texture {
     float lod_k; /* TEX1 K in mip levels (the stored 1/16 units divided by 16) */
     int filter;  /* GC_RS_FILTER_*: within the chosen level */
     /* NULL: rgba and mip_rgba hold RGBA8 texels. Otherwise they hold 8-bit
-     * indices (width * height bytes a level) into these 256 colours, each
-     * the four bytes R, G, B, A in memory order: the texel is the colour,
-     * sampled exactly as the RGBA8 texel would be (PSMT8 as the GS reads it;
-     * the scene samples the level's texels in place instead of expanding
-     * them to four times the bytes). */
-    const uint32_t *clut;
+     * indices (width * height bytes a level) into these 256 colours: the
+     * texel is the colour, sampled exactly as the RGBA8 texel would be
+     * (PSMT8 as the GS reads it; the scene samples the level's texels in
+     * place instead of expanding them to four times the bytes). */
+    const struct gc_rs_clut *clut;
 } gc_rs_texture;
+
+/* The 256 colours of 8-bit texels: rgba[i] the four bytes R, G, B, A in
+ * memory order; lanes[i] the same four bytes each in a 16-bit lane of a
+ * 64-bit word (byte k in bits 16k .. 16k + 7), the form the bilinear filter
+ * multiplies, made once per texture by gc_rs_clut_lanes rather than per
+ * texel fetch. */
+typedef struct gc_rs_clut {
+    uint32_t rgba[256];
+    uint64_t lanes[256];
+} gc_rs_clut;
+
+/* Fill c->lanes from c->rgba. */
+void gc_rs_clut_lanes(gc_rs_clut *c);
 
 /* The mip level a pixel at depth value q (= 1/w) samples: round(log2(1/q)
  * + lod_k) clamped to 0..mip_count. Exposed for tests and reports. */

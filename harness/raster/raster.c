@@ -224,15 +224,29 @@ INLINE uint32_t load_u32(const uint8_t *p)
  * 16-bit lane, the vertical pass and its rounding term, <= 255*256*256 +
  * 32768 < 2^24, a 32-bit lane (channels 0 and 2 in one word, 1 and 3 in
  * the other). fx = fu - 256 floor(fu / 256) is fu's low byte. */
+void gc_rs_clut_lanes(gc_rs_clut *c)
+{
+    for (int i = 0; i < 256; i++)
+        c->lanes[i] = spread16(c->rgba[i]);
+}
+
 /* Texel k of a level: four RGBA8 bytes, or (indexed) the colour of its
  * 8-bit index; either way the bytes R, G, B, A in memory order. */
-INLINE uint32_t texel_at(const uint8_t *texels, size_t k, const uint32_t *clut, const int indexed)
+INLINE uint32_t texel_at(const uint8_t *texels, size_t k, const gc_rs_clut *clut, const int indexed)
 {
-    return indexed ? clut[texels[k]] : load_u32(texels + k * 4);
+    return indexed ? clut->rgba[texels[k]] : load_u32(texels + k * 4);
+}
+
+/* The same texel's bytes in 16-bit lanes (spread16), from the CLUT's table
+ * when indexed. */
+INLINE uint64_t texel_lanes(const uint8_t *texels, size_t k, const gc_rs_clut *clut,
+                            const int indexed)
+{
+    return indexed ? clut->lanes[texels[k]] : spread16(load_u32(texels + k * 4));
 }
 
 INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
-                            float v, int wrap_s, int wrap_t, const uint32_t *clut,
+                            float v, int wrap_s, int wrap_t, const gc_rs_clut *clut,
                             const int indexed)
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
@@ -242,14 +256,14 @@ INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
     int32_t y0 = (int32_t)((uint32_t)(fv + 0x40000000) >> 8) - 0x400000;
     uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
     uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
-    const uint32_t t00 = texel_at(rgba, (size_t)ya * w + xa, clut, indexed),
-                   t10 = texel_at(rgba, (size_t)ya * w + xb, clut, indexed),
-                   t01 = texel_at(rgba, (size_t)yb * w + xa, clut, indexed),
-                   t11 = texel_at(rgba, (size_t)yb * w + xb, clut, indexed);
+    const uint64_t t00 = texel_lanes(rgba, (size_t)ya * w + xa, clut, indexed),
+                   t10 = texel_lanes(rgba, (size_t)ya * w + xb, clut, indexed),
+                   t01 = texel_lanes(rgba, (size_t)yb * w + xa, clut, indexed),
+                   t11 = texel_lanes(rgba, (size_t)yb * w + xb, clut, indexed);
     const uint64_t gx = (uint64_t)(256 - fx), hx = (uint64_t)fx;
     const uint64_t gy = (uint64_t)(256 - fy), hy = (uint64_t)fy;
-    uint64_t top = spread16(t00) * gx + spread16(t10) * hx;
-    uint64_t bot = spread16(t01) * gx + spread16(t11) * hx;
+    uint64_t top = t00 * gx + t10 * hx;
+    uint64_t bot = t01 * gx + t11 * hx;
     const uint64_t lanes = 0x0000FFFF0000FFFFull, half = 0x0000800000008000ull;
     uint64_t even = (top & lanes) * gy + (bot & lanes) * hy + half;
     uint64_t odd = ((top >> 16) & lanes) * gy + ((bot >> 16) & lanes) * hy + half;
@@ -403,7 +417,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     const uint32_t mip_count =
         textured ? (tex->mip_count < GC_RS_MIP_EXTRA ? tex->mip_count : GC_RS_MIP_EXTRA) : 0;
     const float lod_k = textured ? tex->lod_k : 0.0f;
-    const uint32_t *const clut = indexed ? tex->clut : NULL;
+    const gc_rs_clut *const clut = indexed ? tex->clut : NULL;
     const int wrap_s = textured ? tex->wrap_s : 0, wrap_t = textured ? tex->wrap_t : 0;
     const int64_t width = su->px1 - su->px0 + 1;
     const int spans = width >= SPAN_MIN_WIDTH;

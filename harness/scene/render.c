@@ -373,7 +373,7 @@ typedef struct rtex {
     uint32_t levels; /* decoded levels, 1..MIP_LEVELS (consecutive from 0) */
     uint32_t w[MIP_LEVELS], h[MIP_LEVELS];
     const uint8_t *texels[MIP_LEVELS]; /* the level's 8-bit indices, in the level's buffers */
-    uint32_t *clut;                    /* their 256 colours (malloc'd) */
+    gc_rs_clut *clut;                  /* their 256 colours (malloc'd) */
     gc_rs_texture rs;                  /* what get_texture_of hands out, built once at decode */
 } rtex;
 
@@ -1616,11 +1616,11 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, uint
             gc_diag_init(&d);
             const uint8_t *texels = NULL;
             uint32_t w = 0, h = 0;
-            if (m == 0 && !t->clut && !(t->clut = malloc(GC_TEXTURE_CLUT_ENTRIES * 4)))
+            if (m == 0 && !t->clut && !(t->clut = malloc(sizeof *t->clut)))
                 break; /* out of memory: untextured, as a texture that does not decode */
             /* the CLUT is the entry's, the same for every level: filled once */
             gc_status st = gc_texture_indexed_kind(s->lv, kind, index, m, 1, &texels,
-                                                   m == 0 ? t->clut : NULL, &w, &h, &d);
+                                                   m == 0 ? t->clut->rgba : NULL, &w, &h, &d);
             int ok =
                 st == GC_OK && texels && w > 0 && h > 0 && w <= MAX_TEX_DIM && h <= MAX_TEX_DIM;
             if (ok && m > 0) /* each level halves the one before (1 stays 1) */
@@ -1641,6 +1641,7 @@ static const gc_rs_texture *get_texture_of(gc_render_scene *s, rtex *cache, uint
             rs->width = t->w[0];
             rs->height = t->h[0];
             rs->rgba = t->texels[0];
+            gc_rs_clut_lanes(t->clut);
             rs->clut = t->clut;
             rs->wrap_s = GC_RS_WRAP_REPEAT;
             rs->wrap_t = GC_RS_WRAP_REPEAT;
