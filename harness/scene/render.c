@@ -346,14 +346,21 @@ typedef struct rvi {
     uint8_t tier, valid;
 } rvi;
 
+/* A terrain triangle, 24 bytes (a level has up to ~80k over its three LODs):
+ * corner indices within the patch as 16 bits (a patch has at most MAX_INDEX
+ * entries) with a bit saying each is present, which is what corner() asks
+ * of them (an index at or past the patch's count reads as absent). */
 typedef struct rtri {
     uint32_t patch;
-    uint32_t vi[3], v[3];
-    uint32_t texture;
-    uint32_t adgif_key; /* ad-gif record index, or the texture when records are not indexed */
-    uint32_t adgif;     /* find_adgif's answer, looked up once: index in adgifs, or NONE */
+    uint32_t adgif;   /* find_adgif's answer, looked up once: index in adgifs, or NONE */
+    uint16_t vi[3];   /* vertex-info index within the patch, where bit k of has is set */
+    uint16_t v[3];    /* position index within the patch, where bit 3 + k of has is set */
+    uint16_t texture; /* TEX_NONE: none, or not below MAX_TEXTURES (drawn untextured) */
     uint8_t lod;
+    uint8_t has;
 } rtri;
+#define TEX_NONE 0xFFFFu
+_Static_assert(MAX_TEXTURES < TEX_NONE && MAX_INDEX <= 65536u, "rtri's 16-bit fields");
 
 /* Ad-gif wrap modes, keyed by (patch, key): key is the record index within
  * the patch when both tables carry it (tfrag.triangle.adgif and
@@ -1339,39 +1346,6 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         scene_err(err, errlen, "missing patch_row and a/b/c or va/vb/vc in", "tfrag.triangle");
         goto fail;
     }
-    s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
-    if (!s->tris)
-        goto nomem;
-    FOR_CHUNKS(tt, ck)
-    {
-        uint32_t P[CHUNK], VI[3][CHUNK], V[3][CHUNK], TX[CHUNK], AG[CHUNK];
-        double LOD[CHUNK];
-        chunk_index(tt, tpr, ck, P);
-        chunk_double(tt, tlod, ck, LOD);
-        for (int k = 0; k < 3; k++) {
-            chunk_index(tt, tcorner[k], ck, VI[k]);
-            chunk_index(tt, tpos[k], ck, V[k]);
-        }
-        chunk_index(tt, ttex, ck, TX);
-        chunk_index(tt, tadg, ck, AG);
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j];
-            if (p == NONE || p >= s->npatches)
-                continue;
-            rtri *tr = &s->tris[s->ntris++];
-            tr->patch = p;
-            double lod = LOD[j];
-            /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
-            tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
-            for (int k = 0; k < 3; k++) {
-                tr->vi[k] = VI[k][j];
-                tr->v[k] = V[k][j];
-            }
-            tr->texture = TX[j];
-            tr->adgif_key = adgif_by_index ? AG[j] : tr->texture;
-        }
-    }
-
     /* ad-gif wrap modes, looked up by (patch, texture) */
     if (ta) {
         colref ap = find_col(ta, "patch_row"), atex = find_col(ta, "texture"),
@@ -1405,13 +1379,56 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
         }
     }
-    /* each triangle's ad-gif, found once (every draw used to search for it) */
-    for (size_t i = 0; i < s->ntris; i++) {
-        rtri *tr = &s->tris[i];
-        const radgif *g = tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
-        tr->adgif = g ? (uint32_t)(g - s->adgifs) : NONE;
+    s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
+    if (!s->tris)
+        goto nomem;
+    const radgif *last_g = NULL; /* consecutive triangles mostly share their ad-gif */
+    uint32_t last_patch = NONE, last_key = NONE;
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t P[CHUNK], VI[3][CHUNK], V[3][CHUNK], TX[CHUNK], AG[CHUNK];
+        double LOD[CHUNK];
+        chunk_index(tt, tpr, ck, P);
+        chunk_double(tt, tlod, ck, LOD);
+        for (int k = 0; k < 3; k++) {
+            chunk_index(tt, tcorner[k], ck, VI[k]);
+            chunk_index(tt, tpos[k], ck, V[k]);
+        }
+        chunk_index(tt, ttex, ck, TX);
+        chunk_index(tt, tadg, ck, AG);
+        for (size_t j = 0; j < ck.n; j++) {
+            uint32_t p = P[j];
+            if (p == NONE || p >= s->npatches)
+                continue;
+            rtri *tr = &s->tris[s->ntris++];
+            const rpatch *pt = &s->patches[p];
+            tr->patch = p;
+            double lod = LOD[j];
+            /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
+            tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
+            tr->has = 0;
+            for (int k = 0; k < 3; k++) {
+                /* NONE is at or past any count */
+                const int has_vi = VI[k][j] < pt->vi_count, has_v = V[k][j] < pt->vert_count;
+                tr->vi[k] = (uint16_t)(has_vi ? VI[k][j] : 0);
+                tr->v[k] = (uint16_t)(has_v ? V[k][j] : 0);
+                tr->has |= (uint8_t)(has_vi << k | has_v << (3 + k));
+            }
+            const uint32_t tex = TX[j];
+            tr->texture = (uint16_t)(tex < MAX_TEXTURES ? tex : TEX_NONE);
+            if (tex < MAX_TEXTURES && tex + 1 > s->ntex)
+                s->ntex = tex + 1;
+            const uint32_t key = adgif_by_index ? AG[j] : tex;
+            if (key != last_key || p != last_patch) {
+                last_g = key == NONE ? NULL : find_adgif(s, p, key);
+                last_key = key;
+                last_patch = p;
+            }
+            tr->adgif = last_g ? (uint32_t)(last_g - s->adgifs) : NONE;
+        }
     }
-    s->ntex = texture_span(&s->tris[0].texture, s->ntris, sizeof *s->tris);
+
+    /* (s->ntex: 1 + the largest texture index below MAX_TEXTURES, as texture_span) */
     s->tex = calloc(s->ntex ? s->ntex : 1, sizeof *s->tex);
     if (!s->tex)
         goto nomem;
@@ -2077,9 +2094,9 @@ static patch_pick pick_lod(const gc_render_scene *s, const rpatch *p, const floa
 static int corner(const gc_render_scene *s, const rpatch *p, const rtri *tr, int k,
                   const patch_pick *pk, gc_rs_vertex *out)
 {
-    uint32_t vertex = tr->v[k];
+    uint32_t vertex = tr->has & (8u << k) ? tr->v[k] : NONE;
     const rvi *e = NULL;
-    if (s->vis && tr->vi[k] != NONE && tr->vi[k] < p->vi_count) {
+    if (tr->has & (1u << k)) { /* (below the patch's vi_count: 0 without s->vis) */
         e = &s->vis[p->vi_first + tr->vi[k]];
         if (!e->valid)
             e = NULL;
@@ -2203,7 +2220,8 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
             continue;
         }
         gc_rs_texture texbuf;
-        const gc_rs_texture *tex = get_texture(s, tr->texture, &texbuf);
+        const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
+        const gc_rs_texture *tex = get_texture(s, tex_index, &texbuf);
         if (tex) {
             const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
             if (g) {
@@ -2211,7 +2229,7 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
                 texbuf.wrap_t = g->wrap_t;
                 texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
                 if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
-                    texbuf.mip_count = s->tex[tr->texture].levels - 1;
+                    texbuf.mip_count = s->tex[tex_index].levels - 1;
                     texbuf.lod_k = g->lod_k;
                 }
             }
