@@ -491,6 +491,14 @@ Test(render, bad_indices_are_skipped)
     t_tri *t = (t_tri *)(void *)rb[4].data;
     t[0].a = t[0].va = 9999;
     t[1].patch_row = 77;
+    /* a corner's vertex-info entry naming a position past the patch's: its
+     * triangles (the last quad's two at LOD 0) do not resolve, though their
+     * va/vb/vc do; one whose vertex is null falls back to the triangle's
+     * va/vb/vc; a vertex-info index past the patch's takes va/vb/vc alone */
+    t_vi *e = (t_vi *)(void *)rb[3].data;
+    e[GRID * GRID - 1].vertex = 5000;
+    e[1].vertex = UINT32_MAX;
+    t[4].b = 7777;
     char err[256] = "";
     gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
     cr_assert(s, "%s", err);
@@ -499,8 +507,9 @@ Test(render, bad_indices_are_skipped)
                  err);
     const gc_render_stats *st = gc_render_scene_stats(s);
     cr_assert_eq(st->patches, 2);
-    if (st->patches_by_lod[0] > 0)
-        cr_assert_eq(st->triangles_bad_index, 1);
+    cr_assert_eq(st->patches_by_lod[0], 2, "both patches near: LOD 0");
+    cr_assert_eq(st->triangles_bad_index, 3);
+    cr_assert_eq(st->triangles_submitted, 2 * 2 * (GRID - 1) * (GRID - 1) - 1 - 3);
     gc_frame_free(&f);
     gc_render_scene_free(s);
     free_level(rb);

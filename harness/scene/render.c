@@ -332,19 +332,27 @@ typedef struct rpatch {
     uint32_t vi_first, vi_count;
 } rpatch;
 
+/* Positions and vertex-info entries are 20 and 16 bytes: the scene holds one
+ * per tfrag.vertex and tfrag.vertex_info row (50k each on a retail level). */
 typedef struct rvert {
     float pos[3];
     uint8_t rgba[4];
-    uint8_t lit_rgb[3]; /* tfrag.light gs_r/g/b (0..0x80), when lit */
-    uint8_t lit;
-    uint8_t valid;
+    uint8_t lit_rgb[3]; /* tfrag.light gs_r/g/b (0..0x80), when RV_LIT */
+    uint8_t flags;      /* RV_VALID (a row filled it), RV_LIT */
 } rvert;
+enum { RV_VALID = 1, RV_LIT = 2 };
 
 typedef struct rvi {
     float s, t;
-    uint32_t vertex, parent0;
-    uint8_t tier, valid;
+    uint16_t vertex;  /* its position within the patch, where VI_VERTEX */
+    uint16_t parent0; /* its first parent within the patch, where VI_PARENT */
+    uint8_t tier;
+    uint8_t flags;
 } rvi;
+/* VI_VALID: a row filled it; VI_VERTEX: vertex names a position of the patch;
+ * VI_VERTEX_BAD: the row's vertex is past the patch's positions (not null):
+ * a corner through it does not resolve; VI_PARENT: parent0 names one. */
+enum { VI_VALID = 1, VI_VERTEX = 2, VI_VERTEX_BAD = 4, VI_PARENT = 8 };
 
 /* A terrain triangle, 24 bytes (a level has up to ~80k over its three LODs):
  * corner indices within the patch as 16 bits (a patch has at most MAX_INDEX
@@ -394,10 +402,14 @@ typedef struct rtex {
 typedef struct overt {
     /* (the position, class units, is in okind.kx/ky/kz) */
     float s, t;
-    uint8_t naz, nel; /* moby: normal_azimuth/_elevation, indices into normals.table;
-                         shrub: naz = the normal index (0..23) */
-    uint8_t has_normal;
-    uint32_t slot; /* tie: the vertex's colour in its instance's ambient record; NONE: none */
+    union { /* by the kind's lighting: 12 bytes a vertex, 100k of them on a retail level */
+        struct {
+            uint8_t naz, nel; /* moby: normal_azimuth/_elevation, indices into normals.table;
+                                 shrub: naz = the normal index (0..23) */
+            uint8_t has_normal;
+        };
+        uint32_t slot; /* tie: the vertex's colour in its instance's ambient record; NONE: none */
+    };
 } overt;
 
 typedef struct otri {
@@ -1249,7 +1261,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                 double c = C[k][j];
                 v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
             }
-            v->valid = 1;
+            v->flags |= RV_VALID;
         }
     }
 
@@ -1283,7 +1295,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                         double c = C[k][j];
                         v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
                     }
-                    v->lit = 1;
+                    v->flags |= RV_LIT;
                     s->vertices_lit++;
                 }
             }
@@ -1321,11 +1333,14 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                     rvi *e = &s->vis[s->patches[p].vi_first + ix];
                     e->s = S[j];
                     e->t = T[j];
-                    e->vertex = V[j];
-                    e->parent0 = PAR[j];
+                    const uint32_t nv = s->patches[p].vert_count;
+                    e->flags = VI_VALID;
+                    e->vertex = (uint16_t)(V[j] < nv ? V[j] : 0);
+                    e->flags |= V[j] < nv ? VI_VERTEX : V[j] != NONE ? VI_VERTEX_BAD : 0;
+                    e->parent0 = (uint16_t)(PAR[j] < nv ? PAR[j] : 0);
+                    e->flags |= PAR[j] < nv ? VI_PARENT : 0;
                     double tier = TIER[j];
                     e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
-                    e->valid = 1;
                 }
             }
         }
@@ -2098,22 +2113,24 @@ static int corner(const gc_render_scene *s, const rpatch *p, const rtri *tr, int
     const rvi *e = NULL;
     if (tr->has & (1u << k)) { /* (below the patch's vi_count: 0 without s->vis) */
         e = &s->vis[p->vi_first + tr->vi[k]];
-        if (!e->valid)
+        if (!(e->flags & VI_VALID))
             e = NULL;
-        else if (e->vertex != NONE)
+        else if (e->flags & VI_VERTEX_BAD) /* past the patch's positions */
+            return -1;
+        else if (e->flags & VI_VERTEX)
             vertex = e->vertex;
     }
-    if (vertex == NONE || vertex >= p->vert_count || !s->verts[p->vert_first + vertex].valid)
-        return -1;
+    if (vertex == NONE || !(s->verts[p->vert_first + vertex].flags & RV_VALID))
+        return -1; /* (a vertex below NONE is below the patch's count) */
     const rvert *own = &s->verts[p->vert_first + vertex];
     memcpy(out->pos, own->pos, sizeof out->pos);
     memcpy(out->rgba, own->rgba, sizeof out->rgba);
-    if (s->lighting && own->lit)
+    if (s->lighting && (own->flags & RV_LIT))
         memcpy(out->rgba, own->lit_rgb, sizeof own->lit_rgb);
     out->s = e ? e->s : 0.0f;
     out->t = e ? e->t : 0.0f;
-    if (e && e->tier != 0 && e->parent0 != NONE && e->parent0 < p->vert_count &&
-        s->verts[p->vert_first + e->parent0].valid) {
+    if (e && e->tier != 0 && (e->flags & VI_PARENT) &&
+        (s->verts[p->vert_first + e->parent0].flags & RV_VALID)) {
         float w = e->tier == 1 ? pk->morph01 : pk->morph0;
         if (!(w >= 1.0f)) {
             const rvert *par = &s->verts[p->vert_first + e->parent0];
