@@ -2042,8 +2042,12 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
              * when each was drawn; a texture's state is settled by its first
              * lookup, so the class's count is too. */
             if (!cl->untextured_known) {
-                for (uint32_t j = 0; j < cl->tri_count; j++)
-                    cl->untextured += !object_texture(s, k, k->tris[cl->tri_first + j].texture);
+                for (uint32_t j = 0; j < cl->tri_count; j++) {
+                    const uint32_t tx = k->tris[cl->tri_first + j].texture;
+                    /* (decoded before: the lookup's fast path, inline) */
+                    cl->untextured +=
+                        !((tx < k->ntex && k->tex[tx].state == 1) || object_texture(s, k, tx));
+                }
                 cl->untextured_known = 1;
             }
             os->triangles_untextured += cl->untextured;
