@@ -214,9 +214,18 @@ static int next_chunk(const gc_table *t, chunk *ck)
 
 #define FOR_CHUNKS(t, ck) for (chunk ck = {0, 0}; next_chunk((t), &ck);)
 
-/* Load the column's value in row k of the chunk as type T (memcpy: rows are
- * not aligned for it). */
-#define COL_AT(T, base, stride, k, v) memcpy(&(v), (base) + (size_t)(k) * (stride), sizeof(T))
+/* Each reader walks the column with a pointer stepping a row at a time, and
+ * decides what does not change per row (the type, nullability) before its
+ * loop, so the loop is a load, a conversion and a store. */
+#define COL_LOOP(T, base, stride, n, v, body)                                                      \
+    do {                                                                                           \
+        const uint8_t *q_ = (base);                                                                \
+        for (size_t k = 0; k < (n); k++, q_ += (stride)) {                                         \
+            T v;                                                                                   \
+            memcpy(&v, q_, sizeof v);                                                              \
+            body;                                                                                  \
+        }                                                                                          \
+    } while (0)
 
 static void chunk_index(const gc_table *t, colref c, chunk ck, uint32_t *out)
 {
@@ -231,22 +240,20 @@ static void chunk_index(const gc_table *t, colref c, chunk ck, uint32_t *out)
     switch (c.type) {
     case GC_T_BOOL:
     case GC_T_U8:
-        for (size_t k = 0; k < ck.n; k++) {
-            uint8_t v = base[k * rs];
-            out[k] = nullable && v == UINT8_MAX ? NONE : v;
-        }
+        if (nullable)
+            COL_LOOP(uint8_t, base, rs, ck.n, v, out[k] = v == UINT8_MAX ? NONE : v);
+        else
+            COL_LOOP(uint8_t, base, rs, ck.n, v, out[k] = v);
         return;
     case GC_T_U16:
-        for (size_t k = 0; k < ck.n; k++) {
-            uint16_t v;
-            COL_AT(uint16_t, base, rs, k, v);
-            out[k] = nullable && v == UINT16_MAX ? NONE : v;
-        }
+        if (nullable)
+            COL_LOOP(uint16_t, base, rs, ck.n, v, out[k] = v == UINT16_MAX ? NONE : v);
+        else
+            COL_LOOP(uint16_t, base, rs, ck.n, v, out[k] = v);
         return;
     case GC_T_U32:
         /* null (all ones) and UINT32_MAX itself both read as NONE, which is all ones */
-        for (size_t k = 0; k < ck.n; k++)
-            COL_AT(uint32_t, base, rs, k, out[k]);
+        COL_LOOP(uint32_t, base, rs, ck.n, v, out[k] = v);
         return;
     default:
         for (size_t k = 0; k < ck.n; k++)
@@ -267,29 +274,16 @@ static void chunk_double(const gc_table *t, colref c, chunk ck, double *out)
     switch (c.type) {
     case GC_T_BOOL:
     case GC_T_U8:
-        for (size_t k = 0; k < ck.n; k++)
-            out[k] = base[k * rs];
+        COL_LOOP(uint8_t, base, rs, ck.n, v, out[k] = v);
         return;
     case GC_T_U16:
-        for (size_t k = 0; k < ck.n; k++) {
-            uint16_t v;
-            COL_AT(uint16_t, base, rs, k, v);
-            out[k] = v;
-        }
+        COL_LOOP(uint16_t, base, rs, ck.n, v, out[k] = v);
         return;
     case GC_T_U32:
-        for (size_t k = 0; k < ck.n; k++) {
-            uint32_t v;
-            COL_AT(uint32_t, base, rs, k, v);
-            out[k] = v;
-        }
+        COL_LOOP(uint32_t, base, rs, ck.n, v, out[k] = v);
         return;
     case GC_T_F32:
-        for (size_t k = 0; k < ck.n; k++) {
-            float v;
-            COL_AT(float, base, rs, k, v);
-            out[k] = v;
-        }
+        COL_LOOP(float, base, rs, ck.n, v, out[k] = v);
         return;
     default:
         for (size_t k = 0; k < ck.n; k++)
@@ -303,13 +297,8 @@ static void chunk_double(const gc_table *t, colref c, chunk ck, double *out)
 static void chunk_float(const gc_table *t, colref c, chunk ck, float *out)
 {
     if (c.ok && c.type == GC_T_F32) {
-        const size_t rs = t->desc->row_size;
-        const uint8_t *base = row_at(t, ck.i0) + c.ofs;
-        for (size_t k = 0; k < ck.n; k++) {
-            float v;
-            COL_AT(float, base, rs, k, v);
-            out[k] = (float)(double)v;
-        }
+        COL_LOOP(float, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = (float)(double)v);
         return;
     }
     for (size_t k = 0; k < ck.n; k++)
@@ -938,10 +927,12 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                 if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
                     continue;
                 const uint32_t ix[3] = {C0[j], C1[j], C2[j]};
-                int good = 1;
-                for (int c = 0; c < 3; c++)
-                    good = good && ix[c] != NONE && ix[c] < vcount[p] && vvalid[vfirst[p] + ix[c]];
-                if (!good)
+                /* each corner below the packet's count (NONE is not) and valid */
+                const uint32_t vc = vcount[p];
+                if (!(ix[0] < vc && ix[1] < vc && ix[2] < vc))
+                    continue;
+                const uint8_t *vv = vvalid + vfirst[p];
+                if (!(vv[ix[0]] & vv[ix[1]] & vv[ix[2]]))
                     continue;
                 uint32_t cls = pk_class[p];
                 oclass *cl = &k->classes[cls];
