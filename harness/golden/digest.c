@@ -388,17 +388,31 @@ const gc_rep_digest *gc_digest_find(const gc_rep_digest *sorted, size_t n, int l
     return find(sorted, n, level, field);
 }
 
+static int is_sorted(const gc_rep_digest *d, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_digest(&d[i - 1], &d[i]) > 0)
+            return 0;
+    return 1;
+}
+
 void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
 {
-    gc_rep_digest *so = NULL;
-    if (old_count) {
-        so = malloc(old_count * sizeof *so);
-        if (!so)
+    /* Both sides usually come sorted already (the sweep's baseline digests are its sorted
+     * copy, and a sweep adds each level's sorted digests in level order): then neither is
+     * copied or sorted again (glibc's qsort is a stable merge sort, so a sorted array is
+     * what sorting would give). */
+    const gc_rep_digest *so = old;
+    gc_rep_digest *own = NULL;
+    if (old_count && !is_sorted(old, old_count)) {
+        own = malloc(old_count * sizeof *own);
+        if (!own)
             return;
-        memcpy(so, old, old_count * sizeof *so);
-        qsort(so, old_count, sizeof *so, cmp_digest);
+        memcpy(own, old, old_count * sizeof *own);
+        qsort(own, old_count, sizeof *own, cmp_digest);
+        so = own;
     }
-    if (r->digest_count)
+    if (r->digest_count && !is_sorted(r->digests, r->digest_count))
         qsort(r->digests, r->digest_count, sizeof *r->digests, cmp_digest);
     for (size_t i = 0; i < r->digest_count; i++) {
         const gc_rep_digest *n = &r->digests[i];
@@ -423,7 +437,7 @@ void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
         if (level_has)
             add_change(r, o->level, o->field, o, NULL);
     }
-    free(so);
+    free(own);
 }
 
 /* ---- Table fingerprints (gc_digest.h, "table digests") ---------------- */

@@ -152,14 +152,18 @@ typedef struct sweep_ctx sweep_ctx;
  * before anything is decoded all the same, from the file's header (gc_baseline_peek), and
  * again on what was loaded. A level waits for it before its digests (and before anything it
  * writes); when reading it fails, the levels stop and the sweep reports exactly the error it
- * reported when the baseline was read first. */
+ * reported when the baseline was read first. The same thread computes the report's column
+ * coverage, which depends on the invariants and the baseline's digests alone (it was most of
+ * the serial tail after the levels). */
 typedef struct baseline_job {
     sweep_ctx *c;
-    const char *path, *shown_path;                     /* the file; as messages name it */
+    const char *path, *shown_path; /* the file ("": none); as messages name it */
     const char *corpus_key, *corpus_id, *corpus_label; /* this corpus */
     int accept_mismatch;
     gc_baseline base; /* read (when found) */
     int found, mismatch_accepted;
+    gc_rep_coverage coverage; /* gc_coverage_compute against the baseline's digests */
+    int coverage_rc;
     int rc; /* 0, or 2 with err */
     char err[8192];
     pthread_t thread;
@@ -203,9 +207,11 @@ struct sweep_ctx {
 
 /* Read the baseline, check its corpus identity, and sort its digests for the levels to look
  * up: what the sweep did before decoding, in the same order, with the same messages. */
-static void baseline_run(baseline_job *j)
+static void baseline_read(baseline_job *j)
 {
     sweep_ctx *c = j->c;
+    if (!j->path[0])
+        return;
     if (gc_baseline_load(j->path, &j->base, &j->found, j->err, sizeof j->err) != 0) {
         j->rc = 2;
         return;
@@ -257,6 +263,18 @@ static void baseline_run(baseline_job *j)
             }
         }
     }
+}
+
+/* The baseline, then what guards each decoded column: the loaded invariants and metrics,
+ * and the baseline's column digests (none without a baseline: its columns are then guarded
+ * only by what the invariants and metrics check). */
+static void baseline_run(baseline_job *j)
+{
+    baseline_read(j);
+    if (j->rc == 0)
+        j->coverage_rc =
+            gc_coverage_compute(j->c->set, j->found ? j->base.digests : NULL,
+                                j->found ? j->base.digest_count : 0, NULL, NULL, &j->coverage);
 }
 
 static void *baseline_thread(void *arg)
@@ -1006,32 +1024,35 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
      * corpus is a usage error, found at once. The rest of it is read on its own thread
      * while the levels start (baseline_job); a file whose header does not say it is this
      * corpus's is read here, first, as before. */
-    if (baseline_path[0]) {
-        /* project paths are reported relative to the project, so reports
-         * from two checkouts compare equal */
+    /* project paths are reported relative to the project, so reports
+     * from two checkouts compare equal */
+    if (baseline_path[0])
         rep->baseline = strdup(project_relative(baseline_path));
-        bl.c = &c;
-        bl.path = baseline_path;
-        bl.shown_path = project_relative(baseline_path);
-        bl.corpus_key = corpus.key;
-        bl.corpus_id = rep->corpus_id;
-        bl.corpus_label = corpus.label;
-        bl.accept_mismatch = o->accept_corpus_mismatch;
-        pthread_mutex_init(&bl.lock, NULL);
-        pthread_cond_init(&bl.cond, NULL);
-        c.bl = &bl;
+    bl.c = &c;
+    bl.path = baseline_path;
+    bl.shown_path = project_relative(baseline_path);
+    bl.corpus_key = corpus.key;
+    bl.corpus_id = rep->corpus_id;
+    bl.corpus_label = corpus.label;
+    bl.accept_mismatch = o->accept_corpus_mismatch;
+    pthread_mutex_init(&bl.lock, NULL);
+    pthread_cond_init(&bl.cond, NULL);
+    c.bl = &bl;
+    {
         char pk[sizeof base.corpus_key], pid[sizeof base.corpus_id];
-        if (gc_baseline_peek(baseline_path, pk, sizeof pk, pid, sizeof pid) == 1 &&
-            (pid[0] ? strcmp(pid, rep->corpus_id) == 0 : strcmp(pk, corpus.key) == 0))
+        const int peek =
+            baseline_path[0] ? gc_baseline_peek(baseline_path, pk, sizeof pk, pid, sizeof pid) : 0;
+        if (peek == 0 || (peek == 1 && (pid[0] ? strcmp(pid, rep->corpus_id) == 0
+                                               : strcmp(pk, corpus.key) == 0)))
             bl.threaded = pthread_create(&bl.thread, NULL, baseline_thread, &bl) == 0;
-        if (!bl.threaded) {
-            baseline_run(&bl);
-            bl.done = 1;
-            if (bl.rc != 0) {
-                snprintf(err, errlen, "%s", bl.err);
-                rc = 2;
-                goto out;
-            }
+    }
+    if (!bl.threaded) {
+        baseline_run(&bl);
+        bl.done = 1;
+        if (bl.rc != 0) {
+            snprintf(err, errlen, "%s", bl.err);
+            rc = 2;
+            goto out;
         }
     }
     if (!o->no_frames && frames_path[0]) {
@@ -1233,15 +1254,13 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                     c.column_store);
             break;
         }
-    /* What guards each decoded column in this run: the loaded invariants and metrics, and the
-     * baseline's column digests (none without a baseline: its columns are then guarded only
-     * by what the invariants and metrics check). */
-    if (gc_coverage_compute(set, base_found ? base.digests : NULL,
-                            base_found ? base.digest_count : 0, NULL, NULL, &rep->coverage) != 0) {
+    /* What guards each decoded column in this run (computed beside the levels, baseline_run) */
+    if (bl.coverage_rc != 0) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
         goto out;
     }
+    rep->coverage = bl.coverage;
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
