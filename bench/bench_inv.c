@@ -3,11 +3,15 @@
  * comparison (the specialised loop), the same check through the general VM, a where filter,
  * a next-row chain, a parent link, hoisted and per-level aggregates; plus the time to load
  * and compile the project's invariants/ against the real table registry, and with a corpus
- * directory argument (bench_inv [CORPUS_DIR]) decode vs evaluation time of every level of
- * that corpus on one thread. Figures only. */
+ * directory argument (bench_inv [CORPUS_DIR] [--only GLOB] [--reps N]) decode vs evaluation
+ * time of every level of that corpus on one thread: each level invariant on its own, and the
+ * level's invariants together as the sweep evaluates them (gc_inv_eval_level_many, which shares
+ * a pass over each table). --only restricts both to the invariants whose id matches GLOB.
+ * Figures only. */
 #include "gc_inv.h"
 #include "gc_level.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,10 +74,23 @@ static const char yaml[] =
     "  - b.sum: sum(bench.row.positions_decoded)\n"
     "  - b.mean_cond: mean(bench.row.radius, walk_ok and vert_count > 10)\n";
 
-/* Decode every level of dir on one thread; time decoding and evaluating separately. */
-static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
+/* Decode every level of dir on one thread; time decoding and evaluating separately (best of
+ * reps evaluations of each). */
+static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg, const char *only,
+                           int reps)
 {
-    double t_decode = 0, t_level = 0, t_metric = 0, t_corpus = 0;
+    double t_decode = 0, t_level = 0, t_metric = 0, t_corpus = 0, t_group = 0;
+    size_t *idx = calloc(gc_inv_count(p) + 1, sizeof *idx), nidx = 0;
+    gc_inv_result *res = calloc(gc_inv_count(p) + 1, sizeof *res);
+    if (!idx || !res) {
+        free(idx);
+        free(res);
+        return;
+    }
+    for (size_t i = 0; i < gc_inv_count(p); i++)
+        if (gc_inv_get(p, i)->scope == GC_SCOPE_LEVEL &&
+            (!only || fnmatch(only, gc_inv_get(p, i)->id, 0) == 0))
+            idx[nidx++] = i;
     uint64_t checks = 0, rows = 0;
     size_t nlev = 0;
     gc_table *all[27];
@@ -113,12 +130,11 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
         gc_level_tables(lv, tables);
         for (size_t t = 0; t < nreg; t++)
             rows += tables[t].count;
-        /* best of 5 per invariant and level */
-        for (size_t i = 0; i < gc_inv_count(p) && i < 256; i++) {
-            if (gc_inv_get(p, i)->scope != GC_SCOPE_LEVEL)
-                continue;
+        /* best of reps per invariant and level */
+        for (size_t j = 0; j < nidx && idx[j] < 256; j++) {
+            const size_t i = idx[j];
             double best = 1e30;
-            for (int rep = 0; rep < 5; rep++) {
+            for (int rep = 0; rep < reps; rep++) {
                 gc_inv_result r;
                 t0 = now_ms();
                 int rc = gc_inv_eval_level(p, i, tables, l, 5, &r);
@@ -132,8 +148,20 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
             t_level += best;
             per_inv[i] += best;
         }
+        /* the same invariants together, as the sweep runs them */
+        double gbest = 1e30;
+        for (int rep = 0; rep < reps; rep++) {
+            t0 = now_ms();
+            gc_inv_eval_level_many(p, idx, nidx, tables, l, 5, res, NULL);
+            double dt = now_ms() - t0;
+            for (size_t j = 0; j < nidx; j++)
+                gc_inv_result_free(&res[idx[j]]);
+            if (dt < gbest)
+                gbest = dt;
+        }
+        t_group += gbest;
         double best = 1e30;
-        for (int rep = 0; rep < 5; rep++) {
+        for (int rep = 0; rep < reps; rep++) {
             t0 = now_ms();
             for (size_t m = 0; m < gc_inv_metric_count(p); m++) {
                 double v;
@@ -152,7 +180,8 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
     }
     double t0 = now_ms();
     for (size_t i = 0; i < gc_inv_count(p); i++) {
-        if (gc_inv_get(p, i)->scope != GC_SCOPE_CORPUS)
+        if (gc_inv_get(p, i)->scope != GC_SCOPE_CORPUS ||
+            (only && fnmatch(only, gc_inv_get(p, i)->id, 0) != 0))
             continue;
         gc_inv_result r;
         if (gc_inv_eval_corpus(p, i, (const gc_table *const *)all, ids, nlev, 5, &r) == 0)
@@ -162,11 +191,14 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
     t_corpus = now_ms() - t0;
     double t_eval = t_level + t_metric + t_corpus;
     printf("  corpus %s: %zu levels, %llu rows, %llu checks, one thread, CPU ms (evaluation best "
-           "of 5):\n",
-           dir, nlev, (unsigned long long)rows, (unsigned long long)checks);
+           "of %d):\n",
+           dir, nlev, (unsigned long long)rows, (unsigned long long)checks, reps);
     printf("    decode %.1f ms; evaluate %.1f ms (level invariants %.1f, metrics %.1f, corpus "
            "invariants %.1f) = %.1f%% of decode + evaluate\n",
            t_decode, t_eval, t_level, t_metric, t_corpus, 100.0 * t_eval / (t_decode + t_eval));
+    printf("    level invariants%s%s evaluated together as the sweep does "
+           "(gc_inv_eval_level_many): %.1f ms\n",
+           only ? " matching " : "", only ? only : "", t_group);
     /* the eight most expensive level invariants */
     for (int top = 0; top < 8; top++) {
         size_t best = 0;
@@ -185,10 +217,26 @@ static void corpus_figures(const char *dir, const gc_inv_set *p, size_t nreg)
         free(bufs[k]);
     }
     free(lvs);
+    free(idx);
+    free(res);
 }
 
 int main(int argc, char **argv)
 {
+    const char *corpus = NULL, *only = NULL;
+    int reps = 5;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+            only = argv[++i];
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0)
+            reps = atoi(argv[++i]);
+        else if (argv[i][0] != '-' && !corpus)
+            corpus = argv[i];
+        else {
+            fprintf(stderr, "usage: bench_inv [CORPUS_DIR] [--only GLOB] [--reps N]\n");
+            return 2;
+        }
+    }
     bench_row *rows = calloc(NROWS, sizeof *rows);
     if (!rows)
         return 1;
@@ -265,8 +313,8 @@ int main(int argc, char **argv)
     if (p) {
         printf("  load %s: %zu invariants, %zu metrics, %zu tables: %.2f ms\n", dir,
                gc_inv_count(p), gc_inv_metric_count(p), nreg, t);
-        if (argc > 1)
-            corpus_figures(argv[1], p, nreg);
+        if (corpus)
+            corpus_figures(corpus, p, nreg, only, reps);
         gc_inv_free(p);
     } else {
         printf("  load %s: failed in %.2f ms:\n%s", dir, t, lerr);

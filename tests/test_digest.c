@@ -562,3 +562,198 @@ Test(digest, table_digests_round_trip_through_the_baseline)
     remove(path);
     gc_report_free(&rep);
 }
+
+/* ---- the streaming baseline reader against the tree reader ---- */
+
+/* b == a, every field (metric values bit for bit) */
+static void expect_same_baseline(const gc_baseline *a, const gc_baseline *b, const char *what)
+{
+    cr_assert_str_eq(a->corpus_key, b->corpus_key, "%s", what);
+    cr_assert_str_eq(a->corpus_id, b->corpus_id, "%s", what);
+    cr_assert_eq(a->count, b->count, "%s", what);
+    for (size_t i = 0; i < a->count; i++) {
+        cr_assert_eq(a->metrics[i].level, b->metrics[i].level, "%s", what);
+        cr_assert_str_eq(a->metrics[i].name, b->metrics[i].name, "%s", what);
+        cr_assert_eq(a->metrics[i].is_null, b->metrics[i].is_null, "%s", what);
+        cr_assert(memcmp(&a->metrics[i].value, &b->metrics[i].value, sizeof(double)) == 0, "%s",
+                  what);
+    }
+    const gc_rep_digest *da[2] = {a->digests, a->table_digests};
+    const gc_rep_digest *db[2] = {b->digests, b->table_digests};
+    const size_t na[2] = {a->digest_count, a->table_digest_count};
+    const size_t nb[2] = {b->digest_count, b->table_digest_count};
+    for (int s = 0; s < 2; s++) {
+        cr_assert_eq(na[s], nb[s], "%s", what);
+        for (size_t i = 0; i < na[s]; i++) {
+            cr_assert_eq(da[s][i].level, db[s][i].level, "%s", what);
+            cr_assert_str_eq(da[s][i].field, db[s][i].field, "%s", what);
+            cr_assert_eq(da[s][i].rows, db[s][i].rows, "%s", what);
+            cr_assert_str_eq(da[s][i].digest, db[s][i].digest, "%s", what);
+        }
+    }
+}
+
+/* Both readers on path: the same result, or the same error */
+static void both_readers(const char *path, const char *what)
+{
+    gc_baseline a, b;
+    int fa = -1, fb = -1;
+    char ea[512] = "", eb[512] = "";
+    int ra = gc_baseline_load(path, &a, &fa, ea, sizeof ea);
+    int rb = gc_baseline_load_tree(path, &b, &fb, eb, sizeof eb);
+    cr_assert_eq(ra, rb, "%s: %s | %s", what, ea, eb);
+    cr_assert_eq(fa, fb, "%s", what);
+    if (ra == 0)
+        expect_same_baseline(&a, &b, what);
+    else
+        cr_assert_str_eq(ea, eb, "%s", what);
+    gc_baseline_free(&a);
+    gc_baseline_free(&b);
+}
+
+Test(digest, the_streaming_baseline_reader_reads_the_goldens_as_the_tree_reader)
+{
+    const char *names[] = {"metrics.yaml", "metrics-small.yaml", "metrics-edge.yaml"};
+    for (size_t i = 0; i < GC_COUNTOF(names); i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/golden/%s", GC_SOURCE_DIR, names[i]);
+        both_readers(path, names[i]);
+        gc_baseline b;
+        int found = 0;
+        char err[512];
+        cr_assert_eq(gc_baseline_load(path, &b, &found, err, sizeof err), 0, "%s", err);
+        cr_assert(found && b.count > 1000 && b.digest_count > 10000 && b.table_digest_count > 1000,
+                  "%s: %zu metrics, %zu digests", names[i], b.count, b.digest_count);
+        gc_baseline_free(&b);
+    }
+}
+
+Test(digest, the_streaming_baseline_reader_agrees_on_odd_and_broken_files)
+{
+    static const char *const digest_line = "0123456789abcdef0123456789abcdef";
+    char d[64], dbig[80];
+    snprintf(d, sizeof d, "12 %s", digest_line);
+    snprintf(dbig, sizeof dbig, "18446744073709551616 %s", digest_line); /* 2^64 */
+    char texts[24][1024];
+    int n = 0;
+#define ADD(...) snprintf(texts[n++], sizeof texts[0], __VA_ARGS__)
+    /* read by the stream reader */
+    ADD("format: 2\ncorpus: c\ncorpus_id: abc\nlevels:\n  \"0\":\n    a.b: 1\n    c: null\n"
+        "    e: ~\n    f: -2.5e3\n  corpus:\n    g: 7\ndigests:\n  \"0\":\n    t.x: %s\n",
+        d);
+    ADD("levels: {}\n");
+    ADD("levels:\n  \"1\": {x: 1, 'y': \"2\"}\nextra: [1, {a: b}, [c]]\ntable_digests:\n  \"1\":\n"
+        "    t: %s\n",
+        d);
+    ADD("# comment\nlevels:\n  \"3\":\n    x: 0x10\n    y: inf\n    z: nan\n...\n---\nnot: read\n");
+    ADD("corpus: first\nlevels:\n  \"0\":\n    x: 1\ncorpus: second\n");
+    /* read by the tree reader (the stream reader gives up), or refused by both */
+    ADD("anchors:\n  v: &v 5\nlevels:\n  \"0\":\n    x: *v\n");
+    ADD("levels:\n  \"0\":\n    x: 1\nlevels:\n  \"1\":\n    y: 2\n");
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests:\n  \"0\":\n    t.x:   12   %s\n", digest_line);
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests:\n  \"0\":\n    t.x: +12 %s\n", digest_line);
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests:\n  \"0\":\n    t.x: %s\n", dbig);
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests:\n  \"0\":\n    t.x: 12 %sff\n", digest_line);
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests:\n  \"0\":\n    t.x: 12 0123ABCDEF\n");
+    ADD("levels:\n  \"0\":\n    x: abc\n");
+    ADD("levels:\n  \"0\":\n    x:\n");
+    ADD("levels:\n  \"0\": [1, 2]\n");
+    ADD("levels: 5\n");
+    ADD("corpus: c\n");
+    ADD("- a\n- b\n");
+    ADD("%s", "");
+    ADD("levels:\n  \"0\":\n    x: [1\n");
+    ADD("levels:\n  \"0\":\n    {a: 1}: 2\n");
+    ADD("corpus: [a]\nlevels: {}\n");
+    ADD("levels:\n  \"0\":\n    x: 1\ndigests: [1]\n");
+#undef ADD
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/test-tmp", GC_BINARY_DIR);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/odd-baseline-%ld.yaml", dir, (long)getpid());
+    for (int i = 0; i < n; i++) {
+        FILE *f = fopen(path, "wb");
+        cr_assert(f);
+        fputs(texts[i], f);
+        fclose(f);
+        both_readers(path, texts[i]);
+    }
+    remove(path);
+    /* and the first five are the stream reader's own: what they hold, by hand */
+    FILE *f = fopen(path, "wb");
+    fputs(texts[0], f);
+    fclose(f);
+    gc_baseline b;
+    int found = 0;
+    char err[256];
+    cr_assert_eq(gc_baseline_load(path, &b, &found, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(b.count, 5);
+    cr_assert_str_eq(b.corpus_key, "c");
+    cr_assert_str_eq(b.corpus_id, "abc");
+    cr_assert(b.metrics[1].is_null && b.metrics[2].is_null);
+    cr_assert_eq(b.metrics[3].value, -2500.0);
+    cr_assert_eq(b.metrics[4].level, GC_LEVEL_CORPUS);
+    cr_assert_eq(b.digest_count, 1);
+    cr_assert_eq(b.digests[0].rows, 12);
+    gc_baseline_free(&b);
+    remove(path);
+}
+
+/* A baseline whose header names this corpus is read while the levels run: when the rest of
+ * it is broken, or names another corpus after all, the sweep still fails with the error it
+ * gave when it read the baseline first, and reports no level. */
+Test(digest, a_baseline_read_beside_the_levels_fails_the_sweep_as_before, .timeout = 900)
+{
+    setenv("GC_CACHE_DIR", GC_BINARY_DIR "/test-cache", 1);
+    char golden[1200], head[512] = "";
+    snprintf(golden, sizeof golden, "%s/golden/metrics-small.yaml", GC_SOURCE_DIR);
+    FILE *g = fopen(golden, "rb");
+    cr_assert(g);
+    char line[512];
+    while (fgets(line, sizeof line, g) && strncmp(line, "levels:", 7) != 0)
+        strncat(head, line, sizeof head - strlen(head) - 1); /* comments, format, corpus, id */
+    fclose(g);
+    cr_assert(strstr(head, "corpus_id: ") != NULL);
+    const char *tails[] = {
+        "levels:\n  \"0\":\n    x: abc\n",                          /* not a number */
+        "levels:\n  \"0\":\n    x: 1\ndigests: [1]\n",              /* not a mapping */
+        "levels:\n  \"0\":\n    x: [1\n",                           /* a YAML error */
+        "levels:\n  \"0\":\n    x: 1\ncorpus_id: another-corpus\n", /* another corpus */
+    };
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/test-tmp", GC_BINARY_DIR);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/late-baseline-%ld.yaml", dir, (long)getpid());
+    for (size_t i = 0; i < GC_COUNTOF(tails); i++) {
+        FILE *f = fopen(path, "wb");
+        cr_assert(f);
+        fputs(head, f);
+        fputs(tails[i], f);
+        fclose(f);
+        char want[4096] = "";
+        if (i < 3) {
+            gc_baseline b;
+            int found = 0;
+            cr_assert_eq(gc_baseline_load_tree(path, &b, &found, want, sizeof want), -1);
+        }
+        gc_sweep_opts o;
+        gc_sweep_opts_init(&o);
+        o.scale = SY_SCALE_SMALL;
+        o.no_frames = 1;
+        o.jobs = 2;
+        o.baseline = path;
+        gc_report rep;
+        char err[4096] = "";
+        int rc = gc_sweep_run(&o, &rep, err, sizeof err);
+        cr_assert_eq(rc, 2, "%s: exit %d (%s)", tails[i], rc, err);
+        if (i < 3)
+            cr_assert_str_eq(err, want);
+        else
+            cr_assert(strstr(err, "was blessed for another corpus (synthetic-small-seed1 "
+                                  "another-corpus") != NULL,
+                      "%s", err);
+        cr_assert_eq(rep.level_count, 0, "%s", tails[i]);
+        gc_report_free(&rep);
+    }
+    remove(path);
+}

@@ -261,6 +261,24 @@ Test(inv_eval, float_arithmetic_and_mixing)
     expect_val("0.1 + 0.2 == 0.3", 0); /* IEEE doubles, not decimals */
 }
 
+Test(inv_eval, integer_literals_beside_floats_convert_as_c_converts)
+{
+    /* an integer literal that meets a double is converted when the expression is compiled:
+     * the value must be C's conversion, rounding included, on either side and as an
+     * argument */
+    expect_val("9007199254740993 * 1.0", 9007199254740992.0); /* 2^53 + 1 rounds to even */
+    expect_val("1.0 * 9007199254740995", 9007199254740996.0);
+    expect_val("0x7fffffffffffffff + 0.0", 9223372036854775807.0);
+    expect_val("0x8000000000000000 - 0.0", -9223372036854775808.0);
+    expect_val("-3 / 2", -1.5);
+    expect_val("max(3, 2.5)", 3.0);
+    expect_val("min(2.5, -4)", -4.0);
+    expect_val("distance(3, 4, 0, 0, 0, 0)", 5.0);
+    expect_val("between(2.5, 2, 3)", 1);
+    expect_val("sum(tfrag.patch.radius) / 4", 2.0);
+    expect_val("7 // 2.0", 3.0);
+}
+
 Test(inv_eval, comparisons_and_logic)
 {
     expect_val("1 < 2", 1);

@@ -557,12 +557,26 @@ static int arity(cx *c, const gc_node *n, uint32_t lo, uint32_t hi)
     return 0;
 }
 
+/* An operand that is an integer literal alone (code[start..end) is one PUSH_I) becomes its
+ * double at compile time, the conversion I2F would do on every row (C's conversion either
+ * way): 1 when done, else the caller emits I2F. */
+static int literal_to_float(cbuf *b, uint32_t start, uint32_t end)
+{
+    if (b->oom || end != start + 1 || b->v[start].op != GC_I_PUSH_I)
+        return 0;
+    b->v[start].op = GC_I_PUSH_F;
+    b->v[start].k.f = (double)b->v[start].k.i;
+    return 1;
+}
+
 /* Compile all arguments as numbers and unify them to INT or FLT; returns the type. */
 static gc_ty c_num_args(cx *c, cbuf *b, const gc_node *n, scope sc, int force_float)
 {
     gc_ty tys[64];
+    uint32_t start[65];
     int err = 0, any_flt = force_float;
     for (uint32_t i = 0; i < n->nkids; i++) {
+        start[i] = b->n;
         ety e = c_expr(c, b, n->kids[i], sc);
         tys[i] = e.ty;
         if (e.ty == GC_TY_ERR)
@@ -575,9 +589,10 @@ static gc_ty c_num_args(cx *c, cbuf *b, const gc_node *n, scope sc, int force_fl
     }
     if (err)
         return GC_TY_ERR;
+    start[n->nkids] = b->n;
     if (any_flt) {
         for (uint32_t i = 0; i < n->nkids; i++)
-            if (tys[i] != GC_TY_FLT)
+            if (tys[i] != GC_TY_FLT && !literal_to_float(b, start[i], start[i + 1]))
                 emit_op(b, GC_I_I2F, n->nkids - 1 - i);
         return GC_TY_FLT;
     }
@@ -974,9 +989,10 @@ static ety c_bin(cx *c, cbuf *b, const gc_node *n, scope sc)
         return res;
     }
     if (flt) {
-        if (a.ty != GC_TY_FLT)
+        const uint32_t end_r = b->n;
+        if (a.ty != GC_TY_FLT && !literal_to_float(b, start_l, start_r))
             emit_op(b, GC_I_I2F, 1);
-        if (bb.ty != GC_TY_FLT)
+        if (bb.ty != GC_TY_FLT && !literal_to_float(b, start_r, end_r))
             emit_op(b, GC_I_I2F, 0);
     }
     if (is_cmp) {

@@ -12,6 +12,25 @@
 #include <string.h>
 #include <time.h>
 
+/* The block loops in three builds, one chosen when the program loads by the CPU's vector
+ * unit (GCC's and clang's target_clones: an ifunc per function): SSE2, AVX2, AVX-512. Every
+ * loop is element-wise and exact -- integer operations, and IEEE + - * / sqrt with no
+ * contraction (everything is built with -ffp-contract=off) -- so every build gives the same
+ * bits; a wider vector only does more rows per instruction (retail corpus, evaluation of
+ * the level invariants: SSE2 475 ms, AVX2 372 ms, AVX-512 336 ms of thread CPU). */
+#if !defined(GC_VEC) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&         \
+    defined(__has_attribute)
+/* GCC only: clang 14 compiles the clones of a static function as if nothing called them
+ * with arguments (the ifunc is its only caller), and they crash. (-DGC_VEC= builds the
+ * SSE2 loops alone.) */
+#if __has_attribute(target_clones)
+#define GC_VEC __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#endif
+#endif
+#ifndef GC_VEC
+#define GC_VEC
+#endif
+
 typedef struct gc_val {
     union {
         int64_t i;
@@ -576,8 +595,8 @@ static inline int f_isnull(const gc_val *v, gc_ty ty)
     return v->null || (ty == GC_TY_FLT && isnan(v->u.f));
 }
 
-static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum, int *have,
-                     gc_val *res);
+static GC_VEC int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum,
+                            int *have, gc_val *res);
 
 static gc_val agg_value(ev *e, uint32_t ai)
 {
@@ -814,12 +833,24 @@ static void ev_fini(ev *e)
  * dispatch, the type switches and the table lookups are paid once per block, not per row.
  * `and`/`or` evaluate both sides (the short-circuit only saves work; three-valued `and` and
  * `or` give the same value either way), and each element follows exactly the scalar rules
- * of run(). Units with strings or `outer` aggregates stay on run(). */
+ * of run(). Units with strings or `outer` aggregates stay on run().
+ *
+ * The stack holds pointers to slots: a column read from the rows stays where the column
+ * cache put it and is never copied, and every instruction writes its result into a free
+ * slot of the workspace's pool (never into an operand, so the loops carry `restrict` and
+ * vectorise without alias checks). A slot knows whether any of its elements is null
+ * (`nn`); when none is, its null flags are neither written nor read, and the instructions
+ * take their null-free loops. Most blocks have no null at all (parent links resolve,
+ * `prev` exists), so the flags are computed exactly rather than assumed. The value of a null
+ * element is never read by anything: no loop needs to keep it defined. */
 
 #define GC_BATCH 256
 
 /* The block loops below are simple element-wise loops; let GCC vectorise them at -O2 too.
- * Vectorising element-wise loops does not reassociate anything: results are identical. */
+ * Vectorising element-wise loops does not reassociate anything: results are identical.
+ * (This file is compiled with -fno-math-errno, harness/CMakeLists.txt: nothing reads errno,
+ * and a sqrt that need not set it vectorises; the root is the same correctly rounded IEEE
+ * operation either way.) */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC optimize("tree-vectorize")
@@ -832,9 +863,17 @@ typedef union bnum {
 
 typedef struct bslot {
     bnum v[GC_BATCH];
-    uint8_t n[GC_BATCH]; /* null */
-    int nn;              /* 0: no element is null (all of n[] is 0); 1: some may be */
+    uint8_t n[GC_BATCH]; /* null flags: meaningful (and written) only when nn */
+    int nn;              /* 0: no element is null; 1: n[] says which are */
 } bslot;
+
+/* the null flags of a slot without nulls, for the loops that read both operands' flags */
+static const uint8_t no_nulls[GC_BATCH];
+
+static inline const uint8_t *nulls_of(const bslot *s)
+{
+    return s->nn ? s->n : no_nulls;
+}
 
 static int batch_ok(const gc_unit *u, const gc_prog *p)
 {
@@ -867,156 +906,139 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
     return 1;
 }
 
-/* Integer loads of one column for n rows: rows[] (NULL: consecutive rows from base) */
+/* Integer loads of one column for n rows: rows[] (NULL: consecutive rows from base; else
+ * absolute rows, -1 for a missing one, and the table has at least one row). A missing row
+ * reads row 0 (its value is never used) so the loop has no branch. Returns whether any
+ * element is null; nl[] is written only when it can be. */
 #define BLOAD_INT(T, NULLPAT, CONV)                                                                \
     do {                                                                                           \
         if (!rows && !nim) {                                                                       \
             for (int i = 0; i < n; i++) {                                                          \
                 T x;                                                                               \
                 memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
-                nl[i] = 0;                                                                         \
                 v[i].i = CONV;                                                                     \
             }                                                                                      \
-        } else if (!rows) {                                                                        \
+            return 0;                                                                              \
+        }                                                                                          \
+        uint8_t anyn = 0;                                                                          \
+        if (!rows) {                                                                               \
             for (int i = 0; i < n; i++) {                                                          \
                 T x;                                                                               \
                 memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
-                nl[i] = (uint8_t)(x == (T)(NULLPAT));                                              \
+                const uint8_t z = (uint8_t)(x == (T)(NULLPAT));                                    \
+                nl[i] = z;                                                                         \
+                anyn |= z;                                                                         \
                 v[i].i = CONV;                                                                     \
             }                                                                                      \
-        } else {                                                                                   \
-            for (int i = 0; i < n; i++) {                                                          \
-                if (rows[i] < 0) {                                                                 \
-                    nl[i] = 1;                                                                     \
-                    v[i].i = 0;                                                                    \
-                    continue;                                                                      \
-                }                                                                                  \
-                T x;                                                                               \
-                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                             \
-                nl[i] = (uint8_t)(nim & (x == (T)(NULLPAT)));                                      \
-                v[i].i = CONV;                                                                     \
-            }                                                                                      \
+            return anyn != 0;                                                                      \
         }                                                                                          \
+        for (int i = 0; i < n; i++) {                                                              \
+            const int64_t r = rows[i];                                                             \
+            const int miss = r < 0;                                                                \
+            T x;                                                                                   \
+            memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                          \
+            const uint8_t z = (uint8_t)(miss | (nim & (x == (T)(NULLPAT))));                       \
+            nl[i] = z;                                                                             \
+            anyn |= z;                                                                             \
+            v[i].i = CONV;                                                                         \
+        }                                                                                          \
+        return anyn != 0;                                                                          \
     } while (0)
 
+/* float columns are never null by pattern: only a missing row is */
 #define BLOAD_FLT(T)                                                                               \
     do {                                                                                           \
         if (!rows) {                                                                               \
             for (int i = 0; i < n; i++) {                                                          \
                 T x;                                                                               \
                 memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
-                nl[i] = 0;                                                                         \
                 v[i].f = x;                                                                        \
             }                                                                                      \
-        } else {                                                                                   \
-            for (int i = 0; i < n; i++) {                                                          \
-                if (rows[i] < 0) {                                                                 \
-                    nl[i] = 1;                                                                     \
-                    v[i].i = 0;                                                                    \
-                    continue;                                                                      \
-                }                                                                                  \
-                T x;                                                                               \
-                memcpy(&x, base + (size_t)rows[i] * stride, sizeof x);                             \
-                nl[i] = 0;                                                                         \
-                v[i].f = x;                                                                        \
-            }                                                                                      \
+            return 0;                                                                              \
         }                                                                                          \
+        uint8_t anyn = 0;                                                                          \
+        for (int i = 0; i < n; i++) {                                                              \
+            const int64_t r = rows[i];                                                             \
+            const int miss = r < 0;                                                                \
+            T x;                                                                                   \
+            memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                          \
+            nl[i] = (uint8_t)miss;                                                                 \
+            anyn |= (uint8_t)miss;                                                                 \
+            v[i].f = x;                                                                            \
+        }                                                                                          \
+        return anyn != 0;                                                                          \
     } while (0)
 
-/* base already includes the column offset */
-static void bload(const uint8_t *base, size_t stride, const int64_t *rows, unsigned ctype,
-                  unsigned flags, int n, bnum *v, uint8_t *nl)
+/* base already includes the column offset; returns the slot's nn */
+static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows, unsigned ctype,
+                        unsigned flags, int n, bnum *restrict v, uint8_t *restrict nl)
 {
     const int nim = (flags & GC_CF_NULL_IF_MAX) != 0;
     switch (ctype) {
     case GC_T_BOOL:
         BLOAD_INT(uint8_t, UINT8_MAX, x != 0);
-        break;
     case GC_T_U8:
         BLOAD_INT(uint8_t, UINT8_MAX, x);
-        break;
     case GC_T_S8:
         BLOAD_INT(int8_t, -1, x);
-        break;
     case GC_T_U16:
         BLOAD_INT(uint16_t, UINT16_MAX, x);
-        break;
     case GC_T_S16:
         BLOAD_INT(int16_t, -1, x);
-        break;
     case GC_T_U32:
         BLOAD_INT(uint32_t, UINT32_MAX, x);
-        break;
     case GC_T_S32:
         BLOAD_INT(int32_t, -1, x);
-        break;
     case GC_T_U64:
         BLOAD_INT(uint64_t, UINT64_MAX, (int64_t)x);
-        break;
     case GC_T_S64:
         BLOAD_INT(int64_t, -1, x);
-        break;
     case GC_T_F32:
         BLOAD_FLT(float);
-        break;
     default: /* GC_T_F64 */
         BLOAD_FLT(double);
-        break;
     }
 }
 
-#define BCMP_LOOP(OP, A, B)                                                                        \
+/* One parent step for n rows: dst[i] = the parent row of reg[i] (-1 when reg[i] is -1, the
+ * link is null, negative or past the parent table's cnt rows). base is the link column of
+ * the child table, which has at least one row. One pass, no intermediate slot. */
+#define PSTEP(T, NULLPAT, CONV)                                                                    \
     for (int i = 0; i < n; i++) {                                                                  \
-        uint8_t nn = (uint8_t)(an[i] | bn[i]);                                                     \
-        an[i] = nn;                                                                                \
-        av[i].i = nn ? 0 : (A OP B);                                                               \
-    }
+        const int64_t r = reg[i];                                                                  \
+        const int miss = r < 0;                                                                    \
+        T x;                                                                                       \
+        memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
+        const int64_t p = CONV;                                                                    \
+        const int bad = miss | (nim & (x == (T)(NULLPAT))) | (p < 0) | (p >= cnt);                 \
+        dst[i] = bad ? -1 : p;                                                                     \
+    }                                                                                              \
+    break;
 
-static void bcmp_i(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uint8_t *bn, int n)
+static GC_VEC void parent_step(const uint8_t *base, size_t stride, const int64_t *restrict reg,
+                               unsigned ctype, unsigned flags, int64_t cnt, int n,
+                               int64_t *restrict dst)
 {
-    switch (op) {
-    case GC_OP_EQ:
-        BCMP_LOOP(==, av[i].i, bv[i].i);
-        break;
-    case GC_OP_NE:
-        BCMP_LOOP(!=, av[i].i, bv[i].i);
-        break;
-    case GC_OP_LT:
-        BCMP_LOOP(<, av[i].i, bv[i].i);
-        break;
-    case GC_OP_LE:
-        BCMP_LOOP(<=, av[i].i, bv[i].i);
-        break;
-    case GC_OP_GT:
-        BCMP_LOOP(>, av[i].i, bv[i].i);
-        break;
-    default:
-        BCMP_LOOP(>=, av[i].i, bv[i].i);
-        break;
-    }
-}
-
-static void bcmp_f(gc_binop op, bnum *av, uint8_t *an, const bnum *bv, const uint8_t *bn, int n)
-{
-    switch (op) {
-    case GC_OP_EQ:
-        BCMP_LOOP(==, av[i].f, bv[i].f);
-        break;
-    case GC_OP_NE:
-        BCMP_LOOP(!=, av[i].f, bv[i].f);
-        break;
-    case GC_OP_LT:
-        BCMP_LOOP(<, av[i].f, bv[i].f);
-        break;
-    case GC_OP_LE:
-        BCMP_LOOP(<=, av[i].f, bv[i].f);
-        break;
-    case GC_OP_GT:
-        BCMP_LOOP(>, av[i].f, bv[i].f);
-        break;
-    default:
-        BCMP_LOOP(>=, av[i].f, bv[i].f);
-        break;
+    const int nim = (flags & GC_CF_NULL_IF_MAX) != 0;
+    switch (ctype) {
+    case GC_T_BOOL:
+        PSTEP(uint8_t, UINT8_MAX, x != 0)
+    case GC_T_U8:
+        PSTEP(uint8_t, UINT8_MAX, x)
+    case GC_T_S8:
+        PSTEP(int8_t, -1, x)
+    case GC_T_U16:
+        PSTEP(uint16_t, UINT16_MAX, x)
+    case GC_T_S16:
+        PSTEP(int16_t, -1, x)
+    case GC_T_U32:
+        PSTEP(uint32_t, UINT32_MAX, x)
+    case GC_T_S32:
+        PSTEP(int32_t, -1, x)
+    case GC_T_U64:
+        PSTEP(uint64_t, UINT64_MAX, (int64_t)x)
+    default: /* GC_T_S64 (the compiler admits integer link columns only) */
+        PSTEP(int64_t, -1, x)
     }
 }
 
@@ -1058,15 +1080,20 @@ static inline uint64_t b_ne(int64_t x, int64_t y)
     return bnz(x ^ y);
 }
 
-/* What run_batch works in: the stack, the row register, and the columns of the current
+/* What run_batch works in: the slot pool, the row register, and the columns of the current
  * rows loaded so far for this block (shared by where and expect: a column is read from
  * the rows once per block however often the expressions use it). */
 typedef struct bws {
-    bslot *st;                /* stack slots, then two scratch slots */
-    bslot *col;               /* GC_BATCH_COLS cached columns */
+    bslot *pool;  /* npool slots the instructions write their results into */
+    bslot **free; /* the pool's free slots: free[0..nfree) */
+    int npool, nfree;
+    bslot *col;               /* GC_BATCH_COLS cached columns (after the pool) */
     int64_t reg[2][GC_BATCH]; /* the row register of an unnumbered path (two: steps are
                                * computed out of place) */
     int64_t cur[GC_BATCH];    /* the current rows when not consecutive */
+    int64_t ident[GC_BATCH];  /* r0, r0 + 1, ...: the current rows when consecutive */
+    int ident_ok;
+    uint8_t pass[GC_BATCH]; /* the rows `where` passed (unit_block) */
     /* the row vector of each numbered path (gc_inv_assign_paths) reached in this block:
      * path p (1-based) is preg[p - 1], valid when bit p - 1 of pvalid is set. Like the
      * column cache, it describes the block's current rows and is reset with ncol. */
@@ -1078,7 +1105,6 @@ typedef struct bws {
     uint32_t key_path[GC_BATCH_COLS];
     uint8_t key_ctype[GC_BATCH_COLS], key_flags[GC_BATCH_COLS];
     int ncol;
-    uint32_t scratch; /* index of the first scratch slot */
 } bws;
 
 /* A block's caches start empty: new rows (or the rows that passed `where`). */
@@ -1086,22 +1112,32 @@ static inline void bws_reset(bws *w)
 {
     w->ncol = 0;
     w->pvalid = 0;
+    w->ident_ok = 0;
 }
 
-/* Allocate a workspace for stack slots `stack` (scratch included) and `npaths` paths. */
+/* Allocate a workspace for programs of at most `stack` stack slots and `npaths` paths. */
 static bws *bws_new(uint32_t stack, uint32_t npaths)
 {
+    /* each stack entry owns at most one pool slot; an instruction takes one more for its
+     * result before it gives its operands back, and a fused compare two for columns the
+     * full cache could not keep */
+    const int npool = (int)stack + 4;
     bws *w = malloc(sizeof *w);
-    bslot *sl = malloc(((size_t)stack + GC_BATCH_COLS) * sizeof *sl);
+    bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS) * sizeof *sl);
+    bslot **fr = malloc((size_t)npool * sizeof *fr);
     int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
-    if (!w || !sl || (npaths && !preg)) {
+    if (!w || !sl || !fr || (npaths && !preg)) {
         free(w);
         free(sl);
+        free(fr);
         free(preg);
         return NULL;
     }
-    w->st = sl;
-    w->col = sl + stack;
+    w->pool = sl;
+    w->free = fr;
+    w->npool = npool;
+    w->nfree = 0;
+    w->col = sl + npool;
     w->preg = preg;
     w->npaths = npaths;
     bws_reset(w);
@@ -1112,20 +1148,36 @@ static void bws_free(bws *w)
 {
     if (!w)
         return;
-    free(w->st);
+    free(w->pool);
+    free(w->free);
     free(w->preg);
     free(w);
 }
 
-/* Column ofs (ctype, flags) of the current rows: cached, or loaded into `spare`. */
-static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
-                         size_t ofs, unsigned ctype, unsigned flags, bslot *spare)
+static inline bslot *bs_take(bws *w)
 {
+    return w->free[--w->nfree];
+}
+
+/* Give a slot back when it is the pool's (a cached column stays in the cache). The pool
+ * and the cache are one array, so the comparison is between pointers into one object. */
+static inline void bs_drop(bws *w, const bslot *s)
+{
+    if (s && s >= w->pool && s < w->pool + w->npool)
+        w->free[w->nfree++] = (bslot *)(uintptr_t)s;
+}
+
+/* Column ofs (ctype, flags) of the current rows: cached, or loaded into a pool slot (when
+ * the cache is full; the caller drops it). */
+static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
+                         size_t ofs, unsigned ctype, unsigned flags)
+{
+    flags &= GC_CF_NULL_IF_MAX; /* the only flag a load reads: one cache entry per column */
     for (int c = 0; c < w->ncol; c++)
         if (w->key_ofs[c] == ofs && w->key_path[c] == 0 && w->key_ctype[c] == ctype &&
             w->key_flags[c] == flags)
             return &w->col[c];
-    bslot *d = spare;
+    bslot *d;
     if (w->ncol < GC_BATCH_COLS) {
         int c = w->ncol++;
         w->key_ofs[c] = ofs;
@@ -1133,52 +1185,40 @@ static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const i
         w->key_ctype[c] = (uint8_t)ctype;
         w->key_flags[c] = (uint8_t)flags;
         d = &w->col[c];
+    } else {
+        d = bs_take(w);
     }
     const size_t rs = e->s->descs[t]->row_size;
     if (cur)
-        bload((const uint8_t *)e->levels[k][t].rows + ofs, rs, cur, ctype, flags, n, d->v, d->n);
+        d->nn = bload((const uint8_t *)e->levels[k][t].rows + ofs, rs, cur, ctype, flags, n, d->v,
+                      d->n);
     else
-        bload(rowp(e, k, t, (int64_t)r0) + ofs, rs, NULL, ctype, flags, n, d->v, d->n);
-    /* the current rows all exist: only the all-ones pattern of a flagged column is null */
-    d->nn = ctype != GC_T_F32 && ctype != GC_T_F64 && (flags & GC_CF_NULL_IF_MAX) != 0;
+        d->nn = bload(rowp(e, k, t, (int64_t)r0) + ofs, rs, NULL, ctype, flags, n, d->v, d->n);
     return d;
 }
 
-#define BCMP3_LOOP(OP, Y)                                                                          \
-    if (!anynull) {                                                                                \
-        for (int i = 0; i < n; i++) {                                                              \
-            on[i] = 0;                                                                             \
-            ov[i].i = (int64_t)BOPF_##OP(xv[i].i, (Y));                                            \
-        }                                                                                          \
-    } else {                                                                                       \
-        for (int i = 0; i < n; i++) {                                                              \
-            uint8_t nn = (uint8_t)(xn[i] | (YN));                                                  \
-            on[i] = nn;                                                                            \
-            ov[i].i = nn ? 0 : (int64_t)BOPF_##OP(xv[i].i, (Y));                                   \
-        }                                                                                          \
+/* o's null flags: the union of x's and y's */
+static GC_VEC void bnull2(bslot *restrict o, const bslot *x, const bslot *y, int n)
+{
+    o->nn = x->nn | y->nn;
+    if (x->nn && y->nn) {
+        const uint8_t *xn = x->n, *yn = y->n;
+        for (int i = 0; i < n; i++)
+            o->n[i] = (uint8_t)(xn[i] | yn[i]);
+    } else if (x->nn) {
+        memcpy(o->n, x->n, (size_t)n);
+    } else if (y->nn) {
+        memcpy(o->n, y->n, (size_t)n);
     }
+}
 
-#define BCMP3_OPS(Y)                                                                               \
-    switch (op) {                                                                                  \
-    case GC_OP_EQ:                                                                                 \
-        BCMP3_LOOP(EQ, Y);                                                                         \
-        break;                                                                                     \
-    case GC_OP_NE:                                                                                 \
-        BCMP3_LOOP(NE, Y);                                                                         \
-        break;                                                                                     \
-    case GC_OP_LT:                                                                                 \
-        BCMP3_LOOP(LT, Y);                                                                         \
-        break;                                                                                     \
-    case GC_OP_LE:                                                                                 \
-        BCMP3_LOOP(LE, Y);                                                                         \
-        break;                                                                                     \
-    case GC_OP_GT:                                                                                 \
-        BCMP3_LOOP(GT, Y);                                                                         \
-        break;                                                                                     \
-    default:                                                                                       \
-        BCMP3_LOOP(GE, Y);                                                                         \
-        break;                                                                                     \
-    }
+/* o's null flags: x's */
+static GC_VEC void bnull1(bslot *restrict o, const bslot *x, int n)
+{
+    o->nn = x->nn;
+    if (x->nn)
+        memcpy(o->n, x->n, (size_t)n);
+}
 
 #define BOPF_EQ b_eq
 #define BOPF_NE b_ne
@@ -1187,37 +1227,93 @@ static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const i
 #define BOPF_GT b_gt
 #define BOPF_GE b_ge
 
-/* o = x OP y (integers) */
-static void bcmp_cc(gc_binop op, bslot *o, const bslot *x, const bslot *y, int n)
+#define BCMP_LOOP(OP, Y)                                                                           \
+    for (int i = 0; i < n; i++)                                                                    \
+        ov[i].i = (int64_t)BOPF_##OP(xv[i].i, (Y));
+
+#define BCMP_OPS(Y)                                                                                \
+    switch (op) {                                                                                  \
+    case GC_OP_EQ:                                                                                 \
+        BCMP_LOOP(EQ, Y);                                                                          \
+        break;                                                                                     \
+    case GC_OP_NE:                                                                                 \
+        BCMP_LOOP(NE, Y);                                                                          \
+        break;                                                                                     \
+    case GC_OP_LT:                                                                                 \
+        BCMP_LOOP(LT, Y);                                                                          \
+        break;                                                                                     \
+    case GC_OP_LE:                                                                                 \
+        BCMP_LOOP(LE, Y);                                                                          \
+        break;                                                                                     \
+    case GC_OP_GT:                                                                                 \
+        BCMP_LOOP(GT, Y);                                                                          \
+        break;                                                                                     \
+    default:                                                                                       \
+        BCMP_LOOP(GE, Y);                                                                          \
+        break;                                                                                     \
+    }
+
+/* o = x OP y (integers); a null element's value is whatever the compare of its values
+ * gives, and is never read */
+static GC_VEC void bcmp_cc(gc_binop op, bslot *restrict o, const bslot *x, const bslot *y, int n)
 {
-    bnum *ov = o->v;
-    uint8_t *on = o->n;
+    bnum *restrict ov = o->v;
     const bnum *xv = x->v, *yv = y->v;
-    const uint8_t *xn = x->n, *yn = y->n;
-    const int anynull = x->nn | y->nn;
-    o->nn = anynull;
-#define YN yn[i]
-    BCMP3_OPS(yv[i].i)
-#undef YN
+    BCMP_OPS(yv[i].i)
+    bnull2(o, x, y, n);
 }
 
 /* o = x OP k */
-static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
+static GC_VEC void bcmp_ck(gc_binop op, bslot *restrict o, const bslot *x, int64_t k, int n)
 {
-    bnum *ov = o->v;
-    uint8_t *on = o->n;
+    bnum *restrict ov = o->v;
     const bnum *xv = x->v;
-    const uint8_t *xn = x->n;
-    const int anynull = x->nn;
-    o->nn = anynull;
-#define YN 0
-    BCMP3_OPS(k)
-#undef YN
+    BCMP_OPS(k)
+    bnull1(o, x, n);
+}
+
+/* The integer 1 as a double's bits. A loop that sets an integer from a compare of doubles
+ * is not vectorised (GCC 12, SSE2); one that selects between two doubles is, and storing
+ * this double (or 0.0, whose bits are 0) stores the integer 1 (or 0): a select moves bits,
+ * it does no arithmetic on them. */
+static const bnum true_bits = {.i = 1};
+
+#define FCMP_LOOP(OP)                                                                              \
+    for (int i = 0; i < n; i++)                                                                    \
+        ov[i].f = xv[i].f OP yv[i].f ? t1 : 0.0;
+
+/* o = x OP y (doubles) */
+static GC_VEC void bcmp_f(gc_binop op, bslot *restrict o, const bslot *x, const bslot *y, int n)
+{
+    bnum *restrict ov = o->v;
+    const bnum *xv = x->v, *yv = y->v;
+    const double t1 = true_bits.f;
+    switch (op) {
+    case GC_OP_EQ:
+        FCMP_LOOP(==);
+        break;
+    case GC_OP_NE:
+        FCMP_LOOP(!=);
+        break;
+    case GC_OP_LT:
+        FCMP_LOOP(<);
+        break;
+    case GC_OP_LE:
+        FCMP_LOOP(<=);
+        break;
+    case GC_OP_GT:
+        FCMP_LOOP(>);
+        break;
+    default:
+        FCMP_LOOP(>=);
+        break;
+    }
+    bnull2(o, x, y, n);
 }
 
 #define BFOLD_LOOP(OP, Y, CONN)                                                                    \
     for (int i = 0; i < n; i++)                                                                    \
-        cv[i].i = (int64_t)(bnz(cv[i].i) CONN BOPF_##OP(xv[i].i, (Y)));
+        ov[i].i = (int64_t)(bnz(cv[i].i) CONN BOPF_##OP(xv[i].i, (Y)));
 
 #define BFOLD_OPS(Y, CONN)                                                                         \
     switch (op) {                                                                                  \
@@ -1241,12 +1337,13 @@ static void bcmp_ck(gc_binop op, bslot *o, const bslot *x, int64_t k, int n)
         break;                                                                                     \
     }
 
-/* c = c and/or (x OP y) (or x OP *k), where none of c, x, y has a null: c stays null-free */
-static void bfold(gc_binop op, int is_and, bslot *c, const bslot *x, const int64_t *k,
-                  const bslot *y, int n)
+/* o = c and/or (x OP y) (or x OP *k), where none of c, x, y has a null: nor has o */
+static GC_VEC void bfold(gc_binop op, int is_and, bslot *restrict o, const bslot *c, const bslot *x,
+                         const int64_t *k, const bslot *y, int n)
 {
-    bnum *cv = c->v;
-    const bnum *xv = x->v;
+    bnum *restrict ov = o->v;
+    const bnum *cv = c->v, *xv = x->v;
+    o->nn = 0;
     if (k) {
         const int64_t kk = *k;
         if (is_and) {
@@ -1264,135 +1361,316 @@ static void bfold(gc_binop op, int is_and, bslot *c, const bslot *x, const int64
     }
 }
 
-/* Run p for the current rows of level slot k: r0 .. r0+n-1, or cur[0..n) when cur is not
- * NULL (absolute row indices); returns the slot holding the results. */
-static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int64_t *cur, int n,
-                        bws *w)
+/* The element-wise arithmetic that cannot make a null: values only (their nulls are the
+ * union of the operands', set by the caller) */
+static GC_VEC void barith(gc_opcode op, bnum *restrict o, const bnum *x, const bnum *y, int n)
 {
+    switch (op) {
+    case GC_I_ADD_I:
+        for (int i = 0; i < n; i++)
+            o[i].i = wrap_add(x[i].i, y[i].i);
+        break;
+    case GC_I_SUB_I:
+        for (int i = 0; i < n; i++)
+            o[i].i = wrap_sub(x[i].i, y[i].i);
+        break;
+    case GC_I_MUL_I:
+        for (int i = 0; i < n; i++)
+            o[i].i = wrap_mul(x[i].i, y[i].i);
+        break;
+    case GC_I_ADD_F:
+        for (int i = 0; i < n; i++)
+            o[i].f = x[i].f + y[i].f;
+        break;
+    case GC_I_SUB_F:
+        for (int i = 0; i < n; i++)
+            o[i].f = x[i].f - y[i].f;
+        break;
+    case GC_I_MUL_F:
+        for (int i = 0; i < n; i++)
+            o[i].f = x[i].f * y[i].f;
+        break;
+    case GC_I_BAND:
+        for (int i = 0; i < n; i++)
+            o[i].i = x[i].i & y[i].i;
+        break;
+    default: /* GC_I_BOR */
+        for (int i = 0; i < n; i++)
+            o[i].i = x[i].i | y[i].i;
+        break;
+    }
+}
+
+/* The arithmetic that can make a null (a zero divisor, a shift out of range): o = x OP y
+ * element by element, with the scalar rules of run(); o's nulls exact. */
+static GC_VEC void barith_null(gc_opcode op, bslot *restrict o, const bslot *x, const bslot *y,
+                               int n)
+{
+    const uint8_t *xn = nulls_of(x), *yn = nulls_of(y);
+    bnum *restrict ov = o->v;
+    uint8_t *restrict on = o->n;
+    uint8_t anyn = 0;
+    if (op == GC_I_DIV_F) {
+        /* a zero divisor divides by one and makes a null: the divisors first, then the
+         * quotients (two loops vectorise; one with the select inside does not) */
+        double d[GC_BATCH];
+        for (int i = 0; i < n; i++)
+            d[i] = y->v[i].f == 0.0 ? 1.0 : y->v[i].f;
+        for (int i = 0; i < n; i++)
+            ov[i].f = x->v[i].f / d[i];
+        for (int i = 0; i < n; i++) {
+            const uint8_t z = (uint8_t)((y->v[i].f == 0.0) | xn[i] | yn[i]);
+            on[i] = z;
+            anyn |= z;
+        }
+        o->nn = anyn != 0;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        uint8_t nl = (uint8_t)(xn[i] | yn[i]);
+        int64_t x1 = x->v[i].i, y1 = y->v[i].i, r = 0;
+        double fx = x->v[i].f, fy = y->v[i].f, fr = 0;
+        int flt = 0;
+        if (!nl) {
+            switch (op) {
+            case GC_I_IDIV_I:
+                if (y1 == 0)
+                    nl = 1;
+                else if (x1 == INT64_MIN && y1 == -1)
+                    r = INT64_MIN;
+                else
+                    r = x1 / y1;
+                break;
+            case GC_I_IDIV_F:
+                flt = 1;
+                if (fy == 0.0)
+                    nl = 1;
+                else
+                    fr = trunc(fx / fy);
+                break;
+            case GC_I_MOD_I:
+                if (y1 == 0)
+                    nl = 1;
+                else if (y1 == -1)
+                    r = 0;
+                else
+                    r = x1 % y1;
+                break;
+            case GC_I_MOD_F:
+                flt = 1;
+                if (fy == 0.0)
+                    nl = 1;
+                else
+                    fr = fmod(fx, fy);
+                break;
+            case GC_I_SHL:
+                if (y1 < 0 || y1 > 63)
+                    nl = 1;
+                else
+                    r = (int64_t)((uint64_t)x1 << y1);
+                break;
+            default: /* GC_I_SHR */
+                if (y1 < 0 || y1 > 63)
+                    nl = 1;
+                else
+                    r = x1 < 0 ? ~(~x1 >> y1) : x1 >> y1; /* arithmetic, portably */
+                break;
+            }
+        }
+        if (flt)
+            ov[i].f = fr;
+        else
+            ov[i].i = r;
+        on[i] = nl;
+        anyn |= nl;
+    }
+    o->nn = anyn != 0;
+}
+
+/* o = x and/or y, three-valued: a side that is not null and equals `decide` decides; else
+ * null if either side is null; else the other value */
+static GC_VEC void band_or(int is_and, bslot *restrict o, const bslot *x, const bslot *y, int n)
+{
+    bnum *restrict ov = o->v;
+    const bnum *xv = x->v, *yv = y->v;
+    if (!x->nn && !y->nn) {
+        o->nn = 0;
+        if (is_and)
+            for (int i = 0; i < n; i++)
+                ov[i].i = (int64_t)(bnz(xv[i].i) & bnz(yv[i].i));
+        else
+            for (int i = 0; i < n; i++)
+                ov[i].i = (int64_t)(bnz(xv[i].i) | bnz(yv[i].i));
+        return;
+    }
+    const uint8_t *xn = nulls_of(x), *yn = nulls_of(y);
+    uint8_t *restrict on = o->n;
+    uint8_t anyn = 0;
+    if (is_and) {
+        for (int i = 0; i < n; i++) {
+            const int f = ((xn[i] == 0) & (xv[i].i == 0)) | ((yn[i] == 0) & (yv[i].i == 0));
+            const uint8_t nl = (uint8_t)((f == 0) & (xn[i] | yn[i]));
+            on[i] = nl;
+            anyn |= nl;
+            ov[i].i = !f;
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            const int t = ((xn[i] == 0) & (xv[i].i != 0)) | ((yn[i] == 0) & (yv[i].i != 0));
+            const uint8_t nl = (uint8_t)((t == 0) & (xn[i] | yn[i]));
+            on[i] = nl;
+            anyn |= nl;
+            ov[i].i = t;
+        }
+    }
+    o->nn = anyn != 0;
+}
+
+/* o = (double)x. SSE2 has no vector int64 -> double conversion; for |x| < 2^51 (every
+ * column of 32 bits or less, and most sums of them) adding x to the bits of 1.5 * 2^52 and
+ * subtracting 1.5 * 2^52 gives exactly the converted value, in vector operations. */
+static GC_VEC void i2f(bnum *restrict o, const bnum *x, int n)
+{
+    uint64_t out = 0;
+    for (int i = 0; i < n; i++)
+        out |= ((uint64_t)x[i].i + ((uint64_t)1 << 51)) >> 52;
+    if (out) {
+        for (int i = 0; i < n; i++)
+            o[i].f = (double)x[i].i;
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const uint64_t b = (uint64_t)x[i].i + UINT64_C(0x4338000000000000);
+        double d;
+        memcpy(&d, &b, sizeof d);
+        o[i].f = d - 6755399441055744.0; /* 1.5 * 2^52 */
+    }
+}
+
+/* The rows of the block: cur, or r0, r0 + 1, ... (computed once per block) */
+static GC_VEC const int64_t *block_rows(bws *w, size_t r0, const int64_t *cur, int n)
+{
+    if (cur)
+        return cur;
+    if (!w->ident_ok) {
+        for (int i = 0; i < n; i++)
+            w->ident[i] = (int64_t)(r0 + (size_t)i);
+        w->ident_ok = 1;
+    }
+    return w->ident;
+}
+
+/* Run p for the current rows of level slot k: r0 .. r0+n-1, or cur[0..n) when cur is not
+ * NULL (absolute row indices); returns the slot holding the results (valid until the next
+ * run_batch on w, or the next bws_reset when it is a cached column). */
+static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0,
+                                     const int64_t *cur, int n, bws *w)
+{
+    const bslot *stk[GC_INV_STACK];
     int sp = 0;
     const gc_ins *code = p->code;
-    bslot *st = w->st;
     const int64_t *reg = w->reg[0]; /* the row register: a current-row vector, w->reg or preg */
-    bslot *scratch = &st[w->scratch];
+    w->nfree = w->npool;
+    for (int i = 0; i < w->npool; i++)
+        w->free[i] = &w->pool[i];
     for (uint32_t pc = 0;; pc++) {
         const gc_ins *in = &code[pc];
         switch ((gc_opcode)in->op) {
         case GC_I_END:
-            return &st[sp - 1];
+            return stk[sp - 1];
         case GC_I_PUSH_I:
         case GC_I_PUSH_F: {
-            bslot *s = &st[sp++];
+            bslot *s = bs_take(w);
             s->nn = 0;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n; i++)
                 s->v[i].i = in->k.i; /* the union's bits: an integer or a double */
-                s->n[i] = 0;
-            }
+            stk[sp++] = s;
             break;
         }
         case GC_I_PUSH_NULL: {
-            bslot *s = &st[sp++];
+            bslot *s = bs_take(w);
             s->nn = 1;
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n; i++)
                 s->v[i].i = 0;
-                s->n[i] = 1;
-            }
+            memset(s->n, 1, (size_t)n);
+            stk[sp++] = s;
             break;
         }
-        case GC_I_LOAD_CUR: {
-            bslot *s = &st[sp++];
-            const bslot *c = bcol(e, w, in->a, k, r0, cur, n, in->k.u, in->ctype, in->flags, s);
-            if (c != s) {
-                memcpy(s->v, c->v, (size_t)n * sizeof *s->v);
-                memcpy(s->n, c->n, (size_t)n);
-                s->nn = c->nn;
-            }
+        case GC_I_LOAD_CUR:
+            stk[sp++] = bcol(e, w, in->a, k, r0, cur, n, in->k.u, in->ctype, in->flags);
             break;
-        }
         case GC_I_LOAD_REG: {
-            const size_t rs = e->s->descs[in->a]->row_size;
-            bslot *s = &st[sp++];
-            s->nn = 1;
-            if (!e->levels[k][in->a].rows) { /* no rows: every register is -1 */
-                for (int i = 0; i < n; i++) {
-                    s->v[i].i = 0;
-                    s->n[i] = 1;
-                }
-                break;
-            }
             /* a column through a numbered path is read once per block (the column cache,
              * keyed by the path as well) */
-            bslot *d = s;
             const uint32_t path = (uint32_t)in->k2;
+            const uint8_t flags = in->flags & GC_CF_NULL_IF_MAX;
             if (path) {
                 int c = 0;
-                while (c < w->ncol &&
-                       !(w->key_path[c] == path && w->key_ofs[c] == in->k.u &&
-                         w->key_ctype[c] == in->ctype && w->key_flags[c] == in->flags))
+                while (c < w->ncol && !(w->key_path[c] == path && w->key_ofs[c] == in->k.u &&
+                                        w->key_ctype[c] == in->ctype && w->key_flags[c] == flags))
                     c++;
                 if (c < w->ncol) {
-                    memcpy(s->v, w->col[c].v, (size_t)n * sizeof *s->v);
-                    memcpy(s->n, w->col[c].n, (size_t)n);
+                    stk[sp++] = &w->col[c];
                     break;
                 }
-                if (w->ncol < GC_BATCH_COLS) {
-                    c = w->ncol++;
-                    w->key_ofs[c] = in->k.u;
-                    w->key_path[c] = path;
-                    w->key_ctype[c] = in->ctype;
-                    w->key_flags[c] = in->flags;
-                    d = &w->col[c];
-                    d->nn = 1;
-                }
             }
-            const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-            bload(base, rs, reg, in->ctype, in->flags, n, d->v, d->n);
-            if (d != s) {
-                memcpy(s->v, d->v, (size_t)n * sizeof *s->v);
-                memcpy(s->n, d->n, (size_t)n);
+            bslot *d;
+            if (path && w->ncol < GC_BATCH_COLS) {
+                const int c = w->ncol++;
+                w->key_ofs[c] = in->k.u;
+                w->key_path[c] = path;
+                w->key_ctype[c] = in->ctype;
+                w->key_flags[c] = flags;
+                d = &w->col[c];
+            } else {
+                d = bs_take(w);
             }
+            if (tcount(e, k, in->a) == 0) { /* no rows: every register is -1 */
+                d->nn = 1;
+                for (int i = 0; i < n; i++)
+                    d->v[i].i = 0;
+                memset(d->n, 1, (size_t)n);
+            } else {
+                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+                d->nn = bload(base, e->s->descs[in->a]->row_size, reg, in->ctype, in->flags, n,
+                              d->v, d->n);
+            }
+            stk[sp++] = d;
             break;
         }
         case GC_I_CMP_CC:
         case GC_I_CMP_CK: {
             const uint32_t t = in->a >> 8;
-            bslot *s = &st[sp++];
+            const gc_binop op = (gc_binop)(in->a & 0xff);
             const bslot *x = bcol(e, w, t, k, r0, cur, n, in->k.u, in->ctype,
-                                  (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0, &scratch[0]);
+                                  (in->flags & 1) ? GC_CF_NULL_IF_MAX : 0);
+            const bslot *y = in->op == GC_I_CMP_CC ? bcol(e, w, t, k, r0, cur, n, in->b, in->pad,
+                                                          (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0)
+                                                   : NULL;
             const gc_ins *nx = &code[pc + 1];
-            if (sp >= 2 && (nx->op == GC_I_AND || nx->op == GC_I_OR) && !st[sp - 2].nn && !x->nn) {
+            bslot *o = bs_take(w);
+            if (sp >= 1 && (nx->op == GC_I_AND || nx->op == GC_I_OR) && !stk[sp - 1]->nn &&
+                !x->nn && !(y && y->nn)) {
                 /* `c and x OP y` with no nulls: fold the compare into c (the batch VM runs
                  * instructions in order whatever the jumps, so skipping the AND is safe) */
-                const bslot *y = NULL;
-                if (in->op == GC_I_CMP_CC) {
-                    y = bcol(e, w, t, k, r0, cur, n, in->b, in->pad,
-                             (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &scratch[1]);
-                    if (y->nn)
-                        goto unfused;
-                }
-                bfold((gc_binop)(in->a & 0xff), nx->op == GC_I_AND, &st[sp - 2], x,
-                      y ? NULL : &in->k2, y, n);
-                sp--;
+                const bslot *c = stk[sp - 1];
+                bfold(op, nx->op == GC_I_AND, o, c, x, y ? NULL : &in->k2, y, n);
+                bs_drop(w, c);
+                stk[sp - 1] = o;
                 pc++;
-                break;
-            }
-        unfused:
-            if (in->op == GC_I_CMP_CK) {
-                bcmp_ck((gc_binop)(in->a & 0xff), s, x, in->k2, n);
             } else {
-                const bslot *y = bcol(e, w, t, k, r0, cur, n, in->b, in->pad,
-                                      (in->flags & 2) ? GC_CF_NULL_IF_MAX : 0, &scratch[1]);
-                bcmp_cc((gc_binop)(in->a & 0xff), s, x, y, n);
+                if (y)
+                    bcmp_cc(op, o, x, y, n);
+                else
+                    bcmp_ck(op, o, x, in->k2, n);
+                stk[sp++] = o;
             }
+            bs_drop(w, x);
+            bs_drop(w, y);
             break;
         }
         case GC_I_ROW_CUR:
-            if (cur) {
-                reg = cur;
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                w->reg[0][i] = (int64_t)(r0 + (size_t)i);
-            reg = w->reg[0];
+            reg = block_rows(w, r0, cur, n);
             break;
         case GC_I_ROW_PREV:
         case GC_I_ROW_NEXT:
@@ -1412,42 +1690,44 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
                 dst = reg == w->reg[0] ? w->reg[1] : w->reg[0];
             }
             if (in->op == GC_I_ROW_PREV) {
+                /* r - 1, and -1 stays -1: the sign bit instead of a 64-bit compare */
                 for (int i = 0; i < n; i++)
-                    dst[i] = reg[i] >= 0 ? reg[i] - 1 : reg[i];
+                    dst[i] = (int64_t)((uint64_t)reg[i] - 1 + ((uint64_t)reg[i] >> 63));
             } else if (in->op == GC_I_ROW_NEXT) {
                 const int64_t cnt = (int64_t)tcount(e, k, in->a);
                 for (int i = 0; i < n; i++)
                     dst[i] = reg[i] < 0 ? reg[i] : reg[i] + 1 >= cnt ? -1 : reg[i] + 1;
-            } else if (!e->levels[k][in->a].rows) {
+            } else if (tcount(e, k, in->a) == 0) {
                 for (int i = 0; i < n; i++)
                     dst[i] = -1;
             } else {
-                const int64_t cnt = (int64_t)tcount(e, k, in->b);
-                const size_t rs = e->s->descs[in->a]->row_size;
-                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-                bslot *s = scratch;
-                bload(base, rs, reg, in->ctype, in->flags, n, s->v, s->n);
-                for (int i = 0; i < n; i++) {
-                    const int64_t v = s->v[i].i;
-                    dst[i] = reg[i] < 0 ? reg[i] : (s->n[i] || v < 0 || v >= cnt) ? -1 : v;
-                }
+                parent_step((const uint8_t *)e->levels[k][in->a].rows + in->k.u,
+                            e->s->descs[in->a]->row_size, reg, in->ctype, in->flags,
+                            (int64_t)tcount(e, k, in->b), n, dst);
             }
             reg = dst;
             break;
         }
         case GC_I_REG_INDEX: {
-            bslot *s = &st[sp++];
-            s->nn = 1;
+            bslot *s = bs_take(w);
+            uint8_t anyn = 0;
             for (int i = 0; i < n; i++) {
+                const uint8_t z = (uint8_t)(reg[i] < 0);
                 s->v[i].i = reg[i];
-                s->n[i] = reg[i] < 0;
+                s->n[i] = z;
+                anyn |= z;
             }
+            s->nn = anyn != 0;
+            stk[sp++] = s;
             break;
         }
         case GC_I_I2F: {
-            bslot *s = &st[sp - 1 - (int)in->a];
-            for (int i = 0; i < n; i++)
-                s->v[i].f = (double)s->v[i].i; /* a null's value is never read */
+            const bslot *x = stk[sp - 1 - (int)in->a];
+            bslot *o = bs_take(w);
+            i2f(o->v, x->v, n);
+            bnull1(o, x, n);
+            bs_drop(w, x);
+            stk[sp - 1 - (int)in->a] = o;
             break;
         }
         case GC_I_ADD_I:
@@ -1456,181 +1736,121 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
         case GC_I_ADD_F:
         case GC_I_SUB_F:
         case GC_I_MUL_F:
+        case GC_I_BAND:
+        case GC_I_BOR:
         case GC_I_DIV_F:
         case GC_I_IDIV_I:
         case GC_I_IDIV_F:
         case GC_I_MOD_I:
         case GC_I_MOD_F:
         case GC_I_SHL:
-        case GC_I_SHR:
-        case GC_I_BAND:
-        case GC_I_BOR: {
-            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
-            sp--;
-            bnum *av = as->v;
-            const bnum *bv = bs->v;
-            uint8_t *an = as->n;
-            const uint8_t *bn = bs->n;
-            if (bs->nn)
-                for (int i = 0; i < n; i++)
-                    an[i] |= bn[i];
-            as->nn |= bs->nn;
+        case GC_I_SHR: {
+            const bslot *x = stk[sp - 2], *y = stk[sp - 1];
+            bslot *o = bs_take(w);
             switch ((gc_opcode)in->op) {
             case GC_I_ADD_I:
-                for (int i = 0; i < n; i++)
-                    av[i].i = wrap_add(av[i].i, bv[i].i);
-                break;
             case GC_I_SUB_I:
-                for (int i = 0; i < n; i++)
-                    av[i].i = wrap_sub(av[i].i, bv[i].i);
-                break;
             case GC_I_MUL_I:
-                for (int i = 0; i < n; i++)
-                    av[i].i = wrap_mul(av[i].i, bv[i].i);
-                break;
             case GC_I_ADD_F:
-                for (int i = 0; i < n; i++)
-                    av[i].f = av[i].f + bv[i].f;
-                break;
             case GC_I_SUB_F:
-                for (int i = 0; i < n; i++)
-                    av[i].f = av[i].f - bv[i].f;
-                break;
             case GC_I_MUL_F:
-                for (int i = 0; i < n; i++)
-                    av[i].f = av[i].f * bv[i].f;
-                break;
-            case GC_I_DIV_F:
-                /* one branch-free loop (it vectorises): a zero divisor makes a null, whose
-                 * value is left as it was, as below */
-                as->nn = 1;
-                for (int i = 0; i < n; i++) {
-                    const double fx = av[i].f, fy = bv[i].f;
-                    const int z = fy == 0.0;
-                    const double q = fx / (z ? 1.0 : fy);
-                    an[i] = (uint8_t)(an[i] | z);
-                    av[i].f = (an[i] != 0) ? fx : q;
-                }
-                break;
-            case GC_I_BAND: /* a null keeps its value, as below */
-                for (int i = 0; i < n; i++)
-                    av[i].i = an[i] ? av[i].i : av[i].i & bv[i].i;
-                break;
+            case GC_I_BAND:
             case GC_I_BOR:
-                for (int i = 0; i < n; i++)
-                    av[i].i = an[i] ? av[i].i : av[i].i | bv[i].i;
+                barith((gc_opcode)in->op, o->v, x->v, y->v, n);
+                bnull2(o, x, y, n);
                 break;
             default:
-                as->nn = 1; /* these can make a null */
-                for (int i = 0; i < n; i++) {
-                    if (an[i])
-                        continue;
-                    int64_t x = av[i].i, y = bv[i].i;
-                    double fx = av[i].f, fy = bv[i].f;
-                    switch ((gc_opcode)in->op) {
-                    case GC_I_DIV_F:
-                        if (fy == 0.0)
-                            an[i] = 1;
-                        else
-                            av[i].f = fx / fy;
-                        break;
-                    case GC_I_IDIV_I:
-                        if (y == 0)
-                            an[i] = 1;
-                        else if (x == INT64_MIN && y == -1)
-                            av[i].i = INT64_MIN;
-                        else
-                            av[i].i = x / y;
-                        break;
-                    case GC_I_IDIV_F:
-                        if (fy == 0.0)
-                            an[i] = 1;
-                        else
-                            av[i].f = trunc(fx / fy);
-                        break;
-                    case GC_I_MOD_I:
-                        if (y == 0)
-                            an[i] = 1;
-                        else if (y == -1)
-                            av[i].i = 0;
-                        else
-                            av[i].i = x % y;
-                        break;
-                    case GC_I_MOD_F:
-                        if (fy == 0.0)
-                            an[i] = 1;
-                        else
-                            av[i].f = fmod(fx, fy);
-                        break;
-                    case GC_I_SHL:
-                        if (y < 0 || y > 63)
-                            an[i] = 1;
-                        else
-                            av[i].i = (int64_t)((uint64_t)x << y);
-                        break;
-                    case GC_I_SHR:
-                        if (y < 0 || y > 63)
-                            an[i] = 1;
-                        else
-                            av[i].i = x < 0 ? ~(~x >> y) : x >> y;
-                        break;
-                    case GC_I_BAND:
-                        av[i].i = x & y;
-                        break;
-                    default:
-                        av[i].i = x | y;
-                        break;
-                    }
-                }
+                barith_null((gc_opcode)in->op, o, x, y, n);
                 break;
             }
+            bs_drop(w, x);
+            bs_drop(w, y);
+            stk[sp - 2] = o;
+            sp--;
             break;
         }
         case GC_I_CMP_I:
         case GC_I_CMP_F: {
-            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
-            sp--;
-            as->nn |= bs->nn;
+            const bslot *x = stk[sp - 2], *y = stk[sp - 1];
+            bslot *o = bs_take(w);
+            const gc_ins *nx = &code[pc + 1];
+            if (in->op == GC_I_CMP_I && sp >= 3 && (nx->op == GC_I_AND || nx->op == GC_I_OR) &&
+                !stk[sp - 3]->nn && !x->nn && !y->nn) {
+                /* `c and x OP y` with no nulls: one pass, as for the fused column compares */
+                const bslot *c = stk[sp - 3];
+                bfold((gc_binop)in->a, nx->op == GC_I_AND, o, c, x, NULL, y, n);
+                bs_drop(w, c);
+                bs_drop(w, x);
+                bs_drop(w, y);
+                stk[sp - 3] = o;
+                sp -= 2;
+                pc++;
+                break;
+            }
             if (in->op == GC_I_CMP_I)
-                bcmp_i((gc_binop)in->a, as->v, as->n, bs->v, bs->n, n);
+                bcmp_cc((gc_binop)in->a, o, x, y, n);
             else
-                bcmp_f((gc_binop)in->a, as->v, as->n, bs->v, bs->n, n);
+                bcmp_f((gc_binop)in->a, o, x, y, n);
+            bs_drop(w, x);
+            bs_drop(w, y);
+            stk[sp - 2] = o;
+            sp--;
             break;
         }
         case GC_I_ISNULL:
         case GC_I_NOTNULL: {
-            bslot *s = &st[sp - 1];
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
             const int want = in->op == GC_I_ISNULL;
-            s->nn = 0;
-            for (int i = 0; i < n; i++) {
-                s->v[i].i = want ? s->n[i] : !s->n[i];
-                s->n[i] = 0;
+            o->nn = 0;
+            if (!x->nn) {
+                for (int i = 0; i < n; i++)
+                    o->v[i].i = !want;
+            } else {
+                for (int i = 0; i < n; i++)
+                    o->v[i].i = want ? x->n[i] : !x->n[i];
             }
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_TRUTH_I: {
-            bslot *s = &st[sp - 1];
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
             for (int i = 0; i < n; i++)
-                s->v[i].i = s->v[i].i != 0;
+                o->v[i].i = (int64_t)bnz(x->v[i].i);
+            bnull1(o, x, n);
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_TRUTH_F: {
-            bslot *s = &st[sp - 1];
-            s->nn = 1; /* NaN */
+            /* NaN is null in a condition */
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
+            const uint8_t *xn = nulls_of(x);
+            const double t1 = true_bits.f;
+            uint8_t anyn = 0;
+            for (int i = 0; i < n; i++)
+                o->v[i].f = x->v[i].f != 0.0 ? t1 : 0.0;
             for (int i = 0; i < n; i++) {
-                if (s->n[i])
-                    continue;
-                if (isnan(s->v[i].f))
-                    s->n[i] = 1;
-                else
-                    s->v[i].i = s->v[i].f != 0.0;
+                const uint8_t z = (uint8_t)(xn[i] | isnan(x->v[i].f));
+                o->n[i] = z;
+                anyn |= z;
             }
+            o->nn = anyn != 0;
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_NOT: {
-            bslot *s = &st[sp - 1];
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
             for (int i = 0; i < n; i++)
-                s->v[i].i = !s->v[i].i;
+                o->v[i].i = (int64_t)(bnz(x->v[i].i) ^ 1);
+            bnull1(o, x, n);
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_AND_SC:
@@ -1638,187 +1858,213 @@ static bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r0, const int6
             break; /* both sides run: see above */
         case GC_I_AND:
         case GC_I_OR: {
-            bslot *as = &st[sp - 2], *bs = &st[sp - 1];
+            const bslot *x = stk[sp - 2], *y = stk[sp - 1];
+            bslot *o = bs_take(w);
+            band_or(in->op == GC_I_AND, o, x, y, n);
+            bs_drop(w, x);
+            bs_drop(w, y);
+            stk[sp - 2] = o;
             sp--;
-            /* branch-free three-valued logic: a side that is not null and equals `decide`
-             * decides; else null if either side is null; else the other value */
-            bnum *av = as->v;
-            uint8_t *an = as->n;
-            const bnum *bv = bs->v;
-            const uint8_t *bn = bs->n;
-            if (!as->nn && !bs->nn) {
-                /* no nulls: non-null conditions are 0 or 1 */
-                if (in->op == GC_I_AND)
-                    for (int i = 0; i < n; i++)
-                        av[i].i = (int64_t)(bnz(av[i].i) & bnz(bv[i].i));
-                else
-                    for (int i = 0; i < n; i++)
-                        av[i].i = (int64_t)(bnz(av[i].i) | bnz(bv[i].i));
+            break;
+        }
+        case GC_I_NEG_I:
+        case GC_I_NEG_F:
+        case GC_I_ABS_I:
+        case GC_I_ABS_F: {
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
+            switch ((gc_opcode)in->op) {
+            case GC_I_NEG_I:
+                for (int i = 0; i < n; i++)
+                    o->v[i].i = wrap_sub(0, x->v[i].i);
+                break;
+            case GC_I_NEG_F:
+                for (int i = 0; i < n; i++)
+                    o->v[i].f = -x->v[i].f;
+                break;
+            case GC_I_ABS_I:
+                /* (x ^ m) - m with m all ones for a negative x: wraps like wrap_sub(0, x) */
+                for (int i = 0; i < n; i++) {
+                    const uint64_t m = 0 - ((uint64_t)x->v[i].i >> 63);
+                    o->v[i].i = (int64_t)(((uint64_t)x->v[i].i ^ m) - m);
+                }
+                break;
+            default:
+                for (int i = 0; i < n; i++)
+                    o->v[i].f = fabs(x->v[i].f);
                 break;
             }
-            as->nn = 1;
-            if (in->op == GC_I_AND) {
-                for (int i = 0; i < n; i++) {
-                    const int f = ((an[i] == 0) & (av[i].i == 0)) | ((bn[i] == 0) & (bv[i].i == 0));
-                    const int nn = (f == 0) & (an[i] | bn[i]);
-                    an[i] = (uint8_t)nn;
-                    av[i].i = !f;
-                }
-            } else {
-                for (int i = 0; i < n; i++) {
-                    const int t = ((an[i] == 0) & (av[i].i != 0)) | ((bn[i] == 0) & (bv[i].i != 0));
-                    const int nn = (t == 0) & (an[i] | bn[i]);
-                    an[i] = (uint8_t)nn;
-                    av[i].i = t;
-                }
-            }
-            break;
-        }
-        case GC_I_NEG_I: {
-            bslot *s = &st[sp - 1];
-            for (int i = 0; i < n; i++)
-                s->v[i].i = wrap_sub(0, s->v[i].i);
-            break;
-        }
-        case GC_I_NEG_F: {
-            bslot *s = &st[sp - 1];
-            for (int i = 0; i < n; i++)
-                s->v[i].f = -s->v[i].f;
-            break;
-        }
-        case GC_I_ABS_I: {
-            bslot *s = &st[sp - 1];
-            for (int i = 0; i < n; i++)
-                if (s->v[i].i < 0)
-                    s->v[i].i = wrap_sub(0, s->v[i].i);
-            break;
-        }
-        case GC_I_ABS_F: {
-            bslot *s = &st[sp - 1];
-            for (int i = 0; i < n; i++)
-                s->v[i].f = fabs(s->v[i].f);
+            bnull1(o, x, n);
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_MIN_I:
         case GC_I_MAX_I:
         case GC_I_MIN_F:
         case GC_I_MAX_F: {
+            /* the first argument, then each next one that compares better, as run() does */
             const int m = (int)in->a;
-            bslot *a = &st[sp - m];
-            for (int j = 1; j < m; j++) {
-                const bslot *b = &a[j];
-                a->nn |= b->nn;
-                for (int i = 0; i < n; i++) {
-                    a->n[i] |= b->n[i];
-                    switch ((gc_opcode)in->op) {
-                    case GC_I_MIN_I:
-                        if (b->v[i].i < a->v[i].i)
-                            a->v[i].i = b->v[i].i;
-                        break;
-                    case GC_I_MAX_I:
-                        if (b->v[i].i > a->v[i].i)
-                            a->v[i].i = b->v[i].i;
-                        break;
-                    case GC_I_MIN_F:
-                        if (b->v[i].f < a->v[i].f)
-                            a->v[i].f = b->v[i].f;
-                        break;
-                    default:
-                        if (b->v[i].f > a->v[i].f)
-                            a->v[i].f = b->v[i].f;
-                        break;
-                    }
+            const bslot **a = &stk[sp - m];
+            bslot *o = bs_take(w);
+            memcpy(o->v, a[0]->v, (size_t)n * sizeof *o->v);
+            o->nn = 0;
+            for (int j = 0; j < m; j++)
+                o->nn |= a[j]->nn;
+            if (o->nn) {
+                const uint8_t *n0 = nulls_of(a[0]);
+                for (int i = 0; i < n; i++)
+                    o->n[i] = n0[i];
+                for (int j = 1; j < m; j++) {
+                    const uint8_t *nj = nulls_of(a[j]);
+                    for (int i = 0; i < n; i++)
+                        o->n[i] |= nj[i];
                 }
             }
+            for (int j = 1; j < m; j++) {
+                const bnum *bv = a[j]->v;
+                bnum *restrict ov = o->v;
+                switch ((gc_opcode)in->op) {
+                case GC_I_MIN_I: /* selects by mask: SSE2 has no 64-bit compare */
+                    for (int i = 0; i < n; i++) {
+                        const uint64_t sel = 0 - b_lt(bv[i].i, ov[i].i);
+                        ov[i].i = (int64_t)(((uint64_t)bv[i].i & sel) | ((uint64_t)ov[i].i & ~sel));
+                    }
+                    break;
+                case GC_I_MAX_I:
+                    for (int i = 0; i < n; i++) {
+                        const uint64_t sel = 0 - b_gt(bv[i].i, ov[i].i);
+                        ov[i].i = (int64_t)(((uint64_t)bv[i].i & sel) | ((uint64_t)ov[i].i & ~sel));
+                    }
+                    break;
+                case GC_I_MIN_F:
+                    for (int i = 0; i < n; i++)
+                        ov[i].f = bv[i].f < ov[i].f ? bv[i].f : ov[i].f;
+                    break;
+                default:
+                    for (int i = 0; i < n; i++)
+                        ov[i].f = bv[i].f > ov[i].f ? bv[i].f : ov[i].f;
+                    break;
+                }
+            }
+            for (int j = 0; j < m; j++)
+                bs_drop(w, a[j]);
             sp -= m - 1;
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_SQRT: {
-            bslot *s = &st[sp - 1];
-            s->nn = 1;
+            /* a negative argument is null (its root is never taken); NaN stays NaN */
+            const bslot *x = stk[sp - 1];
+            bslot *o = bs_take(w);
+            const uint8_t *xn = nulls_of(x);
+            uint8_t anyn = 0;
             for (int i = 0; i < n; i++) {
-                if (s->n[i])
-                    continue;
-                if (s->v[i].f < 0.0)
-                    s->n[i] = 1;
-                else
-                    s->v[i].f = sqrt(s->v[i].f);
+                const double f = x->v[i].f;
+                o->v[i].f = sqrt(f < 0.0 ? 0.0 : f);
             }
+            for (int i = 0; i < n; i++) {
+                const uint8_t z = (uint8_t)(xn[i] | (x->v[i].f < 0.0));
+                o->n[i] = z;
+                anyn |= z;
+            }
+            o->nn = anyn != 0;
+            bs_drop(w, x);
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_DIST: {
-            bslot *a = &st[sp - 6];
-            a[0].nn = a[0].nn | a[1].nn | a[2].nn | a[3].nn | a[4].nn | a[5].nn;
+            const bslot **a = &stk[sp - 6];
+            bslot *o = bs_take(w);
             for (int i = 0; i < n; i++) {
-                const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i] | a[3].n[i] |
-                                             a[4].n[i] | a[5].n[i]);
-                /* computed for nulls too (their values are defined, the result unused):
-                 * no branch, so the loop vectorises */
-                a[0].n[i] = nn;
-                double dx = a[0].v[i].f - a[3].v[i].f;
-                double dy = a[1].v[i].f - a[4].v[i].f;
-                double dz = a[2].v[i].f - a[5].v[i].f;
-                a[0].v[i].f = sqrt(dx * dx + dy * dy + dz * dz);
+                /* computed for nulls too (their values are never read): no branch, so the
+                 * loop vectorises */
+                const double dx = a[0]->v[i].f - a[3]->v[i].f;
+                const double dy = a[1]->v[i].f - a[4]->v[i].f;
+                const double dz = a[2]->v[i].f - a[5]->v[i].f;
+                o->v[i].f = sqrt(dx * dx + dy * dy + dz * dz);
             }
+            o->nn = a[0]->nn | a[1]->nn | a[2]->nn | a[3]->nn | a[4]->nn | a[5]->nn;
+            if (o->nn) {
+                const uint8_t *n0 = nulls_of(a[0]), *n1 = nulls_of(a[1]), *n2 = nulls_of(a[2]);
+                const uint8_t *n3 = nulls_of(a[3]), *n4 = nulls_of(a[4]), *n5 = nulls_of(a[5]);
+                for (int i = 0; i < n; i++)
+                    o->n[i] = (uint8_t)(n0[i] | n1[i] | n2[i] | n3[i] | n4[i] | n5[i]);
+            }
+            for (int j = 0; j < 6; j++)
+                bs_drop(w, a[j]);
             sp -= 5;
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_BETWEEN_I:
         case GC_I_BETWEEN_F: {
-            bslot *a = &st[sp - 3];
-            a[0].nn = a[0].nn | a[1].nn | a[2].nn;
-            /* branch-free: lo <= x and x <= hi, 0 for a null */
+            const bslot **a = &stk[sp - 3];
+            bslot *o = bs_take(w);
+            const bnum *x = a[0]->v, *lo = a[1]->v, *hi = a[2]->v;
             if (in->op == GC_I_BETWEEN_I)
-                for (int i = 0; i < n; i++) {
-                    const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
-                    a[0].n[i] = nn;
-                    a[0].v[i].i =
-                        (nn == 0) & (a[1].v[i].i <= a[0].v[i].i) & (a[0].v[i].i <= a[2].v[i].i);
-                }
-            else
-                for (int i = 0; i < n; i++) {
-                    const uint8_t nn = (uint8_t)(a[0].n[i] | a[1].n[i] | a[2].n[i]);
-                    a[0].n[i] = nn;
-                    a[0].v[i].i =
-                        (nn == 0) & (a[1].v[i].f <= a[0].v[i].f) & (a[0].v[i].f <= a[2].v[i].f);
-                }
+                for (int i = 0; i < n; i++)
+                    o->v[i].i = (int64_t)(b_le(lo[i].i, x[i].i) & b_le(x[i].i, hi[i].i));
+            else {
+                const double t1 = true_bits.f;
+                for (int i = 0; i < n; i++)
+                    o->v[i].f = ((lo[i].f <= x[i].f) & (x[i].f <= hi[i].f)) ? t1 : 0.0;
+            }
+            o->nn = a[0]->nn | a[1]->nn | a[2]->nn;
+            if (o->nn) {
+                const uint8_t *n0 = nulls_of(a[0]), *n1 = nulls_of(a[1]), *n2 = nulls_of(a[2]);
+                for (int i = 0; i < n; i++)
+                    o->n[i] = (uint8_t)(n0[i] | n1[i] | n2[i]);
+            }
+            for (int j = 0; j < 3; j++)
+                bs_drop(w, a[j]);
             sp -= 2;
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_COALESCE: {
+            /* the first argument that is not null; null when all are */
             const int m = (int)in->a;
-            bslot *a = &st[sp - m];
-            a[0].nn = 1;
-            for (int i = 0; i < n; i++)
-                for (int j = 0; j < m; j++)
-                    if (!a[j].n[i]) {
-                        a[0].v[i] = a[j].v[i];
-                        a[0].n[i] = 0;
-                        break;
-                    }
+            const bslot **a = &stk[sp - m];
+            bslot *o = bs_take(w);
+            uint8_t anyn = 0;
+            for (int i = 0; i < n; i++) {
+                int j = 0;
+                while (j < m && a[j]->nn && a[j]->n[i])
+                    j++;
+                const uint8_t z = (uint8_t)(j == m);
+                o->v[i] = a[z ? 0 : j]->v[i];
+                o->n[i] = z;
+                anyn |= z;
+            }
+            o->nn = anyn != 0;
+            for (int j = 0; j < m; j++)
+                bs_drop(w, a[j]);
             sp -= m - 1;
+            stk[sp - 1] = o;
             break;
         }
         case GC_I_AGG: {
-            gc_val r = agg_value(e, in->a);
-            bslot *s = &st[sp++];
-            s->nn = r.null;
-            for (int i = 0; i < n; i++) {
+            const gc_val r = agg_value(e, in->a);
+            bslot *s = bs_take(w);
+            for (int i = 0; i < n; i++)
                 s->v[i].i = r.u.i;
-                s->n[i] = r.null;
-            }
+            s->nn = r.null;
+            if (r.null)
+                memset(s->n, 1, (size_t)n);
+            stk[sp++] = s;
             break;
         }
-        default: /* not reached: gc_inv_batch_ok admits only the cases above */
-            return &st[sp - 1];
+        default: /* not reached: batch_ok admits only the cases above */
+            return stk[sp - 1];
         }
     }
 }
 
 /* The row loop of agg_value on the batch VM (same order, same accumulation); returns 0
  * when the aggregate cannot run there (then agg_value runs it row by row). */
-static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum, int *have,
-                     gc_val *res)
+static GC_VEC int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double *fsum,
+                            int *have, gc_val *res)
 {
     if (!batch_ok(e->u, &ag->cond) || !batch_ok(e->u, &ag->value))
         return 0;
@@ -1830,7 +2076,6 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
     bws *w = bws_new(ms + 2, ag->npaths);
     if (!w)
         return 0;
-    w->scratch = ms;
     const int allany = ag->kind == GC_AGG_ALL || ag->kind == GC_AGG_ANY;
     int done = 0;
     for (size_t k = 0; k < e->nlevels && !done; k++) {
@@ -1845,8 +2090,9 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
             bws_reset(w);
             if (ag->cond.code) {
                 const bslot *c = run_batch(e, &ag->cond, k, r0, NULL, nb, w);
+                const uint8_t *cn = nulls_of(c);
                 for (int i = 0; i < nb; i++)
-                    pass[i] = c->n[i] ? 2 : c->v[i].i != 0;
+                    pass[i] = cn[i] ? 2 : c->v[i].i != 0;
             } else {
                 memset(pass, 1, (size_t)nb);
             }
@@ -1875,10 +2121,11 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
                 continue;
             }
             const bslot *v = run_batch(e, &ag->value, k, r0, NULL, nb, w);
+            const uint8_t *vn = nulls_of(v);
             for (int i = 0; i < nb; i++) {
                 if (pass[i] != 1)
                     continue;
-                if (v->n[i] || (ag->vty == GC_TY_FLT && isnan(v->v[i].f)))
+                if (vn[i] || (ag->vty == GC_TY_FLT && isnan(v->v[i].f)))
                     continue;
                 switch (ag->kind) {
                 case GC_AGG_COUNT_VAL:
@@ -1918,44 +2165,75 @@ static int agg_batch(ev *e, const gc_agg *ag, int64_t *n, int64_t *isum, double 
     return 1;
 }
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC pop_options
-#endif
+/* `where` of the block into pass[] (0/1); returns how many rows passed */
+static GC_VEC int where_pass(const bslot *ws, int n, uint8_t *pass)
+{
+    const uint8_t *wn = nulls_of(ws);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const uint8_t p = (uint8_t)((wn[i] == 0) & (ws->v[i].i != 0));
+        pass[i] = p;
+        m += p;
+    }
+    return m;
+}
 
 /* The rows r0 .. r0+n-1 of level slot k for batch unit e->u: where, then expect on the rows
  * that passed, counts and samples into a. */
-static void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv, acc *a)
+static GC_VEC void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv, acc *a)
 {
     const gc_unit *u = e->u;
     gc_inv_result *out = a->out;
-    const int64_t *rows = NULL; /* the rows expect runs on: r0.. or bw->cur */
+    const int64_t *rows = NULL; /* the rows expect runs on when compacted (else r0..) */
+    const uint8_t *mask = NULL; /* else, when some rows failed `where`: the ones that passed */
     int m = n;
     bws_reset(bw);
     if (u->where.code) {
         const bslot *ws = run_batch(e, &u->where, k, r0, NULL, n, bw);
-        m = 0;
-        for (int i = 0; i < n; i++) {
-            bw->cur[m] = (int64_t)(r0 + (size_t)i);
-            m += !ws->n[i] && ws->v[i].i != 0;
-        }
+        m = where_pass(ws, n, bw->pass);
         if (m == 0)
             return;
         if (m < n) {
-            rows = bw->cur;
-            bws_reset(bw); /* the cached columns and paths are of all n rows */
+            if (2 * m >= n) {
+                /* most rows passed: expect runs on the whole block (it has no side effects
+                 * and never traps) and only the rows that passed count, so the columns
+                 * `where` read stay cached and every load stays a sequential one */
+                mask = bw->pass;
+            } else {
+                int j = 0;
+                for (int i = 0; i < n; i++)
+                    if (bw->pass[i])
+                        bw->cur[j++] = (int64_t)(r0 + (size_t)i);
+                rows = bw->cur;
+                bws_reset(bw); /* the cached columns and paths are of all n rows */
+            }
         }
     }
-    const bslot *x = run_batch(e, &u->expect, k, r0, rows, m, bw);
+    const int ne = rows ? m : n;
+    const bslot *x = run_batch(e, &u->expect, k, r0, rows, ne, bw);
     out->checked += (size_t)m;
-    for (int i = 0; i < m; i++) {
-        if (!x->n[i] && x->v[i].i != 0)
+    if (!mask && !x->nn) {
+        /* the common case, every row passing, in one vectorised pass */
+        uint64_t bad = 0;
+        for (int i = 0; i < ne; i++)
+            bad |= bnz(x->v[i].i) ^ 1;
+        if (!bad)
+            return;
+    }
+    const uint8_t *xn = nulls_of(x);
+    for (int i = 0; i < ne; i++) {
+        if ((mask && !mask[i]) || (!xn[i] && x->v[i].i != 0))
             continue;
         out->failed++;
         rowref cur = {k, rows ? rows[i] : (int64_t)(r0 + (size_t)i)};
         e->outer = cur;
-        add_sample(e, a, lv, cur, x->n[i]);
+        add_sample(e, a, lv, cur, xn[i]);
     }
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 /* Evaluate unit u with aggregates ranging over levels[0..nlevels). level_ids may be NULL
  * (then `level` is reported). Results are added to *out. */
@@ -1996,7 +2274,6 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
                     ev_fini(&e);
                     return -1;
                 }
-                bw->scratch = u->batch_stack - 2;
             }
             for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH)
                 unit_block(&e, bw, k, r0, cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH, lv, a);
@@ -2139,7 +2416,7 @@ void gc_inv_detect_fast(gc_unit *u)
         if (u->where.code && u->where.max_stack > m)
             m = u->where.max_stack;
         u->batch = 1;
-        u->batch_stack = m + 2; /* two scratch slots */
+        u->batch_stack = m;
     }
 }
 
@@ -2262,8 +2539,6 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
             ws[q] = bws_new(u->batch_stack, u->npaths);
             if (!ws[q])
                 ok = 0;
-            else
-                ws[q]->scratch = u->batch_stack - 2;
         }
         const size_t cnt = ok ? tcount(&evs[members[0]], 0, (uint32_t)table) : 0;
         for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {

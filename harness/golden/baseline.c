@@ -94,7 +94,7 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_diges
     return 0;
 }
 
-int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, size_t errlen)
+int gc_baseline_load_tree(const char *path, gc_baseline *b, int *found, char *err, size_t errlen)
 {
     memset(b, 0, sizeof *b);
     *found = 0;
@@ -193,6 +193,322 @@ done:
     if (rc != 0)
         gc_baseline_free(b);
     return rc;
+}
+
+/* ---- the streaming reader ----
+ * The baseline is ~2 MB of YAML; libyaml's document API builds a tree of ~20 MB of nodes
+ * for it (the node stack grows by copying, every page of it faulted in) before a single
+ * value is read. The sweep reads it on its critical path, so gc_baseline_load reads the
+ * event stream instead and keeps only what it stores. It reads the layout every baseline
+ * has (gc_baseline_format's): anything else -- an alias, a repeated section, a key or
+ * value that is not a scalar where one is expected, a value the tree reader would reject or
+ * read differently, a YAML error -- makes it give up, and the file is read again by
+ * gc_baseline_load_tree, whose result (or error message) is then the answer. So both
+ * readers always agree; tests/test_digest.c checks it on the goldens and on odd files. */
+
+typedef struct ystream {
+    yaml_parser_t p;
+    yaml_event_t e; /* the current event (owned when have) */
+    int have;
+} ystream;
+
+/* Next event into s->e; 0 on a YAML error or an alias (which only the tree reader resolves) */
+static int ynext(ystream *s)
+{
+    if (s->have)
+        yaml_event_delete(&s->e);
+    s->have = 0;
+    if (!yaml_parser_parse(&s->p, &s->e))
+        return 0;
+    s->have = 1;
+    return s->e.type != YAML_ALIAS_EVENT;
+}
+
+static const char *yscalar(const ystream *s)
+{
+    return s->e.type == YAML_SCALAR_EVENT ? (const char *)s->e.data.scalar.value : NULL;
+}
+
+/* Skip the node that starts with the current event (a scalar, or a whole collection). */
+static int yskip(ystream *s)
+{
+    int depth = 0;
+    for (;;) {
+        switch (s->e.type) {
+        case YAML_MAPPING_START_EVENT:
+        case YAML_SEQUENCE_START_EVENT:
+            depth++;
+            break;
+        case YAML_MAPPING_END_EVENT:
+        case YAML_SEQUENCE_END_EVENT:
+            depth--;
+            break;
+        case YAML_SCALAR_EVENT:
+            break;
+        default:
+            return 0;
+        }
+        if (depth == 0)
+            return 1;
+        if (!ynext(s))
+            return 0;
+    }
+}
+
+/* "<rows> <32 hex digits>", exactly as gc_baseline_format writes it (digits, one space,
+ * lowercase hex): what the tree reader's sscanf reads the same way. */
+static int canonical_digest(const char *v, uint64_t *rows, char *hex)
+{
+    uint64_t r = 0;
+    size_t i = 0;
+    if (v[0] < '0' || v[0] > '9')
+        return 0;
+    for (; v[i] >= '0' && v[i] <= '9'; i++) {
+        const unsigned d = (unsigned)(v[i] - '0');
+        if (r > (UINT64_MAX - d) / 10)
+            return 0;
+        r = r * 10 + d;
+    }
+    if (v[i++] != ' ')
+        return 0;
+    for (size_t k = 0; k < GC_DIGEST_HEX; k++) {
+        const char c = v[i + k];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+        hex[k] = c;
+    }
+    if (v[i + GC_DIGEST_HEX] != '\0')
+        return 0;
+    hex[GC_DIGEST_HEX] = '\0';
+    *rows = r;
+    return 1;
+}
+
+/* Grow an array geometrically (the tree reader grew it by one entry per value). */
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *v = realloc(*arr, c * elem);
+    if (!v)
+        return -1;
+    *arr = v;
+    *cap = c;
+    return 0;
+}
+
+/* A digests section (the current event is its value) into (*arr, *count) */
+static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
+{
+    size_t cap = 0;
+    if (s->e.type != YAML_MAPPING_START_EVENT)
+        return 0;
+    for (;;) {
+        if (!ynext(s))
+            return 0;
+        if (s->e.type == YAML_MAPPING_END_EVENT)
+            return 1;
+        const char *lk = yscalar(s);
+        if (!lk)
+            return 0;
+        const int level = atoi(lk);
+        if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
+            return 0;
+        for (;;) {
+            if (!ynext(s))
+                return 0;
+            if (s->e.type == YAML_MAPPING_END_EVENT)
+                break;
+            const char *name = yscalar(s);
+            if (!name || strlen(name) >= sizeof(*arr)[0].field)
+                return 0;
+            gc_rep_digest d;
+            memset(&d, 0, sizeof d);
+            d.level = level;
+            memcpy(d.field, name, strlen(name) + 1);
+            if (!ynext(s) || !yscalar(s) || !canonical_digest(yscalar(s), &d.rows, d.digest))
+                return 0;
+            if (grow((void **)arr, &cap, *count + 1, sizeof d) != 0)
+                return -1;
+            (*arr)[(*count)++] = d;
+        }
+    }
+}
+
+/* The levels section (the current event is its value) into b->metrics */
+static int stream_levels(ystream *s, gc_baseline *b)
+{
+    size_t cap = 0;
+    if (s->e.type != YAML_MAPPING_START_EVENT)
+        return 0;
+    for (;;) {
+        if (!ynext(s))
+            return 0;
+        if (s->e.type == YAML_MAPPING_END_EVENT)
+            return 1;
+        const char *lk = yscalar(s);
+        if (!lk)
+            return 0;
+        const int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(lk);
+        if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
+            return 0;
+        for (;;) {
+            if (!ynext(s))
+                return 0;
+            if (s->e.type == YAML_MAPPING_END_EVENT)
+                break;
+            if (!yscalar(s))
+                return 0;
+            char *name = strdup(yscalar(s));
+            if (!name)
+                return -1;
+            if (!ynext(s) || !yscalar(s)) {
+                free(name);
+                return 0;
+            }
+            const char *val = yscalar(s);
+            const int is_null = strcmp(val, "null") == 0 || strcmp(val, "~") == 0;
+            char *end = NULL;
+            const double v = is_null ? 0 : strtod(val, &end);
+            if ((!is_null && (end == val || *end)) ||
+                grow((void **)&b->metrics, &cap, b->count + 1, sizeof *b->metrics) != 0) {
+                free(name);
+                return !is_null && (end == val || *end) ? 0 : -1;
+            }
+            gc_rep_metric *m = &b->metrics[b->count++];
+            m->level = level;
+            m->name = name;
+            m->value = v;
+            m->is_null = is_null;
+        }
+    }
+}
+
+/* 1 read, 0 not read (the tree reader decides), -1 out of memory */
+static int load_stream(FILE *f, gc_baseline *b)
+{
+    ystream s;
+    memset(&s, 0, sizeof s);
+    if (!yaml_parser_initialize(&s.p))
+        return -1;
+    yaml_parser_set_input_file(&s.p, f);
+    int rc = 0, seen_levels = 0, seen_digests = 0, seen_tables = 0;
+    if (!ynext(&s) || s.e.type != YAML_STREAM_START_EVENT || !ynext(&s) ||
+        s.e.type != YAML_DOCUMENT_START_EVENT || !ynext(&s) || s.e.type != YAML_MAPPING_START_EVENT)
+        goto done;
+    for (;;) {
+        if (!ynext(&s))
+            goto done;
+        if (s.e.type == YAML_MAPPING_END_EVENT)
+            break;
+        const char *k0 = yscalar(&s);
+        if (!k0)
+            goto done;
+        char key[16];
+        snprintf(key, sizeof key, "%s", strlen(k0) < sizeof key ? k0 : "");
+        if (!ynext(&s))
+            goto done;
+        if (strcmp(key, "corpus") == 0 || strcmp(key, "corpus_id") == 0) {
+            if (!yscalar(&s))
+                goto done;
+            if (key[6] == '\0')
+                snprintf(b->corpus_key, sizeof b->corpus_key, "%s", yscalar(&s));
+            else
+                snprintf(b->corpus_id, sizeof b->corpus_id, "%s", yscalar(&s));
+        } else if (strcmp(key, "levels") == 0) {
+            if (seen_levels++ || (rc = stream_levels(&s, b)) != 1)
+                goto done;
+        } else if (strcmp(key, "digests") == 0) {
+            if (seen_digests++ || (rc = stream_digests(&s, &b->digests, &b->digest_count)) != 1)
+                goto done;
+        } else if (strcmp(key, "table_digests") == 0) {
+            if (seen_tables++ ||
+                (rc = stream_digests(&s, &b->table_digests, &b->table_digest_count)) != 1)
+                goto done;
+        } else if (!yskip(&s)) {
+            goto done;
+        }
+        rc = 0;
+    }
+    /* the tree reader reads one document: so does this */
+    if (seen_levels && ynext(&s) && s.e.type == YAML_DOCUMENT_END_EVENT)
+        rc = 1;
+done:
+    if (s.have)
+        yaml_event_delete(&s.e);
+    yaml_parser_delete(&s.p);
+    return rc == 1 ? 1 : rc < 0 ? -1 : 0;
+}
+
+int gc_baseline_peek(const char *path, char *corpus_key, size_t keylen, char *corpus_id,
+                     size_t idlen)
+{
+    corpus_key[0] = corpus_id[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    ystream s;
+    memset(&s, 0, sizeof s);
+    int rc = -1;
+    if (!yaml_parser_initialize(&s.p)) {
+        fclose(f);
+        return -1;
+    }
+    yaml_parser_set_input_file(&s.p, f);
+    if (!ynext(&s) || s.e.type != YAML_STREAM_START_EVENT || !ynext(&s) ||
+        s.e.type != YAML_DOCUMENT_START_EVENT || !ynext(&s) || s.e.type != YAML_MAPPING_START_EVENT)
+        goto done;
+    /* format, corpus, corpus_id, in any order, then the first other key ends the header */
+    for (;;) {
+        if (!ynext(&s) || !yscalar(&s))
+            goto done;
+        char key[16];
+        snprintf(key, sizeof key, "%s", strlen(yscalar(&s)) < sizeof key ? yscalar(&s) : "");
+        if (strcmp(key, "format") != 0 && strcmp(key, "corpus") != 0 &&
+            strcmp(key, "corpus_id") != 0)
+            break;
+        if (!ynext(&s) || !yscalar(&s))
+            goto done;
+        if (strcmp(key, "corpus") == 0)
+            snprintf(corpus_key, keylen, "%s", yscalar(&s));
+        else if (strcmp(key, "corpus_id") == 0)
+            snprintf(corpus_id, idlen, "%s", yscalar(&s));
+    }
+    rc = 1;
+done:
+    if (s.have)
+        yaml_event_delete(&s.e);
+    yaml_parser_delete(&s.p);
+    fclose(f);
+    return rc;
+}
+
+int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, size_t errlen)
+{
+    memset(b, 0, sizeof *b);
+    *found = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT)
+            return 0;
+        snprintf(err, errlen, "cannot open baseline %s: %s", path, strerror(errno));
+        return -1;
+    }
+    const int rc = load_stream(f, b);
+    fclose(f);
+    if (rc == 1) {
+        *found = 1;
+        return 0;
+    }
+    gc_baseline_free(b);
+    if (rc < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return gc_baseline_load_tree(path, b, found, err, errlen);
 }
 
 void gc_baseline_compare(const gc_baseline *b, gc_report *rep)

@@ -28,6 +28,16 @@ typedef struct gc_baseline {
 /* Load path. *found = 0 (and 0 returned) when the file does not exist;
  * -1 with err on a malformed file. */
 int gc_baseline_load(const char *path, gc_baseline *b, int *found, char *err, size_t errlen);
+/* The corpus and corpus_id a baseline starts with (gc_baseline_format writes them first),
+ * read without reading the rest: 1 when the file begins with a mapping whose first keys are
+ * format/corpus/corpus_id scalars (either may be absent: ""), 0 when the file does not exist,
+ * -1 otherwise (unreadable, or laid out otherwise: load it to know). A later key of the same
+ * name overrides these in gc_baseline_load; the sweep checks the loaded values again. */
+int gc_baseline_peek(const char *path, char *corpus_key, size_t keylen, char *corpus_id,
+                     size_t idlen);
+/* The same through libyaml's document API: the reader gc_baseline_load falls back to for a
+ * file it does not read as a stream, and the reference tests compare it with. */
+int gc_baseline_load_tree(const char *path, gc_baseline *b, int *found, char *err, size_t errlen);
 void gc_baseline_free(gc_baseline *b);
 /* Append the per-field changes of rep against b to rep->changes. */
 void gc_baseline_compare(const gc_baseline *b, gc_report *rep);

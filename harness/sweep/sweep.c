@@ -123,6 +123,7 @@ typedef struct level_slot {
     size_t tables_reused; /* tables whose column digests were the baseline's */
     double t_digest;      /* thread CPU seconds of the digests (part of t_eval) */
     int store_failed;     /* a column snapshot could not be stored */
+    int skipped;          /* left undone: reading the baseline failed (the sweep exits 2) */
     /* slot 0: its first view rendered again on another thread */
     char rerender_hex[GC_SWEEP_RERENDERS][65];
     int rerender_count;
@@ -142,7 +143,37 @@ static double wall_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-typedef struct sweep_ctx {
+typedef struct sweep_ctx sweep_ctx;
+
+/* The baseline, read on a thread of its own while the first levels decode: nothing reads it
+ * before a level's digests (the column digests it certifies), and a level decodes and
+ * evaluates for far longer than the ~2 MB of YAML takes to read, so reading it is off the
+ * sweep's critical path (it was most of the serial setup). Its corpus identity is checked
+ * before anything is decoded all the same, from the file's header (gc_baseline_peek), and
+ * again on what was loaded. A level waits for it before its digests (and before anything it
+ * writes); when reading it fails, the levels stop and the sweep reports exactly the error it
+ * reported when the baseline was read first. The same thread computes the report's column
+ * coverage, which depends on the invariants and the baseline's digests alone (it was most of
+ * the serial tail after the levels). */
+typedef struct baseline_job {
+    sweep_ctx *c;
+    const char *path, *shown_path; /* the file ("": none); as messages name it */
+    const char *corpus_key, *corpus_id, *corpus_label; /* this corpus */
+    int accept_mismatch;
+    gc_baseline base; /* read (when found) */
+    int found, mismatch_accepted;
+    gc_rep_coverage coverage; /* gc_coverage_compute against the baseline's digests */
+    int coverage_rc;
+    int rc; /* 0, or 2 with err */
+    char err[8192];
+    pthread_t thread;
+    int threaded, joined;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done; /* under lock */
+} baseline_job;
+
+struct sweep_ctx {
     const gc_sweep_opts *o;
     gc_inv_set *set;
     int *selected_inv; /* per invariant: selected by tier/--only */
@@ -171,7 +202,120 @@ typedef struct sweep_ctx {
     double w_pool;   /* wall clock at the pool's start */
     int next_worker; /* worker numbers, in the order workers take their first level */
     const char *rss_peak_phase;
-} sweep_ctx;
+    baseline_job *bl; /* the baseline being read; NULL when there is none */
+};
+
+/* Read the baseline, check its corpus identity, and sort its digests for the levels to look
+ * up: what the sweep did before decoding, in the same order, with the same messages. */
+static void baseline_read(baseline_job *j)
+{
+    sweep_ctx *c = j->c;
+    if (!j->path[0])
+        return;
+    if (gc_baseline_load(j->path, &j->base, &j->found, j->err, sizeof j->err) != 0) {
+        j->rc = 2;
+        return;
+    }
+    if (j->found) {
+        /* keyed by corpus identity; a baseline written before identities
+         * existed is keyed by the corpus key */
+        int same = j->base.corpus_id[0] ? strcmp(j->base.corpus_id, j->corpus_id) == 0
+                                        : strcmp(j->base.corpus_key, j->corpus_key) == 0;
+        if (!same && !j->accept_mismatch) {
+            snprintf(j->err, sizeof j->err,
+                     "baseline %s was blessed for another corpus (%s %.16s), not this one "
+                     "(%s %.16s, %s). If this is a modified copy of that corpus, "
+                     "--accept-corpus-mismatch compares it anyway; otherwise bless a baseline "
+                     "for it (gcverify bless --baseline NEW.yaml --reason \"...\")",
+                     j->shown_path, j->base.corpus_key,
+                     j->base.corpus_id[0] ? j->base.corpus_id : "(no id)", j->corpus_key,
+                     j->corpus_id, j->corpus_label);
+            gc_baseline_free(&j->base);
+            j->found = 0;
+            j->rc = 2;
+            return;
+        }
+        j->mismatch_accepted = !same;
+    }
+    if (j->found && j->base.digest_count) {
+        c->base_digests = gc_digest_sorted_copy(j->base.digests, j->base.digest_count);
+        c->base_digest_count = c->base_digests ? j->base.digest_count : 0;
+        if (c->base_digests) {
+            /* The sorted copy replaces the baseline's own array (4.7 MB
+             * for the retail baseline, held through the run): nothing here
+             * reads that array in file order (gc_digest_compare and
+             * gc_coverage_compute sort what they read). */
+            free(j->base.digests);
+            j->base.digests = c->base_digests;
+        } else {
+            snprintf(j->err, sizeof j->err, "out of memory");
+            j->rc = 2;
+            return;
+        }
+        if (j->base.table_digest_count) {
+            c->base_tables =
+                gc_digest_sorted_copy(j->base.table_digests, j->base.table_digest_count);
+            c->base_table_count = c->base_tables ? j->base.table_digest_count : 0;
+            if (!c->base_tables) {
+                snprintf(j->err, sizeof j->err, "out of memory");
+                j->rc = 2;
+                return;
+            }
+        }
+    }
+}
+
+/* The baseline, then what guards each decoded column: the loaded invariants and metrics,
+ * and the baseline's column digests (none without a baseline: its columns are then guarded
+ * only by what the invariants and metrics check). */
+static void baseline_run(baseline_job *j)
+{
+    baseline_read(j);
+    if (j->rc == 0)
+        j->coverage_rc =
+            gc_coverage_compute(j->c->set, j->found ? j->base.digests : NULL,
+                                j->found ? j->base.digest_count : 0, NULL, NULL, &j->coverage);
+}
+
+static void *baseline_thread(void *arg)
+{
+    baseline_job *j = arg;
+    baseline_run(j);
+    /* What reading it freed (the arrays' growth, the unsorted digests, qsort's buffer) lies
+     * between what it keeps: give those pages back now, or they stay resident through the
+     * levels (the sweep's malloc_trim ran before the pool, while this was still reading). */
+    malloc_trim(0);
+    pthread_mutex_lock(&j->lock);
+    j->done = 1;
+    pthread_cond_broadcast(&j->cond);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+/* A level's wait for the baseline (none: no wait); -1 when reading it failed. With block 0
+ * it does not wait: -1 only when it is known to have failed already. */
+static int baseline_wait(sweep_ctx *c, int block)
+{
+    baseline_job *j = c->bl;
+    if (!j)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    while (block && !j->done)
+        pthread_cond_wait(&j->cond, &j->lock);
+    int rc = j->done ? j->rc : 0;
+    pthread_mutex_unlock(&j->lock);
+    return rc ? -1 : 0;
+}
+
+/* The reading thread joined (once); its rc */
+static int baseline_join(baseline_job *j)
+{
+    if (j->threaded && !j->joined) {
+        pthread_join(j->thread, NULL);
+        j->joined = 1;
+    }
+    return j->rc;
+}
 
 /* The process's peak resident set so far, in bytes (Linux: ru_maxrss in KiB). */
 static size_t peak_rss_bytes(void)
@@ -388,6 +532,10 @@ static void discard_pages(void *ctx, const void *p, size_t n)
 static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
 {
     gc_corpus_file *f = s->file;
+    if (baseline_wait(c, 0) != 0) { /* the sweep is failing: decode nothing more */
+        s->skipped = 1;
+        return 0;
+    }
     /* the file's bytes are the level's first charge: a level waits here
      * while the levels in flight hold the budget */
     if (f->ok && f->size > 0) {
@@ -474,6 +622,11 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     for (size_t m = 0; m < c->nmetric; m++)
         if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
             s->oom = 1;
+    /* the digests need the baseline (and a level writes nothing before them) */
+    if (baseline_wait(c, 1) != 0) {
+        s->skipped = 1;
+        return 0;
+    }
     double td = cpu_now();
     /* the baseline's column digests are taken for a table its table digest
      * certifies, except when every column is to be stored (bless, --snapshots),
@@ -548,7 +701,8 @@ static void run_level(void *vctx, size_t p)
     s->worker = worker_number;
     s->w_start = w0;
     s->w_end = wall_now() - c->w_pool;
-    progress_line(c, s);
+    if (!s->skipped)
+        progress_line(c, s);
 }
 
 static const char *sev_name(gc_inv_severity s)
@@ -853,6 +1007,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     gc_baseline base;
     memset(&base, 0, sizeof base);
     int base_found = 0;
+    baseline_job bl;
+    memset(&bl, 0, sizeof bl);
     if (!c.slots) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
@@ -864,34 +1020,39 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         goto out;
     }
 
-    /* The baseline is read and its corpus checked before anything is
-     * decoded: a baseline of another corpus is a usage error, found at once. */
-    if (baseline_path[0]) {
-        /* project paths are reported relative to the project, so reports
-         * from two checkouts compare equal */
+    /* The baseline's corpus is checked before anything is decoded: a baseline of another
+     * corpus is a usage error, found at once. The rest of it is read on its own thread
+     * while the levels start (baseline_job); a file whose header does not say it is this
+     * corpus's is read here, first, as before. */
+    /* project paths are reported relative to the project, so reports
+     * from two checkouts compare equal */
+    if (baseline_path[0])
         rep->baseline = strdup(project_relative(baseline_path));
-        if (gc_baseline_load(baseline_path, &base, &base_found, err, errlen) != 0) {
+    bl.c = &c;
+    bl.path = baseline_path;
+    bl.shown_path = project_relative(baseline_path);
+    bl.corpus_key = corpus.key;
+    bl.corpus_id = rep->corpus_id;
+    bl.corpus_label = corpus.label;
+    bl.accept_mismatch = o->accept_corpus_mismatch;
+    pthread_mutex_init(&bl.lock, NULL);
+    pthread_cond_init(&bl.cond, NULL);
+    c.bl = &bl;
+    {
+        char pk[sizeof base.corpus_key], pid[sizeof base.corpus_id];
+        const int peek =
+            baseline_path[0] ? gc_baseline_peek(baseline_path, pk, sizeof pk, pid, sizeof pid) : 0;
+        if (peek == 0 || (peek == 1 && (pid[0] ? strcmp(pid, rep->corpus_id) == 0
+                                               : strcmp(pk, corpus.key) == 0)))
+            bl.threaded = pthread_create(&bl.thread, NULL, baseline_thread, &bl) == 0;
+    }
+    if (!bl.threaded) {
+        baseline_run(&bl);
+        bl.done = 1;
+        if (bl.rc != 0) {
+            snprintf(err, errlen, "%s", bl.err);
             rc = 2;
             goto out;
-        }
-        if (base_found) {
-            /* keyed by corpus identity; a baseline written before identities
-             * existed is keyed by the corpus key */
-            int same = base.corpus_id[0] ? strcmp(base.corpus_id, rep->corpus_id) == 0
-                                         : strcmp(base.corpus_key, corpus.key) == 0;
-            if (!same && !o->accept_corpus_mismatch) {
-                snprintf(err, errlen,
-                         "baseline %s was blessed for another corpus (%s %.16s), not this one "
-                         "(%s %.16s, %s). If this is a modified copy of that corpus, "
-                         "--accept-corpus-mismatch compares it anyway; otherwise bless a baseline "
-                         "for it (gcverify bless --baseline NEW.yaml --reason \"...\")",
-                         project_relative(baseline_path), base.corpus_key,
-                         base.corpus_id[0] ? base.corpus_id : "(no id)", corpus.key, rep->corpus_id,
-                         corpus.label);
-                rc = 2;
-                goto out;
-            }
-            rep->corpus_mismatch_accepted = !same;
         }
     }
     if (!o->no_frames && frames_path[0]) {
@@ -918,31 +1079,6 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     }
     for (size_t t = 0; t < ndesc; t++)
         c.keep_corpus[t] = gc_sweep_table_needed(set, c.selected_inv, descs[t]->name) != 0;
-    if (base_found && base.digest_count) {
-        c.base_digests = gc_digest_sorted_copy(base.digests, base.digest_count);
-        c.base_digest_count = c.base_digests ? base.digest_count : 0;
-        if (c.base_digests) {
-            /* The sorted copy replaces the baseline's own array (4.7 MB
-             * for the retail baseline, held through the run): nothing here
-             * reads that array in file order (gc_digest_compare and
-             * gc_coverage_compute sort what they read). */
-            free(base.digests);
-            base.digests = c.base_digests;
-        } else {
-            snprintf(err, errlen, "out of memory");
-            rc = 2;
-            goto out;
-        }
-        if (base.table_digest_count) {
-            c.base_tables = gc_digest_sorted_copy(base.table_digests, base.table_digest_count);
-            c.base_table_count = c.base_tables ? base.table_digest_count : 0;
-            if (!c.base_tables) {
-                snprintf(err, errlen, "out of memory");
-                rc = 2;
-                goto out;
-            }
-        }
-    }
     size_t mem_limit = o->memory_limit_bytes ? o->memory_limit_bytes : gc_membudget_default_bytes();
     size_t level_limit = o->level_memory_limit_bytes ? o->level_memory_limit_bytes : mem_limit;
     if (gc_membudget_init(&c.budget, mem_limit, level_limit, nsel) != 0) {
@@ -990,6 +1126,17 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     w_levels = wall_now() - w_pool;
     rss_levels = peak_rss_bytes();
     pthread_mutex_destroy(&c.lock);
+    if (c.bl) {
+        if (baseline_join(&bl) != 0) {
+            snprintf(err, errlen, "%s", bl.err);
+            rc = 2;
+            goto out;
+        }
+        base = bl.base;
+        base_found = bl.found;
+        memset(&bl.base, 0, sizeof bl.base);
+        rep->corpus_mismatch_accepted = bl.mismatch_accepted;
+    }
     int write_failed = 0;
     for (size_t i = 0; i < nsel; i++)
         if (c.slots[i].frames.write_failed) {
@@ -1107,20 +1254,28 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                     c.column_store);
             break;
         }
-    /* What guards each decoded column in this run: the loaded invariants and metrics, and the
-     * baseline's column digests (none without a baseline: its columns are then guarded only
-     * by what the invariants and metrics check). */
-    if (gc_coverage_compute(set, base_found ? base.digests : NULL,
-                            base_found ? base.digest_count : 0, NULL, NULL, &rep->coverage) != 0) {
+    /* What guards each decoded column in this run (computed beside the levels, baseline_run) */
+    if (bl.coverage_rc != 0) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
         goto out;
     }
+    rep->coverage = bl.coverage;
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
 
 out:
+    if (c.bl) {
+        /* the baseline's error comes first, as when it was read before anything else */
+        if (baseline_join(&bl) != 0) {
+            snprintf(err, errlen, "%s", bl.err);
+            rc = 2;
+        }
+        gc_baseline_free(&bl.base);
+        pthread_mutex_destroy(&bl.lock);
+        pthread_cond_destroy(&bl.cond);
+    }
     if (base_found)
         gc_baseline_free(&base);
     if (o->timings) {

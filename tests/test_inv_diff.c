@@ -1,0 +1,652 @@
+/* SPDX-License-Identifier: MIT */
+/* The batch VM against the row-at-a-time VM, over many random expressions: every invariant
+ * is evaluated block by block (as the sweep does) and again with its unit forced onto run(),
+ * the reference; checked and failed counts, every failing row, its file offset and its
+ * value text (which says "=> null" when the result was null rather than false) must agree.
+ * Aggregates are compared the same way through metrics (agg_batch against agg_value's row
+ * loop), and several invariants grouped on one table (gc_inv_eval_level_many) against each
+ * alone. The tables hold what the fast paths must get right: nulls by pattern in several
+ * widths, null / out-of-range / valid parent links two links deep, NaN, infinities, -0.0,
+ * integer extremes, a first and last row (prev/next), several blocks with a partial last
+ * one, and empty tables. Expressions come from a fixed-seed generator, so a failure names
+ * a reproducible expression. */
+#include "gc_inv.h"
+#include "inv_internal.h" /* white box: force units and aggregates onto the row VM */
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct drow {
+    uint64_t file_ofs;
+    uint32_t parent_row; /* the link (null when all ones) */
+    uint8_t b;
+    uint8_t u8;
+    int8_t s8;
+    uint16_t u16;
+    int16_t s16;
+    uint32_t u32;
+    int32_t s32;
+    uint64_t u64;
+    int64_t s64;
+    float f32;
+    double f64;
+    uint32_t n32; /* null when all ones */
+    uint8_t n8;   /* null when 0xff */
+    int16_t ns16; /* null when -1 */
+} drow;
+
+#define DCOLS(T)                                                                                   \
+    {                                                                                              \
+        GC_COL(drow, file_ofs, GC_T_U64, GC_CF_HEX, "bytes", "offset"),                            \
+            GC_COL(drow, parent_row, GC_T_U32, GC_CF_NULL_IF_MAX, "row", "link"),                  \
+            GC_COL(drow, b, GC_T_BOOL, 0, "", "flag"), GC_COL(drow, u8, GC_T_U8, 0, "", "u8"),     \
+            GC_COL(drow, s8, GC_T_S8, 0, "", "s8"), GC_COL(drow, u16, GC_T_U16, 0, "", "u16"),     \
+            GC_COL(drow, s16, GC_T_S16, 0, "", "s16"), GC_COL(drow, u32, GC_T_U32, 0, "", "u32"),  \
+            GC_COL(drow, s32, GC_T_S32, 0, "", "s32"), GC_COL(drow, u64, GC_T_U64, 0, "", "u64"),  \
+            GC_COL(drow, s64, GC_T_S64, 0, "", "s64"), GC_COL(drow, f32, GC_T_F32, 0, "", "f32"),  \
+            GC_COL(drow, f64, GC_T_F64, 0, "", "f64"),                                             \
+            GC_COL(drow, n32, GC_T_U32, GC_CF_NULL_IF_MAX, "", "n32"),                             \
+            GC_COL(drow, n8, GC_T_U8, GC_CF_NULL_IF_MAX, "", "n8"),                                \
+            GC_COL(drow, ns16, GC_T_S16, GC_CF_NULL_IF_MAX, "", "ns16")                            \
+    }
+
+static const gc_column child_cols[] = DCOLS(child);
+static const gc_column parent_cols[] = DCOLS(parent);
+static const gc_column gp_cols[] = DCOLS(gp);
+static const gc_table_desc child_desc = {
+    "t.child",  "children", sizeof(drow), child_cols, GC_COUNTOF(child_cols),
+    "t.parent", "parent",   "parent_row"};
+static const gc_table_desc parent_desc = {
+    "t.parent", "parents", sizeof(drow), parent_cols, GC_COUNTOF(parent_cols),
+    "t.gp",     "gp",      "parent_row"};
+static const gc_table_desc gp_desc = {
+    "t.gp", "grandparents", sizeof(drow), gp_cols, GC_COUNTOF(gp_cols), NULL, NULL, NULL};
+static const gc_table_desc *const descs[] = {&child_desc, &parent_desc, &gp_desc};
+#define NDESC GC_COUNTOF(descs)
+
+/* ---- deterministic data and expressions ---- */
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t rnd(uint32_t n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)((rng >> 11) % n);
+}
+
+static drow *C, *P, *G;
+static gc_table tables[NDESC];
+
+static const int64_t int_edges[] = {
+    0, 1, -1, 2, 7, 127, -128, 255, 32767, -32768, 65535, INT32_MAX, INT32_MIN, UINT32_MAX,
+    INT64_MAX, INT64_MIN, 1 << 20, -(1 << 20), 1000000007, 42,
+    /* past 2^51, where a double no longer holds every
+     * integer: conversions must round as C's do */
+    ((int64_t)1 << 52) + 1, ((int64_t)1 << 60) + 7, -((int64_t)1 << 55) - 3, ((int64_t)1 << 51) - 1,
+    ((int64_t)1 << 51) + 5, -((int64_t)1 << 51), -((int64_t)1 << 51) - 1};
+
+static double flt_value(void)
+{
+    switch (rnd(14)) {
+    case 0:
+        return NAN;
+    case 1:
+        return INFINITY;
+    case 2:
+        return -INFINITY;
+    case 3:
+        return -0.0;
+    case 4:
+        return 1e-310; /* subnormal */
+    case 5:
+        return 1e300;
+    case 6:
+        return 0.0;
+    default:
+        return (double)((int)rnd(41) - 20) / 4.0;
+    }
+}
+
+static void fill_rows(drow *r, size_t n, size_t nparent)
+{
+    for (size_t i = 0; i < n; i++) {
+        drow *x = &r[i];
+        memset(x, 0, sizeof *x);
+        x->file_ofs = 0x1000 + 0x10 * (uint64_t)i;
+        /* links mostly ascending and valid (as decoders write them), some null or past the end */
+        uint32_t k = rnd(20);
+        x->parent_row = k == 0    ? UINT32_MAX
+                        : k == 1  ? (uint32_t)(nparent + rnd(3))
+                        : nparent ? (uint32_t)((i * nparent) / (n ? n : 1) + (k == 2 ? 1 : 0))
+                                  : 0;
+        const int edge = rnd(6) == 0;
+        const int64_t e = int_edges[rnd(GC_COUNTOF(int_edges))];
+        x->b = (uint8_t)(rnd(5) == 0 ? 2 + rnd(200) : rnd(2)); /* non-canonical trues too */
+        x->u8 = (uint8_t)(edge ? e : rnd(12));
+        x->s8 = (int8_t)(edge ? e : (int)rnd(12) - 6);
+        x->u16 = (uint16_t)(edge ? e : rnd(12));
+        x->s16 = (int16_t)(edge ? e : (int)rnd(12) - 6);
+        x->u32 = (uint32_t)(edge ? e : rnd(12));
+        x->s32 = (int32_t)(edge ? e : (int)rnd(12) - 6);
+        x->u64 = (uint64_t)(edge ? e : rnd(12));
+        x->s64 = edge ? e : (int64_t)rnd(12) - 6;
+        x->f32 = (float)flt_value();
+        x->f64 = flt_value();
+        x->n32 = rnd(8) == 0 ? UINT32_MAX : (uint32_t)rnd(10);
+        x->n8 = rnd(8) == 0 ? 0xff : (uint8_t)rnd(10);
+        x->ns16 = rnd(8) == 0 ? -1 : (int16_t)((int)rnd(10) - 3);
+    }
+}
+
+/* Tables of nc, np, ng rows (0: no rows at all, as an empty decoder table has). */
+static void make_tables(size_t nc, size_t np, size_t ng)
+{
+    free(C);
+    free(P);
+    free(G);
+    C = calloc(nc ? nc : 1, sizeof *C);
+    P = calloc(np ? np : 1, sizeof *P);
+    G = calloc(ng ? ng : 1, sizeof *G);
+    cr_assert(C && P && G);
+    fill_rows(C, nc, np);
+    fill_rows(P, np, ng);
+    fill_rows(G, ng, 0);
+    tables[0] = (gc_table){&child_desc, nc ? C : NULL, nc};
+    tables[1] = (gc_table){&parent_desc, np ? P : NULL, np};
+    tables[2] = (gc_table){&gp_desc, ng ? G : NULL, ng};
+}
+
+typedef struct gen {
+    char *s;
+    size_t n, cap;
+    int ctx; /* 0 t.child, 1 t.parent, 2 t.gp: the current row's table */
+} gen;
+
+static void put(gen *g, const char *t)
+{
+    size_t l = strlen(t);
+    cr_assert(g->n + l + 1 < g->cap, "expression too long");
+    memcpy(g->s + g->n, t, l + 1);
+    g->n += l;
+}
+
+static const char *const int_cols[] = {"b",   "u8",   "s8",         "u16",     "s16",
+                                       "u32", "s32",  "u64",        "s64",     "n32",
+                                       "n8",  "ns16", "parent_row", "file_ofs"};
+static const char *const flt_cols[] = {"f32", "f64"};
+/* row steps that start a name, per current table */
+static const char *const steps[3][8] = {
+    {"", "parent.", "parent.gp.", "prev.", "next.", "prev.parent.", "next.next.", "parent.prev."},
+    {"", "gp.", "prev.", "next.", "prev.gp.", "", "next.", "gp.next."},
+    {"", "prev.", "next.", "prev.prev.", "", "", "next.", ""}};
+static const char *const tname[3] = {"t.child", "t.parent", "t.gp"};
+
+static void gen_int(gen *g, int d);
+static void gen_flt(gen *g, int d);
+static void gen_cond(gen *g, int d);
+
+static void col_ref(gen *g, int flt)
+{
+    put(g, steps[g->ctx][rnd(8)]);
+    put(g, flt ? flt_cols[rnd(2)] : int_cols[rnd(GC_COUNTOF(int_cols))]);
+}
+
+static void gen_num(gen *g, int d)
+{
+    if (rnd(3) == 0)
+        gen_flt(g, d);
+    else
+        gen_int(g, d);
+}
+
+/* an aggregate that does not refer to outer (hoisted: once per evaluation) */
+static void gen_agg(gen *g, int flt)
+{
+    const int t = (int)rnd(3);
+    const int saved = g->ctx;
+    char head[64];
+    static const char *const ik[] = {"count", "sum", "min", "max"};
+    static const char *const fk[] = {"mean", "sum", "min", "max"};
+    if (!flt && rnd(4) == 0) {
+        snprintf(head, sizeof head, "%s(%s", rnd(2) ? "any" : "all", tname[t]);
+        put(g, head);
+        put(g, ", ");
+        g->ctx = t;
+        gen_cond(g, 1);
+        g->ctx = saved;
+        put(g, ")");
+        return;
+    }
+    if (!flt && rnd(4) == 0) {
+        snprintf(head, sizeof head, "count(%s", tname[t]);
+        put(g, head);
+    } else {
+        snprintf(head, sizeof head, "%s(%s.", flt ? fk[rnd(4)] : ik[rnd(4)], tname[t]);
+        put(g, head);
+        g->ctx = t;
+        col_ref(g, flt);
+    }
+    g->ctx = t;
+    if (rnd(2)) {
+        put(g, ", ");
+        gen_cond(g, 1);
+    }
+    g->ctx = saved;
+    put(g, ")");
+}
+
+static void gen_int(gen *g, int d)
+{
+    char buf[64];
+    const uint32_t k = rnd(d > 0 ? 14 : 4);
+    switch (k) {
+    case 0:
+    case 1:
+        col_ref(g, 0);
+        return;
+    case 2: {
+        const int64_t e = int_edges[rnd(GC_COUNTOF(int_edges))];
+        if (e == INT64_MIN)
+            snprintf(buf, sizeof buf, "0x8000000000000000");
+        else if (e < 0)
+            snprintf(buf, sizeof buf, "(%lld)", (long long)e);
+        else
+            snprintf(buf, sizeof buf, rnd(2) ? "%lld" : "0x%llx", (long long)e);
+        put(g, buf);
+        return;
+    }
+    case 3: {
+        static const char *const rows[3][3] = {{"row", "prev.row", "parent.row"},
+                                               {"row", "next.row", "gp.row"},
+                                               {"row", "prev.row", "next.row"}};
+        put(g, rows[g->ctx][rnd(3)]);
+        return;
+    }
+    case 4:
+    case 5:
+    case 6: {
+        static const char *const ops[] = {" + ",  " - ",  " * ", " // ", " % ",
+                                          " << ", " >> ", " & ", " | "};
+        put(g, "(");
+        gen_int(g, d - 1);
+        put(g, ops[rnd(GC_COUNTOF(ops))]);
+        gen_int(g, d - 1);
+        put(g, ")");
+        return;
+    }
+    case 7:
+        put(g, "-");
+        gen_int(g, d - 1);
+        return;
+    case 8:
+        put(g, "abs(");
+        gen_int(g, d - 1);
+        put(g, ")");
+        return;
+    case 9: {
+        put(g, rnd(2) ? "min(" : "max(");
+        const int m = 2 + (int)rnd(2);
+        for (int i = 0; i < m; i++) {
+            if (i)
+                put(g, ", ");
+            gen_int(g, d - 1);
+        }
+        put(g, ")");
+        return;
+    }
+    case 10:
+        put(g, "coalesce(");
+        gen_int(g, d - 1);
+        put(g, ", ");
+        gen_int(g, d - 1);
+        put(g, ")");
+        return;
+    case 11:
+        put(g, "isnull(");
+        gen_num(g, d - 1);
+        put(g, ")");
+        return;
+    case 12:
+        gen_agg(g, 0);
+        return;
+    default:
+        put(g, "(");
+        gen_cond(g, d - 1); /* a condition is an integer 0/1 (or null) */
+        put(g, ")");
+        return;
+    }
+}
+
+static void gen_flt(gen *g, int d)
+{
+    static const char *const lits[] = {"0.0",    "1.5", "-2.25", "1e300",
+                                       "1e-300", "0.1", "3.0",   "1024.0"};
+    const uint32_t k = rnd(d > 0 ? 12 : 2);
+    switch (k) {
+    case 0:
+        col_ref(g, 1);
+        return;
+    case 1:
+        put(g, lits[rnd(GC_COUNTOF(lits))]);
+        return;
+    case 2:
+    case 3: {
+        static const char *const ops[] = {" + ", " - ", " * ", " / ", " // ", " % "};
+        put(g, "(");
+        gen_num(g, d - 1);
+        put(g, ops[rnd(GC_COUNTOF(ops))]);
+        gen_flt(g, d - 1);
+        put(g, ")");
+        return;
+    }
+    case 4:
+        put(g, "(");
+        gen_int(g, d - 1);
+        put(g, " / ");
+        gen_int(g, d - 1);
+        put(g, ")");
+        return;
+    case 5:
+        put(g, "sqrt(");
+        gen_num(g, d - 1);
+        put(g, ")");
+        return;
+    case 6:
+        put(g, "distance(");
+        for (int i = 0; i < 6; i++) {
+            if (i)
+                put(g, ", ");
+            gen_num(g, d - 1);
+        }
+        put(g, ")");
+        return;
+    case 7:
+        put(g, rnd(2) ? "abs(" : "-(");
+        gen_flt(g, d - 1);
+        put(g, ")");
+        return;
+    case 8:
+        put(g, rnd(2) ? "min(" : "max(");
+        gen_flt(g, d - 1);
+        put(g, ", ");
+        gen_num(g, d - 1);
+        put(g, ")");
+        return;
+    case 9:
+        put(g, "coalesce(");
+        gen_flt(g, d - 1);
+        put(g, ", ");
+        gen_num(g, d - 1);
+        put(g, ")");
+        return;
+    case 10:
+        gen_agg(g, 1);
+        return;
+    default:
+        put(g, "(");
+        gen_flt(g, d - 1);
+        put(g, " * 1024 / ");
+        gen_int(g, d - 1);
+        put(g, ")");
+        return;
+    }
+}
+
+static void gen_cond(gen *g, int d)
+{
+    static const char *const cmps[] = {" == ", " != ", " < ", " <= ", " > ", " >= "};
+    const uint32_t k = rnd(d > 0 ? 13 : 5);
+    switch (k) {
+    case 0:
+    case 1: /* a plain column compare: the fused CMP_CC / CMP_CK instructions */
+        put(g, int_cols[rnd(GC_COUNTOF(int_cols))]);
+        put(g, cmps[rnd(6)]);
+        if (rnd(2))
+            put(g, int_cols[rnd(GC_COUNTOF(int_cols))]);
+        else {
+            char buf[32];
+            snprintf(buf, sizeof buf, "%d", (int)rnd(12) - 3);
+            put(g, buf);
+        }
+        return;
+    case 2:
+        col_ref(g, 0); /* an integer as a condition */
+        return;
+    case 3: {
+        static const char *const nulls[3][4] = {
+            {"prev == null", "parent == null", "parent.gp != null", "next == null"},
+            {"prev != null", "gp == null", "next == null", "gp.next != null"},
+            {"prev == null", "next != null", "prev.prev == null", "next == null"}};
+        put(g, nulls[g->ctx][rnd(4)]);
+        return;
+    }
+    case 4:
+        put(g, rnd(2) ? "true" : "false");
+        return;
+    case 5:
+    case 6:
+        gen_num(g, d - 1);
+        put(g, cmps[rnd(6)]);
+        gen_num(g, d - 1);
+        return;
+    case 7:
+    case 8:
+        put(g, "(");
+        gen_cond(g, d - 1);
+        put(g, rnd(2) ? " and " : " or ");
+        gen_cond(g, d - 1);
+        put(g, ")");
+        return;
+    case 9:
+        put(g, "not (");
+        gen_cond(g, d - 1);
+        put(g, ")");
+        return;
+    case 10:
+        put(g, "between(");
+        gen_num(g, d - 1);
+        put(g, ", ");
+        gen_num(g, d - 1);
+        put(g, ", ");
+        gen_num(g, d - 1);
+        put(g, ")");
+        return;
+    case 11:
+        gen_flt(g, d - 1); /* a float as a condition: NaN is null */
+        return;
+    default:
+        col_ref(g, 0);
+        put(g, rnd(2) ? " == null" : " != null");
+        return;
+    }
+}
+
+static char errbuf[8192];
+
+static gc_inv_set *load(const char *yaml)
+{
+    gc_inv_set *s = gc_inv_load_string("d.yaml", yaml, descs, NDESC, errbuf, sizeof errbuf);
+    cr_assert(s != NULL, "load failed:\n%s\nfor:\n%s", errbuf, yaml);
+    return s;
+}
+
+#define MAXS 4096
+
+/* how many of the random invariants ran on the batch VM (the rest are row-independent) */
+static int n_batch, n_checked;
+
+static void expect_same(const gc_inv_result *a, const gc_inv_result *b, const char *what)
+{
+    cr_assert_eq(a->checked, b->checked, "checked %llu vs %llu: %s", (unsigned long long)a->checked,
+                 (unsigned long long)b->checked, what);
+    cr_assert_eq(a->failed, b->failed, "failed %llu vs %llu: %s", (unsigned long long)a->failed,
+                 (unsigned long long)b->failed, what);
+    cr_assert_eq(a->sample_count, b->sample_count, "%s", what);
+    for (size_t k = 0; k < a->sample_count; k++) {
+        cr_assert_eq(a->samples[k].row, b->samples[k].row, "sample %zu: %s", k, what);
+        cr_assert_eq(a->samples[k].level, b->samples[k].level, "%s", what);
+        cr_assert_eq(a->samples[k].file_ofs, b->samples[k].file_ofs, "%s", what);
+        cr_assert_str_eq(a->samples[k].values, b->samples[k].values, "row %lld: %s",
+                         (long long)a->samples[k].row, what);
+    }
+}
+
+/* Invariant text: table, optional where, expect; batch and row VM must agree. */
+static void check_one(const char *table, const char *where, const char *expect)
+{
+    char *yaml = malloc(1 << 16);
+    cr_assert(yaml);
+    int o = snprintf(yaml, 1 << 16, "invariants:\n  - id: d.x\n    why: w\n    table: %s\n", table);
+    if (where)
+        o += snprintf(yaml + o, (size_t)(1 << 16) - (size_t)o, "    where: |-\n      %s\n", where);
+    snprintf(yaml + o, (size_t)(1 << 16) - (size_t)o, "    expect: |-\n      %s\n", expect);
+    gc_inv_set *s = load(yaml);
+    n_batch += s->invs[0].batch != 0; /* a row-independent expect runs once, on run() */
+    n_checked++;
+    gc_inv_result a, b;
+    cr_assert_eq(gc_inv_eval_level(s, 0, tables, 7, MAXS, &a), 0);
+    s->invs[0].batch = 0; /* the reference: one row at a time */
+    cr_assert_eq(gc_inv_eval_level(s, 0, tables, 7, MAXS, &b), 0);
+    expect_same(&a, &b, yaml);
+    gc_inv_result_free(&a);
+    gc_inv_result_free(&b);
+    gc_inv_free(s);
+    free(yaml);
+}
+
+static char *gen_expr(int ctx, int kind, int depth)
+{
+    gen g = {malloc(1 << 14), 0, 1 << 14, ctx};
+    cr_assert(g.s);
+    g.s[0] = '\0';
+    if (kind == 0)
+        gen_cond(&g, depth);
+    else if (kind == 1)
+        gen_int(&g, depth);
+    else
+        gen_flt(&g, depth);
+    return g.s;
+}
+
+static void random_invariants(int count, int depth)
+{
+    n_batch = n_checked = 0;
+    for (int i = 0; i < count; i++) {
+        const int ctx = (int)rnd(3);
+        char *e = gen_expr(ctx, 0, depth);
+        char *w = rnd(3) == 0 ? gen_expr(ctx, 0, depth - 1) : NULL;
+        check_one(tname[ctx], w, e);
+        free(e);
+        free(w);
+    }
+    cr_assert(n_batch * 10 >= n_checked * 8, "only %d of %d on the batch VM", n_batch, n_checked);
+}
+
+TestSuite(inv_diff);
+
+Test(inv_diff, batch_matches_row_vm_on_random_expressions)
+{
+    make_tables(1300, 300, 40); /* 6 blocks, the last partial; parents over two blocks */
+    random_invariants(700, 4);
+}
+
+Test(inv_diff, batch_matches_row_vm_at_block_edges_and_on_empty_tables)
+{
+    /* one block exactly, one row past it, one row; parents absent or a single row */
+    const size_t shapes[][3] = {{256, 3, 1}, {257, 256, 0}, {1, 1, 1}, {0, 5, 5}, {600, 0, 3}};
+    for (size_t k = 0; k < GC_COUNTOF(shapes); k++) {
+        make_tables(shapes[k][0], shapes[k][1], shapes[k][2]);
+        random_invariants(120, 3);
+    }
+}
+
+Test(inv_diff, aggregates_on_the_batch_vm_match_the_row_loop)
+{
+    make_tables(1300, 300, 40);
+    for (int i = 0; i < 400; i++) {
+        const int ctx = (int)rnd(3);
+        gen g = {malloc(1 << 14), 0, 1 << 14, ctx};
+        cr_assert(g.s);
+        g.s[0] = '\0';
+        gen_agg(&g, (int)rnd(2));
+        char yaml[1 << 15];
+        snprintf(yaml, sizeof yaml, "metrics:\n  - name: m\n    expr: |-\n      %s\n", g.s);
+        gc_inv_set *s = load(yaml);
+        double va = 0, vb = 0;
+        int na = -1, nb = -1;
+        cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &va, &na), 0);
+        for (uint32_t a = 0; a < s->mets[0].nagg; a++)
+            s->mets[0].aggs[a].uses_outer = 1; /* never on agg_batch: agg_value's row loop */
+        cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &vb, &nb), 0);
+        cr_assert_eq(na, nb, "null %d vs %d: %s", na, nb, g.s);
+        cr_assert(na || memcmp(&va, &vb, sizeof va) == 0, "%.17g vs %.17g: %s", va, vb, g.s);
+        gc_inv_free(s);
+        free(g.s);
+    }
+}
+
+Test(inv_diff, grouped_evaluation_matches_each_alone)
+{
+    make_tables(1300, 300, 40);
+    for (int round = 0; round < 40; round++) {
+        /* six invariants, most on one table (one shared pass), one elsewhere */
+        char *yaml = malloc(1 << 17);
+        cr_assert(yaml);
+        int o = snprintf(yaml, 1 << 17, "invariants:\n");
+        for (int j = 0; j < 6; j++) {
+            const int ctx = j == 5 ? 1 : 0;
+            char *e = gen_expr(ctx, 0, 3);
+            char *w = rnd(3) == 0 ? gen_expr(ctx, 0, 2) : NULL;
+            o += snprintf(yaml + o, (size_t)(1 << 17) - (size_t)o,
+                          "  - id: d.x%d\n    why: w\n    table: %s\n", j, tname[ctx]);
+            if (w)
+                o += snprintf(yaml + o, (size_t)(1 << 17) - (size_t)o, "    where: |-\n      %s\n",
+                              w);
+            o += snprintf(yaml + o, (size_t)(1 << 17) - (size_t)o, "    expect: |-\n      %s\n", e);
+            free(e);
+            free(w);
+        }
+        gc_inv_set *s = load(yaml);
+        gc_inv_result grouped[6], alone[6];
+        const size_t idx[6] = {3, 0, 5, 1, 4, 2};
+        double secs[6];
+        cr_assert_eq(gc_inv_eval_level_many(s, idx, 6, tables, 2, 50, grouped, secs), 0);
+        for (size_t j = 0; j < 6; j++) {
+            s->invs[j].batch = 0;
+            cr_assert_eq(gc_inv_eval_level(s, j, tables, 2, 50, &alone[j]), 0);
+            expect_same(&grouped[j], &alone[j], yaml);
+            gc_inv_result_free(&grouped[j]);
+            gc_inv_result_free(&alone[j]);
+        }
+        gc_inv_free(s);
+        free(yaml);
+    }
+}
+
+Test(inv_diff, integer_to_double_is_exact_at_the_fast_conversion_bounds)
+{
+    /* block 0 within +-2^51 (the vector conversion), block 1 up to +-2^52 (past it, where the
+     * block must fall back), block 2 the 64-bit extremes; f64 holds C's own conversion */
+    const int64_t two51 = (int64_t)1 << 51, two52 = (int64_t)1 << 52;
+    const int64_t near[3][6] = {{two51 - 1, -two51, two51 - 3, -1, 0, 12345},
+                                {two51, two51 + 5, -two51 - 1, two52 - 1, -two52, two51 + 1},
+                                {INT64_MAX, INT64_MIN, two52 + 1, -two52 - 3, INT64_MAX - 1, 7}};
+    make_tables(3 * 256, 1, 1);
+    for (size_t i = 0; i < 3 * 256; i++) {
+        C[i].s64 = near[i / 256][i % 6];
+        C[i].f64 = (double)C[i].s64;
+    }
+    check_one("t.child", NULL, "s64 + 0.0 == f64 and s64 * 1.0 == f64 and s64 / 1 == f64");
+    gc_inv_set *s = load("invariants:\n  - id: d.c\n    why: w\n    table: t.child\n"
+                         "    expect: s64 + 0.0 == f64\n");
+    gc_inv_result r;
+    cr_assert_eq(gc_inv_eval_level(s, 0, tables, 0, 4, &r), 0);
+    cr_assert_eq(r.checked, 3 * 256);
+    cr_assert_eq(r.failed, 0, "%s", r.sample_count ? r.samples[0].values : "");
+    gc_inv_result_free(&r);
+    gc_inv_free(s);
+}
