@@ -378,7 +378,9 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, const uint8_t *
                  * packet's literal bytes (<= 16) over the chunk's tail; a
                  * literal packet's "match" reads from D + 8 <= 16391 back */
                 size_t ml = t->ml, hdr = t->hdr;
-                memcpy(o, o - d, 16);
+                uint8_t chunk[16]; /* d may be under 16: all loaded before any is stored */
+                memcpy(chunk, o - d, 16);
+                memcpy(o, chunk, 16);
                 memcpy(o + ml, p + hdr, 16);
                 o += ml + (size_t)(nx - p) - hdr;
                 p = nx;
