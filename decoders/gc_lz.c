@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* WAD LZ decompressor (formats.md §1; docs/formats/wad-lz.md): a checked fast
- * loop that uses fixed-size "wild" copies while both buffers have proven
- * slack, then a byte-exact tail loop with every check, in the manner of lz4.
+/* WAD LZ decompressor (formats.md §1; docs/formats/wad-lz.md): checked fast
+ * loops that use fixed-size "wild" copies while both buffers have proven
+ * slack (a start loop for the first 48 KiB of output, then the main loop,
+ * which may assume that no distance reaches before the start), then a
+ * byte-exact tail loop with every check, in the manner of lz4.
  *
  * Positions are size_t indices into src/dst, never pointers past a buffer, so
  * a pad packet that skips beyond the declared end is harmless arithmetic.
  *
- * The fast loop does not branch on the packet kind (docs/formats/wad-lz.md,
+ * The fast loops do not branch on the packet kind (docs/formats/wad-lz.md,
  * "Decoder design"): every common packet is decoded as "a match of 0..16 bytes,
  * then 0..16 literal bytes" from its first three bytes and a per-flag-byte
  * table, with one well-predicted branch to a general one-packet path for the
@@ -331,22 +333,21 @@ static const lz_ment lz_mtab[256] = {LZ_MENT64(0u), LZ_MENT64(64u), LZ_MENT64(12
                                      LZ_MENT64(192u)};
 
 typedef struct lz_mstate {
-    const uint8_t *p; /* next packet */
-    uint8_t *o;       /* output position */
-    size_t pl;        /* nonzero right after a common literal packet */
+    size_t ip, op; /* next packet, output so far */
+    size_t pl;     /* nonzero right after a common literal packet */
 } lz_mstate;
 
-/* The main loop, from st while p < plim and o < olim (the fast loop's
- * limits: every copy below stays inside their slack). Returns 0, or 1 for a
- * literal packet right after a literal one (st->p at the second, st->o after
- * the first), the only error possible here: truncation needs the tail, a
- * match before the start needs op < LZ_MAIN_MIN_OP. Out of line, so that
- * its registers are its own. */
-LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, const uint8_t *plim, uint8_t *olim,
+/* The main loop, from st while ip < in_limit and op < out_limit (the fast
+ * loop's limits: every copy below stays inside their slack). Returns 0, or 1
+ * for a literal packet right after a literal one (st->ip at the second,
+ * st->op after the first), the only error possible here: truncation needs the
+ * tail, a match before the start needs op < LZ_MAIN_MIN_OP. Out of line, so
+ * that its registers are its own. */
+LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, size_t in_limit, size_t out_limit,
                                lz_mstate *st)
 {
-    const uint8_t *p = st->p;
-    uint8_t *o = st->o;
+    const uint8_t *p = src + st->ip, *const plim = src + in_limit;
+    uint8_t *o = dst + st->op, *const olim = dst + out_limit;
     size_t pl = st->pl ? 0x8000u : 0u;
     for (;;) {
         if (p >= plim || o >= olim)
@@ -355,9 +356,8 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, const uint8_t *
          * medium match of 16 from 3), so o stays below olim while p stays
          * below plim2: one limit test a packet. Recomputed after every
          * uncommon packet, which may write up to 291 bytes from 4. */
-        const uint8_t *plim2 = p + (size_t)(olim - o) / 16u;
-        if (plim2 > plim)
-            plim2 = plim;
+        size_t room = (size_t)(olim - o) / 16u;
+        const uint8_t *plim2 = (size_t)(plim - p) > room ? p + room : plim;
         if (p >= plim2)
             break;
         while (p < plim2) {
@@ -389,8 +389,8 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, const uint8_t *
             }
         uncommon:
             if (pl && fl < 0x10) {
-                st->p = p;
-                st->o = o;
+                st->ip = (size_t)(p - src);
+                st->op = (size_t)(o - dst);
                 st->pl = 0;
                 return 1;
             }
@@ -434,20 +434,23 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, const uint8_t *
                 int rc = LZ_ONE_OK;
                 lz_pos at =
                     lz_one_packet(src, dst, (size_t)(p - src), (size_t)(o - dst), &dist, &rc);
+                if (rc != LZ_ONE_OK || at.ip >= in_limit) {
+                    /* LZ_ONE_DOUBLE_LITERAL (op >= 48 KiB, so nothing else),
+                     * or a pad that skips past the fast slack, possibly past
+                     * the buffer: left as an index, never made a pointer */
+                    st->ip = at.ip;
+                    st->op = at.op;
+                    st->pl = 0;
+                    return rc != LZ_ONE_OK;
+                }
                 p = src + at.ip;
                 o = dst + at.op;
-                if (rc != LZ_ONE_OK) { /* LZ_ONE_DOUBLE_LITERAL: op >= 48 KiB */
-                    st->p = p;
-                    st->o = o;
-                    st->pl = 0;
-                    return 1;
-                }
             }
             break;
         }
     }
-    st->p = p;
-    st->o = o;
+    st->ip = (size_t)(p - src);
+    st->op = (size_t)(o - dst);
     st->pl = pl;
     return 0;
 }
@@ -556,6 +559,8 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
                     op = at.op;
                     if (rc != LZ_ONE_OK)
                         goto one_failed;
+                    if (ip >= in_limit) /* a pad past the slack: an index, not a pointer */
+                        goto fast_done;
                     p = src + ip;
                     o = dst + op;
                     continue;
@@ -572,21 +577,19 @@ gc_status gc_lz_decompress(const uint8_t *src, size_t src_size, uint64_t src_fil
                 p = nx;
                 pl = t->lm;
             }
-            if (o >= olim1 && o < olim && p < plim) {
-                lz_mstate st = {p, o, pl};
-                int mrc = lz_main(src, dst, plim, olim, &st);
-                p = st.p;
-                o = st.o;
-                pl = st.pl;
-                if (mrc) {
-                    ip = (size_t)(p - src);
-                    op = (size_t)(o - dst);
-                    goto double_literal;
-                }
-            }
             ip = (size_t)(p - src);
             op = (size_t)(o - dst);
+            if (o >= olim1 && o < olim && p < plim) {
+                lz_mstate st = {ip, op, pl};
+                int mrc = lz_main(src, dst, in_limit, out_limit, &st);
+                ip = st.ip;
+                op = st.op;
+                pl = st.pl;
+                if (mrc)
+                    goto double_literal;
+            }
         }
+    fast_done:
         /* the literal-after-literal check of the last common packet */
         if (pl && ip < end && src[ip] < 0x10)
             goto double_literal;
