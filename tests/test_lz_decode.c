@@ -1116,15 +1116,18 @@ Test(lz, main_loop_literal_after_literal)
 {
     static const size_t firsts[] = {4, 16, 19, 273, 4, 4};
     static const size_t seconds[] = {4, 13, 4, 16, 19, 17};
+    uint8_t bytes[273];
     rng_state = 0x1717ull;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)rnd();
     for (size_t k = 0; k < NELEM(firsts); k++) {
         for (int last = 0; last < 2; last++) {
             asm_buf a;
             asm_init(&a, "litlit");
             fill_noise(&a, 0xC000 + rnd_in(0, 500));
             little(&a, 5, 40, ABC, 0);
-            lit(&a, ABC, firsts[k]);
-            lit(&a, ABC, seconds[k]); /* the model ignores the rule; the decoder must not */
+            lit(&a, bytes, firsts[k]);
+            lit(&a, bytes, seconds[k]); /* the model ignores the rule; the decoder must not */
             if (!last)
                 fill_noise(&a, a.out_len + 2000);
             asm_finish(&a);
