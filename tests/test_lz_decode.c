@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -753,6 +754,388 @@ Test(lz, mutated_streams_never_crash_or_write_out_of_bounds)
             free(src);
         }
         asm_free(&a);
+    }
+}
+
+/* ---- the main loop against a reference decoder ---------------------- */
+
+/* A second decoder, one packet at a time with every length checked, written
+ * from docs/formats/wad-lz.md (not from decoders/gc_lz.c): the statuses,
+ * offsets and messages of the contract, and the bytes up to *len. The
+ * decoder's fast paths (start loop, main loop once 48 KiB are out, one-packet
+ * path) must agree with it on every stream, valid or not. */
+typedef struct ref_res {
+    gc_status status;
+    uint64_t ofs;
+    char msg[GC_DIAG_MSG_MAX];
+    size_t len;
+} ref_res;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static gc_status
+ref_set(ref_res *r, gc_status st, uint64_t ofs, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+    va_end(ap);
+    r->status = st;
+    r->ofs = ofs;
+    return st;
+}
+
+static gc_status ref_decode(const uint8_t *src, size_t n, uint64_t fo, uint8_t *dst, size_t cap,
+                            ref_res *r)
+{
+    memset(r, 0, sizeof *r);
+    size_t have = n < 3 ? n : 3;
+    if (have && memcmp(src, "WAD", have) != 0)
+        return ref_set(r, GC_E_MAGIC, fo, "WAD LZ magic missing: %02x %02x %02x", src[0],
+                       have > 1 ? src[1] : 0, have > 2 ? src[2] : 0);
+    if (n < 16)
+        return ref_set(r, GC_E_TRUNCATED, fo, "WAD LZ header needs 16 bytes, buffer holds %zu", n);
+    int32_t decl = (int32_t)((uint32_t)src[3] | (uint32_t)src[4] << 8 | (uint32_t)src[5] << 16 |
+                             (uint32_t)src[6] << 24);
+    if (decl < 16)
+        return ref_set(r, GC_E_RANGE, fo + 3,
+                       "WAD LZ size field %d is smaller than the 16-byte header", (int)decl);
+    if ((uint64_t)decl > (uint64_t)n)
+        return ref_set(r, GC_E_TRUNCATED, fo + 3,
+                       "WAD LZ size field %d exceeds the %zu bytes available", (int)decl, n);
+    size_t end = (size_t)decl, ip = 16, op = 0, pkt = 16;
+    unsigned f = 0;
+    while (ip < end) {
+        pkt = ip;
+        f = src[ip++];
+        size_t len = 0, dist = 0;
+        if (f < 0x10) {
+            size_t k = f + 3;
+            if (f == 0) {
+                if (ip >= end)
+                    goto truncated;
+                k = (size_t)src[ip++] + 18;
+            }
+            if (end - ip < k)
+                goto truncated;
+            if (cap - op < k)
+                goto overflow;
+            for (size_t i = 0; i < k; i++)
+                dst[op++] = src[ip++];
+            if (ip < end && src[ip] < 0x10) {
+                r->len = op;
+                return ref_set(r, GC_E_CORRUPT, fo + ip,
+                               "WAD LZ literal packet at 0x%zx follows a literal packet (flag "
+                               "0x%02x)",
+                               ip, src[ip]);
+            }
+            continue;
+        }
+        if (f < 0x20) {
+            size_t m = f & 7;
+            if (m == 0) {
+                if (ip >= end)
+                    goto truncated;
+                m = (size_t)src[ip++] + 7;
+            }
+            if (end - ip < 2)
+                goto truncated;
+            size_t D = ((f & 8) ? 0x4000u : 0u) + (size_t)src[ip + 1] * 64 + (src[ip] >> 2);
+            ip += 2;
+            if (D == 0 && m != 1) { /* pad: to the next multiple of 0x1000 from 0x10 */
+                ip = 16 + (ip - 16 + 0xFFF) / 0x1000 * 0x1000;
+                continue;
+            }
+            if (D != 0) {
+                len = m + 2;
+                dist = D + 0x4000;
+            }
+        } else if (f < 0x40) {
+            len = f & 0x1F;
+            if (len == 0) {
+                if (ip >= end)
+                    goto truncated;
+                len = (size_t)src[ip++] + 31;
+            }
+            len += 2;
+            if (end - ip < 2)
+                goto truncated;
+            dist = (size_t)src[ip + 1] * 64 + (src[ip] >> 2) + 1;
+            ip += 2;
+        } else {
+            if (ip >= end)
+                goto truncated;
+            len = (f >> 5) + 1;
+            dist = (size_t)src[ip] * 8 + ((f >> 2) & 7) + 1;
+            ip++;
+        }
+        if (len) {
+            if (dist > op) {
+                r->len = op;
+                return ref_set(r, GC_E_CORRUPT, fo + pkt,
+                               "WAD LZ match at 0x%zx (flag 0x%02x) reaches %zu bytes back with "
+                               "only %zu produced",
+                               pkt, f, dist, op);
+            }
+            if (cap - op < len)
+                goto overflow;
+            for (size_t i = 0; i < len; i++, op++)
+                dst[op] = dst[op - dist];
+        }
+        size_t t = src[ip - 2] & 3u;
+        if (end - ip < t)
+            goto truncated;
+        if (cap - op < t)
+            goto overflow;
+        for (size_t i = 0; i < t; i++)
+            dst[op++] = src[ip++];
+    }
+    r->len = op;
+    return GC_OK;
+truncated:
+    r->len = op;
+    return ref_set(r, GC_E_TRUNCATED, fo + pkt,
+                   "WAD LZ stream ends inside the packet at 0x%zx (flag 0x%02x, size 0x%zx)", pkt,
+                   f, end);
+overflow:
+    r->len = op;
+    return ref_set(r, GC_E_RANGE, fo + pkt,
+                   "WAD LZ output exceeds the capacity of %zu bytes at packet 0x%zx (flag 0x%02x)",
+                   cap, pkt, f);
+}
+
+/* Decode src with capacity cap by both decoders and require the same status,
+ * offset, message, length and bytes, and no write past cap. */
+static void expect_same_as_ref(const uint8_t *src, size_t n, size_t cap, const char *what, int it)
+{
+    uint8_t *dst = malloc(cap + 64), *want = malloc(cap + 1);
+    cr_assert(dst && want);
+    memset(dst, 0xA5, cap + 64);
+    size_t got = 12345;
+    gc_diag d;
+    gc_diag_init(&d);
+    gc_status s = gc_lz_decompress(src, n, 0x800, dst, cap, &got, &d);
+    ref_res r;
+    ref_decode(src, n, 0x800, want, cap, &r);
+    cr_assert_eq(s, r.status, "%s %d (cap %zu): status %s, reference %s (%s)", what, it, cap,
+                 gc_status_name(s), gc_status_name(r.status), r.msg);
+    cr_assert_eq(got, r.len, "%s %d (cap %zu): %zu bytes out, reference %zu", what, it, cap, got,
+                 r.len);
+    if (s != GC_OK) {
+        cr_assert_eq(d.file_ofs, r.ofs, "%s %d (cap %zu): offset 0x%llx, reference 0x%llx", what,
+                     it, cap, (unsigned long long)d.file_ofs, (unsigned long long)r.ofs);
+        cr_assert_str_eq(d.msg, r.msg, "%s %d (cap %zu)", what, it, cap);
+    }
+    cr_assert(got == 0 || memcmp(dst, want, got) == 0, "%s %d (cap %zu): bytes differ", what, it,
+              cap);
+    for (size_t g = cap; g < cap + 64; g++)
+        cr_assert_eq(dst[g], 0xA5, "%s %d: guard byte %zu overwritten", what, it, g - cap);
+    free(want);
+    free(dst);
+}
+
+/* Past 48 KiB of output (a literal, then big matches at small distances),
+ * then npk random packets of every kind, weighted towards what the main
+ * loop decides on: distances around the match length and 16, lengths
+ * around 16, literals of 16..18, pads anywhere (also in the first half of a
+ * 0x2000 block: the decoder must not assume the encoders' block rule). */
+static void gen_main_stream(asm_buf *a, size_t prefix, size_t npk)
+{
+    asm_init(a, "mainloop");
+    uint8_t bytes[273];
+    int alphabet = (int)rnd_in(2, 256);
+    for (size_t i = 0; i < 18; i++)
+        bytes[i] = (uint8_t)(rnd() % (unsigned)alphabet);
+    lit(a, bytes, rnd_in(4, 18));
+    int last_lit = 1;
+    while (a->out_len < prefix) {
+        uint8_t tl[3] = {(uint8_t)rnd(), (uint8_t)rnd(), (uint8_t)rnd()};
+        size_t dist = rnd_in(1, a->out_len < 64 ? a->out_len : 64);
+        medium(a, rnd_in(200, 288), dist, 1, tl, rnd() % 4);
+        last_lit = 0;
+    }
+    for (size_t k = 0; k < npk; k++) {
+        unsigned kind = rnd() % 100;
+        size_t t = rnd() % 4;
+        uint8_t tl[3] = {(uint8_t)rnd(), (uint8_t)rnd(), (uint8_t)rnd()};
+        size_t maxd = a->out_len;
+        if (kind < 20) {
+            if (last_lit) {
+                dummy(a, tl, t);
+                last_lit = 0;
+                continue;
+            }
+            unsigned r = rnd() % 8;
+            size_t n = r < 5 ? rnd_in(4, 16) : r < 6 ? rnd_in(17, 18) : rnd_in(19, 273);
+            for (size_t i = 0; i < n; i++)
+                bytes[i] = (uint8_t)(rnd() % (unsigned)alphabet);
+            lit(a, bytes, n);
+            last_lit = 1;
+            continue;
+        }
+        last_lit = 0;
+        if (kind < 55) {
+            size_t dist = rnd() % 2 ? rnd_in(1, 20) : rnd_in(1, maxd < 2048 ? maxd : 2048);
+            little(a, rnd_in(3, 8), dist < maxd ? dist : maxd, tl, t);
+        } else if (kind < 80) {
+            size_t len = rnd() % 4 ? rnd_in(3, 33) : rnd_in(33, 288);
+            size_t dist = rnd() % 2 ? rnd_in(1, 40) : rnd_in(1, maxd < 16384 ? maxd : 16384);
+            medium(a, len, dist < maxd ? dist : maxd, len > 33 || (len == 33 && rnd() % 2), tl, t);
+        } else if (kind < 90 && maxd >= 16385) {
+            size_t dist = rnd_in(16385, maxd < 49151 ? maxd : 49151);
+            if (rnd() % 3)
+                far(a, rnd_in(3, 9), dist, 0, tl, t);
+            else
+                far(a, rnd_in(9, 264), dist, 1, tl, t);
+        } else if (kind < 96) {
+            dummy(a, tl, t);
+        } else {
+            static const uint8_t pad_flags[] = {0x12, 0x12, 0x13, 0x17, 0x10};
+            pad(a, pad_flags[rnd() % NELEM(pad_flags)], (uint8_t)rnd());
+        }
+    }
+    asm_finish(a);
+}
+
+/* Fixed-seed version of the branch's differential run (docs/performance.md,
+ * "WAD LZ, issue 18, branch lz25"): valid streams, then bit flips, truncated
+ * buffers with and without a matching size field, changed size fields, a
+ * literal flag planted anywhere (a literal after a literal, or a desynchronised
+ * parse), an inserted byte; each at five capacities (ample, exact, exact + up
+ * to 400, a few bytes short, random). */
+Test(lz, main_loop_agrees_with_a_reference_decoder, .timeout = 120)
+{
+    rng_state = 0x1A25ull;
+    for (int it = 0; it < 240; it++) {
+        asm_buf a;
+        size_t prefix = rnd() % 4 ? 0xC000 + rnd_in(0, 4000) : rnd_in(0, 60000);
+        gen_main_stream(&a, prefix, rnd() % 4 ? rnd_in(1, 400) : rnd_in(400, 3000));
+        size_t n = a.in_len;
+        uint8_t *src = malloc(n + 1);
+        cr_assert(src != NULL);
+        memcpy(src, a.in, n);
+        unsigned how = (unsigned)it % 8;
+        if (how == 2 || how == 6) {
+            int flips = (int)rnd_in(1, 8);
+            for (int i = 0; i < flips; i++)
+                src[rnd_in(16, n - 1)] ^= (uint8_t)(1u << (rnd() % 8));
+        }
+        if (how == 3 || how == 6) {
+            size_t m = rnd_in(0, n);
+            if (m >= 7 && rnd() % 2)
+                for (int i = 0; i < 4; i++)
+                    src[3 + i] = (uint8_t)(m >> (8 * i));
+            n = m;
+        }
+        if (how == 4 && n >= 7) {
+            uint32_t v = rnd() % 2 ? (uint32_t)rnd_in(0, n + 300) : rnd();
+            for (int i = 0; i < 4; i++)
+                src[3 + i] = (uint8_t)(v >> (8 * i));
+        }
+        if (how == 5 && n > 40)
+            src[rnd_in(16, n - 20)] = (uint8_t)rnd_in(0, 15);
+        if (how == 7 && n > 40) {
+            size_t at = rnd_in(16, n - 1);
+            memmove(src + at + 1, src + at, n - at);
+            src[at] = (uint8_t)rnd();
+            n++;
+            if (rnd() % 2)
+                for (int i = 0; i < 4; i++)
+                    src[3 + i] = (uint8_t)(n >> (8 * i));
+        }
+        uint8_t *exact = malloc(n ? n : 1); /* exact size: ASan catches a read past it */
+        cr_assert(exact != NULL);
+        memcpy(exact, src, n);
+        size_t ol = a.out_len;
+        size_t caps[5] = {ol + 4096, ol, ol + rnd_in(0, 400), ol > 8 ? ol - rnd_in(1, 8) : 0,
+                          rnd_in(0, ol)};
+        for (int k = 0; k < 5; k++)
+            expect_same_as_ref(exact, n, caps[k], "random", it);
+        free(exact);
+        free(src);
+        asm_free(&a);
+    }
+}
+
+/* The main loop's own decisions, one by one, 48 KiB into a stream: every
+ * match length 3..16 at distances ml - 1, ml, ml + 1, 15, 16 and 17 (one
+ * 16-byte copy is right exactly when d >= ml or d >= 16); medium matches of
+ * 17..33 and big matches at distances 1..20 (16-byte chunks from 16 on);
+ * literals of 13..18 bytes (16 is the most the common path copies); dummies
+ * and pads; a packet straddling a 0x2000-byte block boundary, a pad in the
+ * first half of a block, and the stream ending mid-block. */
+Test(lz, main_loop_edges)
+{
+    rng_state = 0x2525ull;
+    asm_buf a;
+    asm_init(&a, "edges");
+    fill_noise(&a, 0xC000 + 100);
+    for (size_t ml = 3; ml <= 16; ml++) {
+        size_t ds[] = {ml - 1, ml, ml + 1, 15, 16, 17};
+        for (size_t k = 0; k < NELEM(ds); k++) {
+            if (ml <= 8)
+                little(&a, ml, ds[k], ABC, (ml + k) % 4);
+            medium(&a, ml, ds[k], 0, ABC, k % 4);
+        }
+    }
+    for (size_t dist = 1; dist <= 20; dist++) {
+        medium(&a, 17 + dist % 17, dist, 0, ABC, dist % 4);
+        medium(&a, 33 + dist * 12, dist, 1, ABC, (dist + 1) % 4);
+        little(&a, 3, 100, ABC, 0);
+    }
+    for (size_t n = 13; n <= 18; n++) {
+        lit(&a, ABC, n);
+        dummy(&a, ABC, n % 4);
+    }
+    /* a big match across the next 0x2000 boundary (from 0x10) */
+    if ((a.in_len - 0x10) % 2)
+        little(&a, 3, 50, ABC, 1); /* 3 bytes: from here on even */
+    while ((a.in_len - 0x10) % 0x2000 != 0x2000 - 2)
+        little(&a, 3, 50, ABC, 0);
+    medium(&a, 200, 300, 1, ABC, 3);
+    cr_assert((a.in_len - 0x10) % 0x2000 < 0x10, "the big match straddles the boundary");
+    /* a pad in the first half of the block: skips to its middle */
+    pad(&a, 0x12, 3);
+    cr_assert_eq((a.in_len - 0x10) % 0x2000, 0x1000);
+    fill_noise(&a, a.out_len + 3000);
+    little(&a, 8, 9, ABC, 1); /* and the stream ends mid-block */
+    asm_finish(&a);
+    for (size_t extra = 0; extra < 3; extra++)
+        expect_same_as_ref(a.in, a.in_len, a.out_len + extra * 200, "edges", (int)extra);
+    expect_same_as_ref(a.in, a.in_len, a.out_len - 1, "edges", 3);
+    expect_decodes(&a);
+    asm_free(&a);
+}
+
+/* A literal packet right after a literal packet, 48 KiB in (the main loop
+ * finds it in the next packet's test, or the one-packet path in its own):
+ * common after common, big after common, common after big, 17 bytes after
+ * common; each also as the stream's last packet. */
+Test(lz, main_loop_literal_after_literal)
+{
+    static const size_t firsts[] = {4, 16, 19, 273, 4, 4};
+    static const size_t seconds[] = {4, 13, 4, 16, 19, 17};
+    uint8_t bytes[273];
+    rng_state = 0x1717ull;
+    for (size_t i = 0; i < sizeof bytes; i++)
+        bytes[i] = (uint8_t)rnd();
+    for (size_t k = 0; k < NELEM(firsts); k++) {
+        for (int last = 0; last < 2; last++) {
+            asm_buf a;
+            asm_init(&a, "litlit");
+            fill_noise(&a, 0xC000 + rnd_in(0, 500));
+            little(&a, 5, 40, ABC, 0);
+            lit(&a, bytes, firsts[k]);
+            lit(&a, bytes, seconds[k]); /* the model ignores the rule; the decoder must not */
+            if (!last)
+                fill_noise(&a, a.out_len + 2000);
+            asm_finish(&a);
+            expect_same_as_ref(a.in, a.in_len, a.out_len + 4096, "litlit", (int)(2 * k) + last);
+            gc_diag d;
+            cr_assert_eq(decode_err(a.in, a.in_len, 0, a.out_len + 4096, &d), GC_E_CORRUPT);
+            asm_free(&a);
+        }
     }
 }
 
