@@ -12,6 +12,7 @@
 
 #include "gc_raster.h"
 
+#include "gc_bigmem.h"
 #include "gc_lod.h"
 #include "gc_ps2fpu.h"
 #include "gc_reader.h"
@@ -477,9 +478,9 @@ static void okind_free(okind *k)
         for (size_t i = 0; i < MAX_TEXTURES; i++)
             for (int m = 0; m < MIP_LEVELS; m++)
                 free(k->tex[i].rgba[m]);
-    free(k->tex);
-    free(k->verts);
-    free(k->tris);
+    gc_big_free(k->tex);
+    gc_big_free(k->verts);
+    gc_big_free(k->tris);
     free(k->classes);
     free(k->inst);
     free(k->normals);
@@ -492,7 +493,7 @@ static void okind_free(okind *k)
     free(k->cstate);
     free(k->mstamp);
     free(k->mstate);
-    free(k->mcol);
+    gc_big_free(k->mcol);
     memset(k, 0, sizeof *k);
 }
 
@@ -582,7 +583,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->name = sp->name;
     k->tkind = sp->tkind;
     memcpy(k->plain, sp->plain, sizeof k->plain);
-    k->tex = calloc(MAX_TEXTURES, sizeof *k->tex);
+    k->tex = gc_big_calloc(MAX_TEXTURES, sizeof *k->tex);
     if (!k->tex)
         return -1;
     const gc_table *tc = find_table(ts, nt, sp->class_t), *tp = find_table(ts, nt, sp->packet_t),
@@ -684,7 +685,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (sum > UINT32_MAX / 2)
             goto out;
     }
-    k->verts = calloc(sum ? sum : 1, sizeof *k->verts);
+    k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
     k->nverts = (size_t)sum;
     /* positions as three arrays (gc_rs_project reads them four at a time:
      * 3 entries of slack) */
@@ -775,7 +776,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                     goto out;
             }
             k->ntris = (size_t)run;
-            k->tris = calloc(run ? run : 1, sizeof *k->tris);
+            k->tris = gc_big_calloc(run ? run : 1, sizeof *k->tris);
             if (!k->tris)
                 goto out;
         }
@@ -806,7 +807,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     if (k->lightable == OLIGHT_MOBY) {
         k->mstamp = calloc(65536, sizeof *k->mstamp);
         k->mstate = calloc(65536, 1);
-        k->mcol = calloc(65536, sizeof *k->mcol);
+        k->mcol = gc_big_calloc(65536, sizeof *k->mcol);
         if (!k->mstamp || !k->mstate || !k->mcol)
             goto out;
     }
@@ -1017,7 +1018,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     uint32_t nverts = 0;
     if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
         goto nomem;
-    s->verts = calloc(nverts ? nverts : 1, sizeof *s->verts);
+    s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
     if (!s->verts)
         goto nomem;
     for (size_t i = 0; i < tv->count; i++) {
@@ -1075,7 +1076,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             uint32_t nvis = 0;
             if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
                 goto nomem;
-            s->vis = calloc(nvis ? nvis : 1, sizeof *s->vis);
+            s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
             if (!s->vis)
                 goto nomem;
             for (size_t i = 0; i < ti->count; i++) {
@@ -1110,7 +1111,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         scene_err(err, errlen, "missing patch_row and a/b/c or va/vb/vc in", "tfrag.triangle");
         goto fail;
     }
-    s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
+    s->tris = gc_big_calloc(tt->count ? tt->count : 1, sizeof *s->tris);
     if (!s->tris)
         goto nomem;
     for (size_t i = 0; i < tt->count; i++) {
@@ -1170,7 +1171,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         const radgif *g = tr->adgif_key == NONE ? NULL : find_adgif(s, tr->patch, tr->adgif_key);
         tr->adgif = g ? (uint32_t)(g - s->adgifs) : NONE;
     }
-    s->tex = calloc(MAX_TEXTURES, sizeof *s->tex);
+    s->tex = gc_big_calloc(MAX_TEXTURES, sizeof *s->tex);
     if (!s->tex)
         goto nomem;
     s->objects = 1;
@@ -1198,13 +1199,13 @@ void gc_render_scene_free(gc_render_scene *s)
         for (size_t i = 0; i < MAX_TEXTURES; i++)
             for (int m = 0; m < MIP_LEVELS; m++)
                 free(s->tex[i].rgba[m]);
-    free(s->tex);
+    gc_big_free(s->tex);
     for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
         okind_free(&s->kinds[k]);
     free(s->patches);
-    free(s->verts);
-    free(s->vis);
-    free(s->tris);
+    gc_big_free(s->verts);
+    gc_big_free(s->vis);
+    gc_big_free(s->tris);
     free(s->adgifs);
     free(s->lights);
     free(s);
