@@ -96,6 +96,7 @@ static size_t live_bytes, live_used, cached_bytes, cached_res, peak;
 static size_t cache_limit = BIG_CAN_CACHE ? SIZE_MAX : 0;
 static int mapping = BIG_CAN_MAP && !BIG_ASAN;
 static int statm_fd = -2;   /* -2: not opened yet, -1: cannot be read (no cache) */
+static long statm_pid;      /* whose statm it is: a forked child opens its own */
 static gc_big_stats counts; /* the event counters; the byte figures are the variables above */
 
 static size_t round_up(size_t n, size_t to)
@@ -214,8 +215,14 @@ static size_t resident_bytes(const uint8_t *p, size_t len)
  * the file stays open: one pread per event, ~3 us). */
 static size_t process_resident_locked(void)
 {
-    if (statm_fd == -2)
+    if (statm_fd >= 0 && statm_pid != (long)getpid()) {
+        close(statm_fd);
+        statm_fd = -2;
+    }
+    if (statm_fd == -2) {
         statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+        statm_pid = (long)getpid();
+    }
     if (statm_fd < 0)
         return 0;
     char buf[96];
