@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
 #include "gc_level.h"
 #include "gc_lz.h"
 #include "gc_reader.h"
@@ -266,14 +267,14 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
     uint64_t most = lz_most(lv, stream_size);
     size_t cap =
         (uint64_t)want + LZ_SLACK_BYTES < most ? (size_t)want + LZ_SLACK_BYTES : (size_t)most;
-    uint8_t *out = gc_level_mem_charge(lv, cap) == 0 ? malloc(cap) : NULL;
+    uint8_t *out = gc_level_mem_charge(lv, cap) == 0 ? gc_big_alloc_populated(cap) : NULL;
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, cz->file_ofs, "no memory for %zu bytes of core_data",
                            cap);
     size_t got = 0;
     s = gc_lz_decompress(cz->data, cz->size, cz->file_ofs, out, cap, &got, diag);
     if (s != GC_OK) {
-        free(out);
+        gc_big_free(out);
         gc_level_mem_release(lv, cap);
         return s;
     }
@@ -281,13 +282,13 @@ static gc_status decompress_core_data(gc_level *lv, gc_diag *diag, data_core_dat
     if (got < (size_t)want) {
         /* The stream ended before the size the core header declares: every
          * offset into the missing tail would read nothing, so stop here. */
-        free(out);
+        gc_big_free(out);
         gc_level_mem_release(lv, cap);
         return gc_diag_set(diag, GC_E_TRUNCATED, cz->file_ofs + stream_size,
                            "core_data decompressed to %zu bytes, the core header declares %lld",
                            got, (long long)want);
     }
-    free(lv->core_data);
+    gc_big_free(lv->core_data);
     lv->core_data = out;
     lv->core_data_size = got;
     row->decompressed = 1;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
 #include "gc_level.h"
 #include "gc_lz.h"
 #include "gc_reader.h"
@@ -988,25 +989,25 @@ static gc_status decompress(gc_level *lv, gc_diag *diag, const gc_span *z)
         if (cap > max)
             cap = max;
         /* a stream of no packets makes 0 bytes: still allocate one */
-        uint8_t *out =
-            gc_level_mem_charge(lv, (size_t)cap) == 0 ? malloc(cap ? (size_t)cap : 1) : NULL;
+        uint8_t *out = gc_level_mem_charge(lv, (size_t)cap) == 0 ? gc_big_alloc((size_t)cap) : NULL;
         if (!out)
             return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs,
                                "no memory for %llu bytes of gameplay", (unsigned long long)cap);
         size_t got = 0;
         s = gc_lz_decompress(z->data, z->size, z->file_ofs, out, (size_t)cap, &got, diag);
         if (s == GC_OK) {
-            uint8_t *fit = realloc(out, got ? got : 1); /* give back the unused tail */
+            /* give back the unused tail */
+            uint8_t *fit = gc_big_realloc(out, (size_t)cap, got ? got : 1);
             if (fit) {
                 out = fit;
                 gc_level_mem_release(lv, (size_t)cap - (got ? got : 1));
             }
-            free(lv->gameplay);
+            gc_big_free(lv->gameplay);
             lv->gameplay = out;
             lv->gameplay_size = got;
             return GC_OK;
         }
-        free(out);
+        gc_big_free(out);
         gc_level_mem_release(lv, (size_t)cap);
         /* The stream size was already validated, so GC_E_RANGE here means the
          * output outgrew the buffer: grow, unless at the bound already. */
@@ -1034,12 +1035,12 @@ static gc_status gameplay_run(gc_level *lv, gc_diag *diag)
     if (GC_FAULT(lv, gameplay_raw)) {
         /* Historical bug: the extent parsed raw after an 8-byte skip. */
         size_t n = z->size > RAW_SKIP_BYTES ? z->size - RAW_SKIP_BYTES : 0;
-        uint8_t *raw = malloc(n ? n : 1);
+        uint8_t *raw = gc_big_alloc(n);
         if (!raw)
             return gc_diag_set(diag, GC_E_NOMEM, z->file_ofs, "no memory for the gameplay extent");
         if (n)
             memcpy(raw, z->data + RAW_SKIP_BYTES, n);
-        free(lv->gameplay);
+        gc_big_free(lv->gameplay);
         lv->gameplay = raw;
         lv->gameplay_size = n;
     } else {

@@ -635,6 +635,34 @@ size_t gc_texture_pixels_lowest(const gc_level *lv)
     return lowest;
 }
 
+size_t gc_texture_pixels_end(const gc_level *lv)
+{
+    size_t end = 0;
+    for (int k = GC_TEXTURE_TFRAG; k <= GC_TEXTURE_SHRUB; k++) {
+        size_t count = 0;
+        gc_reader tab;
+        gc_diag d;
+        gc_diag_init(&d);
+        if (tex_table_kind(lv, (gc_texture_kind)k, &count, &tab, &d) != GC_OK)
+            continue; /* that kind's pixels cannot be asked for */
+        for (size_t i = 0; i < count; i++) {
+            tex_entry e = tex_read_entry(&tab);
+            /* mip 1 is the highest of the entry's core_data levels: it
+             * follows mip 0 (tex_level); 2 and 3 are in gs_ram */
+            if (!tex_size_ok(&e) || lv->core.textures_base < 0)
+                continue;
+            int64_t base = (int64_t)lv->core.textures_base + (int64_t)e.data_offset;
+            if (base < 0)
+                continue;
+            uint64_t w = (uint64_t)e.width, h = (uint64_t)e.height;
+            uint64_t top = (uint64_t)base + w * h + (w >> 1) * (h >> 1);
+            if (top > end)
+                end = top < lv->core_data_size ? (size_t)top : lv->core_data_size;
+        }
+    }
+    return end;
+}
+
 static const gc_table_desc *const texture_tables[] = {&gc_table_texture_tfrag,
                                                       &gc_table_texture_gs_ram};
 

@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
 #include "gc_level.h"
 #include "gc_ps2fpu.h"
 #include "gc_reader.h"
@@ -1737,12 +1738,12 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
     size_t cap = rb->count ? rb->count : 1;
     if (ls) {
         cx.sets.slot = calloc(65536, sizeof *cx.sets.slot);
-        cx.sets.L = malloc((cap < 65536 ? cap : 65536) * sizeof *cx.sets.L);
+        cx.sets.L = gc_big_alloc((cap < 65536 ? cap : 65536) * sizeof *cx.sets.L);
     }
     cx.pair_slot = calloc(65536, sizeof *cx.pair_slot);
-    cx.normals = malloc(cap * sizeof *cx.normals);
-    cx.lit = malloc(cap * sizeof *cx.lit);
-    cx.cols = malloc(cap * sizeof *cx.cols);
+    cx.normals = gc_big_alloc(cap * sizeof *cx.normals);
+    cx.lit = gc_big_alloc(cap * sizeof *cx.lit);
+    cx.cols = gc_big_alloc(cap * sizeof *cx.cols);
     for (unsigned f = 0; f < 32; f++)
         cx.itof7[f] = gc_ps2i_itof((int32_t)(f << 3), 7);
     int ok =
@@ -1766,11 +1767,11 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
             light_vertex(&cx, l);
         lit += l->lit;
     }
-    free(cx.cols);
-    free(cx.lit);
-    free(cx.normals);
+    gc_big_free(cx.cols);
+    gc_big_free(cx.lit);
+    gc_big_free(cx.normals);
     free(cx.pair_slot);
-    free(cx.sets.L);
+    gc_big_free(cx.sets.L);
     free(cx.sets.slot);
     free(ls);
     return lit;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
+
 #define GC_DECODER(n) extern const gc_decoder gc_dec_##n;
 #include "gc_decoders.def"
 #undef GC_DECODER
@@ -139,14 +141,14 @@ size_t gc_level_drop_tables(gc_level *lv, const bool *keep)
             continue;
         }
         freed += rb->cap * row;
-        free(rb->data);
+        gc_big_free(rb->data);
         rb->data = NULL;
         rb->count = 0;
         rb->cap = 0;
     }
-    free(lv->core_data);
-    free(lv->gameplay);
-    free(lv->file_copy);
+    gc_big_free(lv->core_data);
+    gc_big_free(lv->gameplay);
+    gc_big_free(lv->file_copy);
     lv->file_copy = NULL;
     lv->file_copy_size = 0;
     lv->overlay.data = lv->core_index.data = lv->gs_ram.data = NULL;
@@ -173,7 +175,7 @@ size_t gc_level_drop_rows(gc_level *lv, const bool *keep)
         if (keep[i] || !rb->data)
             continue;
         freed += rb->cap * rb->desc->row_size;
-        free(rb->data);
+        gc_big_free(rb->data);
         rb->data = NULL;
         rb->count = 0;
         rb->cap = 0;
@@ -186,7 +188,7 @@ void gc_level_drop_gameplay(gc_level *lv)
 {
     if (!lv->gameplay)
         return;
-    free(lv->gameplay);
+    gc_big_free(lv->gameplay);
     gc_level_mem_release(lv, lv->gameplay_size);
     lv->gameplay = NULL;
     lv->gameplay_size = 0;
@@ -205,7 +207,7 @@ int gc_level_detach_file(gc_level *lv)
     if (total) {
         if (gc_level_mem_charge(lv, total) != 0)
             return -1;
-        copy = malloc(total);
+        copy = gc_big_alloc_populated(total);
         if (!copy) {
             gc_level_mem_release(lv, total);
             return -1;
@@ -226,7 +228,7 @@ int gc_level_detach_file(gc_level *lv)
     for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++)
         if (span_in_file(lv, dropped[i]))
             dropped[i]->data = NULL;
-    free(lv->file_copy);
+    gc_big_free(lv->file_copy);
     lv->file_copy = copy;
     lv->file_copy_size = total;
     lv->file = NULL;
@@ -238,8 +240,9 @@ void gc_rows_shrink(gc_rowbuf *rb)
     if (!rb->count || rb->count >= rb->cap)
         return;
     size_t rs = rb->desc->row_size;
-    /* glibc shrinks a large block in place (or by mremap), without a copy */
-    void *p = realloc(rb->data, rb->count * rs);
+    /* a mapped block shrinks in place (what is past the 2 MiB boundary after
+     * its rows is unmapped), without a copy */
+    void *p = gc_big_realloc(rb->data, rb->cap * rs, rb->count * rs);
     if (!p)
         return;
     if (rb->owner)
@@ -263,7 +266,7 @@ int gc_rows_reserve(gc_rowbuf *rb, size_t rows)
         return -1;
     if (lv)
         lv->mem_charged += more;
-    uint8_t *p = realloc(rb->data, rows * rs);
+    uint8_t *p = gc_big_realloc(rb->data, rb->cap * rs, rows * rs);
     if (!p) {
         if (rb->owner)
             gc_level_mem_release(rb->owner, more);
@@ -296,7 +299,7 @@ void *gc_rows_push_grow(gc_rowbuf *rb)
         size_t more = (cap - rb->cap) * rs;
         if (rb->owner && gc_level_mem_charge(rb->owner, more) != 0)
             return NULL;
-        uint8_t *p = realloc(rb->data, cap * rs);
+        uint8_t *p = gc_big_realloc(rb->data, rb->cap * rs, cap * rs);
         if (!p) {
             if (rb->owner)
                 gc_level_mem_release(rb->owner, more);
@@ -415,11 +418,11 @@ void gc_level_free(gc_level *lv)
         if (decoders[i]->release)
             decoders[i]->release(lv);
     for (size_t i = 0; i < lv->table_count; i++)
-        free(lv->tables[i].data);
+        gc_big_free(lv->tables[i].data);
     free(lv->tables);
-    free(lv->core_data);
-    free(lv->gameplay);
-    free(lv->file_copy);
+    gc_big_free(lv->core_data);
+    gc_big_free(lv->gameplay);
+    gc_big_free(lv->file_copy);
     lv->file_copy = NULL;
     gc_level_mem_release(lv, lv->mem_charged);
     lv->tables = NULL;

@@ -105,7 +105,8 @@ typedef struct gc_core_header {
 
 typedef struct gc_level gc_level;
 
-/* Growable row storage of one table. */
+/* Growable row storage of one table. data is a large block of
+ * gc_bigmem.h (or malloc's): it is freed with gc_big_free, never free. */
 typedef struct gc_rowbuf {
     const gc_table_desc *desc;
     uint8_t *data;
@@ -168,7 +169,7 @@ struct gc_level {
 
     bool data_ok; /* data decoder */
     gc_span overlay, core_index, gs_ram, hud_header, core_data_z, transition;
-    uint8_t *core_data; /* decompressed core_data (owned) */
+    uint8_t *core_data; /* decompressed core_data (owned; freed with gc_big_free) */
     size_t core_data_size;
 
     bool core_ok; /* core decoder */
@@ -187,7 +188,7 @@ struct gc_level {
     uint32_t *class_offsets;
     size_t class_offset_count;
 
-    uint8_t *gameplay; /* decompressed gameplay extent (owned, gameplay decoder) */
+    uint8_t *gameplay; /* decompressed gameplay extent (owned, gc_big_free; gameplay decoder) */
     size_t gameplay_size;
 
     /* After gc_level_detach_file: the copies of overlay, core_index and

@@ -72,6 +72,11 @@ gc_status gc_texture_indexed_kind(const gc_level *lv, gc_texture_kind kind, uint
  * when none can be read): the bytes below it are never read by them. The
  * sweep gives those pages back before rendering (issue 18). */
 size_t gc_texture_pixels_lowest(const gc_level *lv);
+/* One past the highest core_data byte they can read texels from (0 when
+ * none can be read): the bytes from it on are never read by them either.
+ * On the retail-shaped corpus the texels are 3 MB in the middle of a 17-29
+ * MB core_data, so the sweep gives back the rest too (issue 18). */
+size_t gc_texture_pixels_end(const gc_level *lv);
 
 /* Rows of texture.tfrag, one per tfrag texture table entry. */
 typedef struct gc_texture_row {

@@ -9,7 +9,9 @@
  * can list, print or check them without knowing each format. Errors are a
  * status plus a diagnostic (file offset, breadcrumb), never a crash, on any
  * input. The library never prints, allocates only what a checked size from
- * the file allows, and depends on libc and libm only. */
+ * the file allows, and depends on libc and libm only. Its large blocks come
+ * from gc_bigmem.h, which keeps freed ones for reuse within a bound
+ * (gc_big_trim gives them back). */
 #ifndef GCFORMATS_H
 #define GCFORMATS_H
 
@@ -18,6 +20,7 @@
 extern "C" {
 #endif
 
+#include "gc_bigmem.h"  /* the large blocks of rows and streams: gc_big_free, gc_big_trim */
 #include "gc_level.h"   /* gc_level_init / gc_level_decode / gc_level_tables / gc_level_free */
 #include "gc_lz.h"      /* WAD-LZ streams: size and decompression */
 #include "gc_reader.h"  /* the bounds-checked little-endian reader the decoders use */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gc_bigmem.h"
 #include "gc_frame.h"
 #include "gc_golden_frames.h"
 #include "gc_raster.h"
@@ -374,7 +375,7 @@ static uint32_t lcg_next(uint32_t *s)
 static void free_level(gc_rowbuf *rb)
 {
     for (int i = 0; i < 5; i++)
-        free(rb[i].data);
+        gc_big_free(rb[i].data);
 }
 
 static uint64_t non_background(const gc_frame *f)
@@ -987,7 +988,7 @@ static void build_objects(gc_level *lv, gc_rowbuf *rb)
 static void free_objects(gc_rowbuf *rb)
 {
     for (int i = 0; i < OBJ_TABLES; i++)
-        free(rb[i].data);
+        gc_big_free(rb[i].data);
 }
 
 /* Where world point p lands, from the view's camera in double precision:
@@ -1162,8 +1163,8 @@ static void build_lit_objects(gc_level *lv, gc_rowbuf *rb, int32_t light, float 
 static void free_lit_objects(gc_rowbuf *rb)
 {
     free_objects(rb);
-    free(rb[OBJ_TABLES].data);
-    free(rb[OBJ_TABLES + 1].data);
+    gc_big_free(rb[OBJ_TABLES].data);
+    gc_big_free(rb[OBJ_TABLES + 1].data);
 }
 
 /* Draws a hand-built level's overview lit, then with --lighting off, and
@@ -1435,7 +1436,7 @@ static void draw_all_lit(int tie_record, int32_t shrub_light, const float m3[9],
     gc_render_scene_free(s);
     free_lit_objects(rb);
     for (int i = LIT_TABLES; i < ALL_TABLES; i++)
-        free(rb[i].data);
+        gc_big_free(rb[i].data);
 }
 
 /* The lit tie: its plain 0x60 grey (0.75) times the ambient colour (0.5, 1.0,

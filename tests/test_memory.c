@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the sweep frees early, and the pool's concurrency (issue 18): a
  * decoded level renders the same frames after it let go of its file, of the
- * rows the renderer does not read and of the core_data below its textures;
+ * rows the renderer does not read and of the core_data around its texels;
  * the tables end decoding at their row counts; the pool never runs more than
  * `jobs` tasks at once. */
 #define _POSIX_C_SOURCE 200809L
@@ -82,7 +82,8 @@ static void render_hashes(const gc_level *lv, char hex[GC_SWEEP_MAX_VIEWS][65], 
     free(fr);
 }
 
-Test(memory, a_level_renders_the_same_without_its_file_and_its_lower_core_data, .timeout = 300)
+Test(memory, a_level_renders_the_same_without_its_file_and_its_core_data_around_the_texels,
+     .timeout = 300)
 {
     sy_buf b;
     gc_level lv;
@@ -122,18 +123,24 @@ Test(memory, a_level_renders_the_same_without_its_file_and_its_lower_core_data, 
     gc_level_drop_rows(&lv, keep);
     free(keep);
 
-    /* and core_data below the lowest texture's pixels reads as zeros */
-    size_t lowest = gc_texture_pixels_lowest(&lv);
+    /* and core_data below the lowest texture's pixels and past the highest
+     * reads as zeros */
+    size_t lowest = gc_texture_pixels_lowest(&lv), end = gc_texture_pixels_end(&lv);
     cr_assert_gt(lowest, 0);
-    cr_assert_lt(lowest, lv.core_data_size);
+    cr_assert_lt(lowest, end);
+    cr_assert_lt(end, lv.core_data_size, "nothing past the texels: the test would not test it");
     const gc_rowbuf *tt = rows_named(&lv, "texture.tfrag");
     cr_assert(tt && tt->count > 0);
     for (size_t i = 0; i < tt->count; i++) {
         const gc_texture_row *r = gc_rows_at(tt, i);
-        if (r->pixels_ok)
-            cr_assert_geq(r->pixel_ofs, lowest, "texture %zu below the lowest", i);
+        if (!r->pixels_ok)
+            continue;
+        cr_assert_geq(r->pixel_ofs, lowest, "texture %zu below the lowest", i);
+        size_t w = (size_t)r->width, h = (size_t)r->height;
+        cr_assert_leq(r->pixel_ofs + w * h, end, "texture %zu past the end", i);
     }
     memset(lv.core_data, 0, lowest);
+    memset(lv.core_data + end, 0, lv.core_data_size - end);
 
     render_hashes(&lv, after, &na);
     cr_assert_eq(na, nb);
@@ -143,18 +150,19 @@ Test(memory, a_level_renders_the_same_without_its_file_and_its_lower_core_data, 
     sy_buf_free(&b);
 }
 
-/* gc_texture_pixels_lowest is a bound the texture API respects: every
- * texture of every kind decodes to the same RGBA with core_data below it
- * zeroed. */
-Test(memory, textures_do_not_read_below_the_lowest_pixels, .timeout = 120)
+/* gc_texture_pixels_lowest and gc_texture_pixels_end are bounds the
+ * texture API respects: every texture of every kind decodes to the same
+ * RGBA with core_data below the one and from the other on zeroed. */
+Test(memory, textures_do_not_read_outside_the_pixel_bounds, .timeout = 120)
 {
     sy_buf b;
     gc_level lv;
     synth_level_decode_small(4, &b, &lv);
-    size_t lowest = gc_texture_pixels_lowest(&lv);
-    uint8_t *saved = malloc(lowest ? lowest : 1);
+    size_t lowest = gc_texture_pixels_lowest(&lv), end = gc_texture_pixels_end(&lv);
+    cr_assert(lowest < end && end < lv.core_data_size);
+    uint8_t *saved = malloc(lv.core_data_size);
     cr_assert(saved);
-    memcpy(saved, lv.core_data, lowest);
+    memcpy(saved, lv.core_data, lv.core_data_size);
     size_t compared = 0;
     const int32_t counts[4] = {lv.core.tfrag_textures.count, lv.core.moby_textures.count,
                                lv.core.tie_textures.count, lv.core.shrub_textures.count};
@@ -168,15 +176,17 @@ Test(memory, textures_do_not_read_below_the_lowest_pixels, .timeout = 120)
                 gc_status s0 =
                     gc_texture_rgba_kind(&lv, kind, (uint32_t)idx, mip, 1, &x, &w0, &h0, &d);
                 memset(lv.core_data, 0, lowest);
+                memset(lv.core_data + end, 0, lv.core_data_size - end);
                 gc_diag_init(&d);
                 gc_status s1 =
                     gc_texture_rgba_kind(&lv, kind, (uint32_t)idx, mip, 1, &y, &w1, &h1, &d);
-                memcpy(lv.core_data, saved, lowest);
+                memcpy(lv.core_data, saved, lv.core_data_size);
                 cr_assert_eq(s0, s1);
                 if (s0 == GC_OK) {
                     cr_assert(w0 == w1 && h0 == h1);
                     cr_assert(memcmp(x, y, (size_t)w0 * h0 * 4) == 0,
-                              "kind %d texture %d mip %d reads below %zu", kind, idx, mip, lowest);
+                              "kind %d texture %d mip %d reads outside [%zu, %zu)", kind, idx, mip,
+                              lowest, end);
                     compared++;
                 }
                 free(x);

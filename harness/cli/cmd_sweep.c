@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gc_bigmem.h"
 #include "gc_cli.h"
 #include "gc_cli_opts.h"
 #include "gc_exit.h"
@@ -190,6 +191,18 @@ int gc_cmd_sweep(int argc, char **argv)
                      "\"phase\": \"%s\"}},\n",
                      tm.rss_after_open, tm.rss_after_levels, tm.rss_after_corpus, tm.rss_peak_level,
                      tm.rss_peak_phase);
+        /* the large-block allocator (decoders/gc_bigmem.h) over the whole run:
+         * how often a block came from the cache rather than fresh pages */
+        gc_big_stats bs;
+        gc_big_stats_get(&bs);
+        gc_sb_printf(&t,
+                     "  \"big_blocks\": {\"maps\": %llu, \"reuses\": %llu, \"splits\": %llu, "
+                     "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, "
+                     "\"peak_without_cache_bytes\": %zu},\n",
+                     (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
+                     (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
+                     (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
+                     (unsigned long long)bs.evictions, bs.peak_without_cache_bytes);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
 #include "gc_raster.h"
 
 void gc_frame_free(gc_frame *f)
 {
     if (!f)
         return;
-    free(f->rgba);
+    gc_big_free(f->rgba); /* a render target's pixels (gc_bigmem.h) or malloc's */
     f->rgba = NULL;
     f->width = f->height = 0;
 }

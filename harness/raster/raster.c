@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_bigmem.h"
+
 /* The pixel loop is instantiated once per combination of its per-triangle
  * switches (texture, filter, mip chain, flat colour), so none of them is
  * tested per pixel; the helpers it calls are forced inline for the same
@@ -34,9 +36,9 @@ int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int coun
     if (width == 0 || height == 0 || width > GC_RS_MAX_DIM || height > GC_RS_MAX_DIM)
         return -1;
     size_t n = (size_t)width * height;
-    t->rgba = malloc(n * 4);
-    t->depth = malloc(n * sizeof *t->depth);
-    t->writes = count_writes ? calloc(n, sizeof *t->writes) : NULL;
+    t->rgba = gc_big_alloc_populated(n * 4);
+    t->depth = gc_big_alloc_populated(n * sizeof *t->depth);
+    t->writes = count_writes ? gc_big_calloc(n, sizeof *t->writes) : NULL;
     if (!t->rgba || !t->depth || (count_writes && !t->writes)) {
         gc_rs_target_free(t);
         return -1;
@@ -69,9 +71,9 @@ void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4])
 
 void gc_rs_target_free(gc_rs_target *t)
 {
-    free(t->rgba);
-    free(t->depth);
-    free(t->writes);
+    gc_big_free(t->rgba);
+    gc_big_free(t->depth);
+    gc_big_free(t->writes);
     t->rgba = NULL;
     t->depth = NULL;
     t->writes = NULL;

@@ -12,6 +12,7 @@
 
 #include "gc_raster.h"
 
+#include "gc_bigmem.h"
 #include "gc_lod.h"
 #include "gc_ps2fpu.h"
 #include "gc_reader.h"
@@ -624,8 +625,8 @@ static void okind_free(okind *k)
         for (size_t i = 0; i < k->ntex; i++)
             free(k->tex[i].clut);
     free(k->tex);
-    free(k->verts);
-    free(k->tris);
+    gc_big_free(k->verts);
+    gc_big_free(k->tris);
     free(k->classes);
     free(k->inst);
     free(k->normals);
@@ -848,7 +849,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         if (sum > UINT32_MAX / 2)
             goto out;
     }
-    k->verts = calloc(sum ? sum : 1, sizeof *k->verts);
+    k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
     k->nverts = (size_t)sum;
     /* positions as three arrays (gc_rs_project reads them four at a time:
      * 3 entries of slack) */
@@ -970,7 +971,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                     goto out;
             }
             k->ntris = (size_t)run;
-            k->tris = calloc(run ? run : 1, sizeof *k->tris);
+            k->tris = gc_big_calloc(run ? run : 1, sizeof *k->tris);
             if (!k->tris)
                 goto out;
         }
@@ -1220,7 +1221,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     uint32_t nverts = 0;
     if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
         goto nomem;
-    s->verts = calloc(nverts ? nverts : 1, sizeof *s->verts);
+    s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
     if (!s->verts)
         goto nomem;
     FOR_CHUNKS(tv, ck)
@@ -1302,7 +1303,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             uint32_t nvis = 0;
             if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
                 goto nomem;
-            s->vis = calloc(nvis ? nvis : 1, sizeof *s->vis);
+            s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
             if (!s->vis)
                 goto nomem;
             FOR_CHUNKS(ti, ck)
@@ -1385,7 +1386,7 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             qsort(s->adgifs, s->nadgifs, sizeof *s->adgifs, cmp_adgif);
         }
     }
-    s->tris = calloc(tt->count ? tt->count : 1, sizeof *s->tris);
+    s->tris = gc_big_calloc(tt->count ? tt->count : 1, sizeof *s->tris);
     if (!s->tris)
         goto nomem;
     const radgif *last_g = NULL; /* consecutive triangles mostly share their ad-gif */
@@ -1466,9 +1467,9 @@ void gc_render_scene_free(gc_render_scene *s)
     for (int k = 0; k < GC_RENDER_OBJECT_KINDS; k++)
         okind_free(&s->kinds[k]);
     free(s->patches);
-    free(s->verts);
-    free(s->vis);
-    free(s->tris);
+    gc_big_free(s->verts);
+    gc_big_free(s->vis);
+    gc_big_free(s->tris);
     free(s->adgifs);
     free(s->lights);
     free(s);

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "gc_bigmem.h"
 #include "gc_corpus_iso.h"
 #include "gc_fsutil.h"
 #include "gc_level.h"
@@ -97,42 +97,6 @@ static void probe_file(gc_corpus_file *f)
     f->ok = 1;
 }
 
-/* A level file's buffer. One of 4 MiB or more is a mapping of its own, 2 MiB aligned and
- * madvised for transparent huge pages: each of the 27 levels reads its 9-25 MB into fresh
- * memory, and faulting that in 4 KiB pages (~110,000 faults over the retail corpus, each
- * cleared, charged and listed by the kernel) was a good part of the sweep's system time.
- * The pages a level gives back early (the sweep's discard hook, madvise) split their huge
- * page as before. Anything else, or a refused mapping: malloc (*map_len 0). */
-static uint8_t *file_buffer(size_t want, size_t *map_len)
-{
-    const size_t huge = (size_t)2 << 20;
-    *map_len = 0;
-    if (want < 2 * huge)
-        return malloc(want);
-    const size_t len = (want + 4095) & ~(size_t)4095, span = len + huge;
-    uint8_t *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return malloc(want);
-    const uintptr_t lo = (uintptr_t)p, a = (lo + huge - 1) & ~(uintptr_t)(huge - 1);
-    if (a > lo)
-        munmap(p, a - lo);
-    if (lo + span > a + len)
-        munmap((void *)(a + len), lo + span - (a + len));
-#ifdef MADV_HUGEPAGE
-    (void)madvise((void *)a, len, MADV_HUGEPAGE); /* a hint: refused, it is 4 KiB pages */
-#endif
-    *map_len = len;
-    return (uint8_t *)a;
-}
-
-static void file_buffer_free(const uint8_t *p, size_t map_len)
-{
-    if (map_len)
-        munmap((void *)p, map_len);
-    else
-        free((void *)p);
-}
-
 int gc_corpus_file_load(gc_corpus_file *f)
 {
     if (!f->ok)
@@ -150,8 +114,11 @@ int gc_corpus_file_load(gc_corpus_file *f)
     /* Read, not mmap: a file truncated while the sweep runs is a short read
      * (this level's error), where a mapping would kill the process with
      * SIGBUS. The size is the one the corpus scan saw. */
-    size_t want = f->size, map_len;
-    uint8_t *buf = file_buffer(want, &map_len);
+    /* A large block (decoders/gc_bigmem.h): 9-25 MB per level, in huge pages and
+     * recycled from the level before, where malloc's fresh 4 KiB pages cost a
+     * fault each (~110,000 per retail sweep). */
+    size_t want = f->size;
+    uint8_t *buf = gc_big_alloc_populated(want);
     if (!buf) {
         snprintf(f->error, sizeof f->error, "%s: no memory for %zu bytes", f->name, want);
         close(fd);
@@ -177,20 +144,18 @@ int gc_corpus_file_load(gc_corpus_file *f)
     }
     close(fd);
     if (got < want) {
-        file_buffer_free(buf, map_len);
+        gc_big_free(buf);
         f->ok = 0;
         return -1;
     }
     f->data = buf;
-    f->data_map_len = map_len;
     return 0;
 }
 
 void gc_corpus_file_unload(gc_corpus_file *f)
 {
-    file_buffer_free(f->data, f->data_map_len);
+    gc_big_free((void *)f->data);
     f->data = NULL;
-    f->data_map_len = 0;
 }
 
 /* Of two names of one level, the canonical upper-case spelling wins, else

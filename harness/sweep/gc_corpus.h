@@ -21,8 +21,7 @@ typedef struct gc_corpus_file {
     int index;     /* container number: LEVEL<index>.WAD */
     char name[64]; /* name as found on disk, or "LEVEL<index>.WAD" if missing */
     char path[PATH_MAX];
-    const uint8_t *data; /* the bytes once loaded (owned; NULL before, or when empty) */
-    size_t data_map_len; /* data is a mapping of this many bytes (gc_corpus_file_load), 0: malloc */
+    const uint8_t *data; /* once loaded (owned, a gc_big block); NULL before, or when empty */
     size_t size;         /* as the scan saw it */
     int ok;              /* a regular file, and (once loaded) read whole */
     uint8_t head[0x800]; /* the first sector, read by the scan (corpus identity) */

@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "gc_baseline.h"
+#include "gc_bigmem.h"
 #include "gc_column_store.h"
 #include "gc_corpus.h"
 #include "gc_corpus_id.h"
@@ -499,28 +499,16 @@ static void rerender_on_other_thread(sweep_ctx *c, level_slot *s)
 
 /* gc_mem_hook.discard: the whole pages inside [p, p + n) of the level's file
  * buffer (ours, from gc_corpus_file_load) are never read again, so their
- * memory goes back to the kernel now (they would read as zeros), while the
- * level's tables are still growing: at --jobs 2 the two largest levels
- * decode side by side, and the compressed core_data is 17 of LEVEL3's 25 MB.
- * The memory budget's charge for the file stays until the file is freed. */
-static size_t give_back_pages(const void *p, size_t n)
-{
-    long ps = sysconf(_SC_PAGESIZE);
-    if (ps <= 0)
-        return 0;
-    uintptr_t lo = ((uintptr_t)p + (uintptr_t)ps - 1) & ~((uintptr_t)ps - 1);
-    uintptr_t hi = ((uintptr_t)p + n) & ~((uintptr_t)ps - 1);
-    if (hi <= lo || madvise((void *)lo, hi - lo, MADV_DONTNEED) != 0)
-        return 0;
-    return hi - lo;
-}
-
-/* ctx is the level's gc_memacct (gc_mem_hook.ctx): the pages given back
- * leave its charge for the file, so a level waiting for budget can start. */
+ * memory goes back to the kernel now (gc_big_discard; they would read as
+ * zeros), while the level's tables are still growing: at --jobs 2 the two
+ * largest levels decode side by side, and the compressed core_data is 17 of
+ * LEVEL3's 25 MB. ctx is the level's gc_memacct (gc_mem_hook.ctx): the pages
+ * given back leave its charge for the file, so a level waiting for budget
+ * can start. */
 static void discard_pages(void *ctx, const void *p, size_t n)
 {
     level_slot *s = (level_slot *)((char *)ctx - offsetof(level_slot, acct));
-    size_t freed = give_back_pages(p, n);
+    size_t freed = gc_big_discard((void *)s->file->data, p, n);
     if (freed > s->file_charged)
         freed = s->file_charged;
     s->file_charged -= freed;
@@ -648,14 +636,21 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     s->w_eval_end = wall_now() - c->w_pool;
     /* The tables, digests and snapshots are done; what the renderer reads of
      * core_data is texels, through the texture API, never below the lowest
-     * texture's pixels: the class geometry before them (5 of LEVEL3's 29 MB)
-     * goes back now, while the level renders (two levels render side by
-     * side at --jobs 2: the sweep's peak). */
+     * texture's pixels nor past the highest: the class geometry around them
+     * (26 of LEVEL3's 29 MB: the texels lie at 5.2-8.4 MB) goes back now,
+     * while the level renders (two levels render side by side at --jobs 2:
+     * the sweep's peak). Whole huge pages only (gc_big_discard). */
     if (!c->o->no_frames)
         trim_before_render(c, s);
-    if (!c->o->no_frames && s->lv.core_data)
-        gc_level_mem_release(&s->lv,
-                             give_back_pages(s->lv.core_data, gc_texture_pixels_lowest(&s->lv)));
+    if (!c->o->no_frames && s->lv.core_data) {
+        size_t lo = gc_texture_pixels_lowest(&s->lv), end = gc_texture_pixels_end(&s->lv);
+        size_t n = s->lv.core_data_size;
+        if (end <= lo) /* no texel can be read: all of it goes */
+            lo = end = n;
+        size_t freed = gc_big_discard(s->lv.core_data, s->lv.core_data, lo) +
+                       gc_big_discard(s->lv.core_data, s->lv.core_data + end, n - end);
+        gc_level_mem_release(&s->lv, freed);
+    }
     if (!c->o->no_frames)
         gc_sweep_render_level(&s->lv, c->o, c->golden, &s->frames);
     double t3 = cpu_now();

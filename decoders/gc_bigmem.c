@@ -1,0 +1,715 @@
+/* SPDX-License-Identifier: MIT */
+/* Large blocks in huge-page mappings, recycled through a cache bounded by
+ * the process's own memory peak (gc_bigmem.h says why). */
+#if defined(__linux__)
+#define _GNU_SOURCE /* mremap, mincore, MAP_ANONYMOUS, MADV_* under -std=c11 */
+#elif defined(__unix__) || defined(__APPLE__)
+#define _DEFAULT_SOURCE
+#endif
+#include "gc_bigmem.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+/* Mapping needs anonymous mmap. Moving pages on growth needs Linux's
+ * mremap (without it a growth maps anew and copies). The cache needs to
+ * know what the process holds resident (/proc/self/statm) and what a block
+ * holds (mincore), and an MADV_DONTNEED that frees at once: Linux's;
+ * elsewhere nothing is cached. */
+#if defined(MAP_ANONYMOUS) && defined(MAP_FAILED)
+#define BIG_CAN_MAP 1
+#else
+#define BIG_CAN_MAP 0
+#endif
+#if BIG_CAN_MAP && defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+#define BIG_CAN_MREMAP 1
+#else
+#define BIG_CAN_MREMAP 0
+#endif
+#if BIG_CAN_MAP && defined(__linux__) && defined(MADV_DONTNEED)
+#define BIG_CAN_CACHE 1
+#else
+#define BIG_CAN_CACHE 0
+#endif
+#if BIG_CAN_MAP && defined(MADV_POPULATE_WRITE)
+#define BIG_CAN_POPULATE 1
+#else
+#define BIG_CAN_POPULATE 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BIG_ASAN 1
+#endif
+#endif
+#ifndef BIG_ASAN
+#define BIG_ASAN 0
+#endif
+
+#define HUGE_BYTES ((size_t)2 << 20)
+/* Live mapped blocks tracked (a level holds a few dozen of GC_BIG_MIN_BYTES
+ * or more; past this many a new block is malloc's), and cached blocks
+ * kept. */
+#define LIVE_MAX  512
+#define CACHE_MAX 64
+
+typedef struct big_block {
+    uint8_t *p;      /* 2 MiB-aligned; live and moving: the token of the call moving it */
+    size_t len;      /* bytes mapped: a multiple of the page size */
+    size_t used;     /* live: the bytes asked for, page-rounded (<= len); the rest is spare */
+    size_t res;      /* cached: bytes resident when it was cached (an upper bound) */
+    uint8_t *origin; /* start of the mapping it was cut from: pieces of one mapping rejoin */
+    bool moving;     /* live: gc_big_realloc is moving its pages */
+} big_block;
+
+/* The bound of the cache. What the cache adds to the process's resident
+ * memory is its cached blocks and the spare capacity of the blocks it
+ * handed out bigger than asked (cut at a 2 MiB boundary or whole): at most
+ * cached_res + (live_bytes - live_used). At every event (an allocation, a
+ * free, a resize, a discard) the process's resident size R is read, and
+ * without_cache = R - cached_res - spare is what it would hold without the
+ * cache, at least; its highest value so far is `peak`. Cached blocks are
+ * evicted, oldest first, while R > peak - peak / 32: the cache only fills
+ * memory the process has already shown it needs, less a margin for what it
+ * grows by between two events (a texture decoded with malloc is no event),
+ * so recycling does not raise the process's memory peak. A per-component
+ * bound (cached + live big blocks <= their own past maximum) was not
+ * enough: it keeps the big blocks at their maximum while the malloc'd
+ * memory peaks at another moment (the retail sweep's peak RSS rose 13 MB
+ * with it). */
+static pthread_mutex_t big_mu = PTHREAD_MUTEX_INITIALIZER;
+static big_block live[LIVE_MAX];
+static size_t nlive;
+static big_block cache[CACHE_MAX]; /* oldest first */
+static size_t ncache;
+static size_t live_bytes, live_used, cached_bytes, cached_res, peak;
+static size_t cache_limit = BIG_CAN_CACHE ? SIZE_MAX : 0;
+static int mapping = BIG_CAN_MAP && !BIG_ASAN;
+static int statm_fd = -2;   /* -2: not opened yet, -1: cannot be read (no cache) */
+static long statm_pid;      /* whose statm it is: a forked child opens its own */
+static gc_big_stats counts; /* the event counters; the byte figures are the variables above */
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) & ~(to - 1);
+}
+
+#if BIG_CAN_MAP
+static size_t page_bytes(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    return ps > 0 ? (size_t)ps : 4096;
+}
+
+/* Anonymous mapping of len bytes starting on a 2 MiB boundary (a huge page
+ * can back a 2 MiB range only if it lies whole in the mapping). The length
+ * is not rounded up to 2 MiB: the tail past the last boundary stays in
+ * 4 KiB pages, so a block's resident size is what it touches, not a
+ * multiple of 2 MiB. NULL on failure. */
+static uint8_t *map_aligned(size_t len, int prot)
+{
+    if (len > SIZE_MAX - HUGE_BYTES)
+        return NULL;
+    size_t span = len + HUGE_BYTES;
+    int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+#ifdef MAP_NORESERVE
+    if (prot == PROT_NONE)
+        flags |= MAP_NORESERVE;
+#endif
+    uint8_t *r = mmap(NULL, span, prot, flags, -1, 0);
+    if (r == MAP_FAILED)
+        return NULL;
+    uintptr_t lo = (uintptr_t)r, a = (lo + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1);
+    if (a > lo)
+        munmap(r, a - lo);
+    if (lo + span > a + len)
+        munmap((void *)(a + len), lo + span - (a + len));
+    return (uint8_t *)a;
+}
+
+static void advise_huge(uint8_t *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: refused, it is 4 KiB pages */
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+static uint8_t *map_fresh(size_t len)
+{
+    uint8_t *p = map_aligned(len, PROT_READ | PROT_WRITE);
+    if (p)
+        advise_huge(p, len);
+    return p;
+}
+
+/* Grow the mapping p from old to len bytes (page multiples, old < len),
+ * keeping its first old bytes if keep: in place if the address space after
+ * it is free, else by moving the page tables to a 2 MiB-aligned reservation
+ * (mremap: no byte is copied, resident pages stay resident, huge pages stay
+ * whole), else by mapping anew and copying. NULL on failure, p then
+ * unchanged. *how: 0 in place, 1 moved, 2 copied. */
+static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
+{
+    *how = 0;
+#if BIG_CAN_MREMAP
+    if (mremap(p, old, len, 0) != MAP_FAILED) {
+        advise_huge(p, len);
+        return p;
+    }
+    uint8_t *r = map_aligned(len, PROT_NONE);
+    if (r) {
+        if (mremap(p, old, len, MREMAP_MAYMOVE | MREMAP_FIXED, r) != MAP_FAILED) {
+            advise_huge(r, len);
+            *how = 1;
+            return r;
+        }
+        munmap(r, len);
+    }
+#endif
+    uint8_t *q = map_fresh(len);
+    if (!q)
+        return NULL;
+    if (keep)
+        memcpy(q, p, old);
+    munmap(p, old);
+    *how = 2;
+    return q;
+}
+#endif
+
+#if BIG_CAN_CACHE
+/* Bytes of [p, p + len) resident now (a range that cannot be asked counts
+ * whole: the figure is an upper bound). */
+static size_t resident_bytes(const uint8_t *p, size_t len)
+{
+    size_t page = page_bytes(), total = 0;
+    unsigned char vec[1024];
+    for (size_t off = 0; off < len;) {
+        size_t n = len - off < sizeof vec * page ? len - off : sizeof vec * page;
+        size_t pages = (n + page - 1) / page;
+        if (mincore((void *)(p + off), n, vec) != 0) {
+            total += pages * page;
+        } else {
+            for (size_t i = 0; i < pages; i++)
+                total += (vec[i] & 1) * page;
+        }
+        off += n;
+    }
+    return total;
+}
+
+/* The process's resident bytes, or 0 when they cannot be read (lock held;
+ * the file stays open: one pread per event, ~3 us). */
+static size_t process_resident_locked(void)
+{
+    if (statm_fd >= 0 && statm_pid != (long)getpid()) {
+        close(statm_fd);
+        statm_fd = -2;
+    }
+    if (statm_fd == -2) {
+        statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+        statm_pid = (long)getpid();
+    }
+    if (statm_fd < 0)
+        return 0;
+    char buf[96];
+    ssize_t n = pread(statm_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* "size resident shared ...", in pages */
+    char *end;
+    (void)strtoull(buf, &end, 10);
+    unsigned long long pages = strtoull(end, NULL, 10);
+    return (size_t)pages * page_bytes();
+}
+#endif
+
+static size_t find_live(const void *p)
+{
+    for (size_t i = 0; i < nlive; i++)
+        if (live[i].p == p)
+            return i;
+    return (size_t)-1;
+}
+
+static void cache_remove_locked(size_t i)
+{
+    cached_bytes -= cache[i].len;
+    cached_res -= cache[i].res;
+    memmove(cache + i, cache + i + 1, (ncache - i - 1) * sizeof *cache);
+    ncache--;
+}
+
+/* Append b to the cache (lock held; the caller made room). */
+static void cache_add_locked(const big_block *b)
+{
+    cache[ncache++] = *b;
+    cached_bytes += b->len;
+    cached_res += b->res;
+}
+
+/* An event: measure, and take cached blocks out, oldest first, until the
+ * bound holds (see `peak`) and the cache limit too; they go to out[]
+ * (CACHE_MAX) to be unmapped after the lock is released. Lock held. */
+static size_t evict_locked(big_block *out)
+{
+    size_t n = 0;
+#if BIG_CAN_CACHE
+    size_t r = ncache || cache_limit ? process_resident_locked() : 0;
+    size_t extra = cached_res + (live_bytes - live_used);
+    if (r > extra && r - extra > peak)
+        peak = r - extra;
+    while (ncache && (r == 0 || r > peak - peak / 32 || cached_res > cache_limit)) {
+        r -= r > cache[0].res ? cache[0].res : r;
+        out[n++] = cache[0];
+        cache_remove_locked(0);
+        counts.evictions++;
+    }
+#else
+    (void)out;
+#endif
+    return n;
+}
+
+static void unmap_all(const big_block *b, size_t n)
+{
+#if BIG_CAN_MAP
+    for (size_t i = 0; i < n; i++)
+        munmap(b[i].p, b[i].len);
+#else
+    (void)b;
+    (void)n;
+#endif
+}
+
+/* Register a mapped block as live (lock held); false when the table is full. */
+static bool add_live_locked(const big_block *b)
+{
+    if (nlive == LIVE_MAX)
+        return false;
+    live[nlive++] = *b;
+    live_bytes += b->len;
+    live_used += b->used;
+    return true;
+}
+
+/* A mapped block of n bytes, or NULL (the caller then uses malloc).
+ * *fresh: its bytes are zero (a new mapping), else recycled. populate:
+ * fault its pages in now. */
+static uint8_t *big_map(size_t n, bool *fresh, bool populate)
+{
+#if BIG_CAN_MAP
+    size_t page = page_bytes();
+    if (n > SIZE_MAX - 2 * HUGE_BYTES)
+        return NULL;
+    size_t len = round_up(n, page);
+    /* From the cache: the smallest block that holds len, whole, or cut at
+     * the first 2 MiB boundary past len when at least 2 MiB would be left
+     * (the rest stays cached; no system call, no huge page split). With
+     * none, the largest smaller one, grown. Cutting and handing out whole
+     * keep the cached pages resident: shrinking a block to each request and
+     * growing another later (sizes differ from level to level) gave pages
+     * back and faulted new ones in. */
+    big_block b;
+    memset(&b, 0, sizeof b);
+    bool grow = false;
+    pthread_mutex_lock(&big_mu);
+    size_t fit = (size_t)-1, under = (size_t)-1;
+    for (size_t i = 0; i < ncache; i++) {
+        if (cache[i].len >= len) {
+            if (fit == (size_t)-1 || cache[i].len < cache[fit].len)
+                fit = i;
+        } else if (under == (size_t)-1 || cache[i].len > cache[under].len) {
+            under = i;
+        }
+    }
+    if (fit != (size_t)-1) {
+        b = cache[fit];
+        cache_remove_locked(fit);
+        size_t cut = round_up(len, HUGE_BYTES);
+        if (b.len >= cut + HUGE_BYTES) {
+            big_block tail = b;
+            tail.p = b.p + cut;
+            tail.len = b.len - cut;
+#if BIG_CAN_CACHE
+            tail.res = resident_bytes(tail.p, tail.len);
+#endif
+            cache_add_locked(&tail);
+            b.len = cut;
+            counts.splits++;
+        }
+    } else if (under != (size_t)-1) {
+        b = cache[under];
+        cache_remove_locked(under);
+        grow = true;
+    }
+    pthread_mutex_unlock(&big_mu);
+
+    *fresh = b.p == NULL;
+    if (grow) {
+        int how;
+        uint8_t *q = grow_map(b.p, b.len, len, 0, &how);
+        if (q) {
+            if (q != b.p)
+                b.origin = q;
+            b.p = q;
+            b.len = len;
+        } else {
+            munmap(b.p, b.len);
+            memset(&b, 0, sizeof b);
+            *fresh = true;
+        }
+    }
+    if (!b.p) {
+        b.p = b.origin = map_fresh(len);
+        b.len = len;
+    }
+    if (!b.p)
+        return NULL;
+    b.used = len;
+    b.res = 0;
+    b.moving = false;
+#if BIG_CAN_POPULATE
+    /* One call faults in every page not yet resident, instead of one
+     * exception per 4 KiB page as the caller writes (on the 2-vCPU VM of
+     * docs/performance.md ~18 us each, ~10 us populated). A kernel before
+     * 5.14 refuses, and the pages fault as they are written. */
+    if (populate)
+        (void)madvise(b.p, b.used, MADV_POPULATE_WRITE);
+#else
+    (void)populate;
+#endif
+
+    big_block ev[CACHE_MAX];
+    pthread_mutex_lock(&big_mu);
+    bool ok = add_live_locked(&b);
+    if (ok) {
+        if (*fresh)
+            counts.maps++;
+        else
+            counts.reuses++;
+    }
+    size_t nev = evict_locked(ev);
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(ev, nev);
+    if (!ok) {
+        munmap(b.p, b.len);
+        return NULL;
+    }
+    return b.p;
+#else
+    (void)n;
+    (void)fresh;
+    (void)populate;
+    return NULL;
+#endif
+}
+
+static bool want_map(size_t n)
+{
+    if (n < GC_BIG_MIN_BYTES)
+        return false;
+    pthread_mutex_lock(&big_mu);
+    bool on = mapping != 0;
+    pthread_mutex_unlock(&big_mu);
+    return on;
+}
+
+static void *big_alloc(size_t n, bool populate)
+{
+    if (n == 0)
+        n = 1;
+    bool fresh;
+    void *p = want_map(n) ? big_map(n, &fresh, populate) : NULL;
+    return p ? p : malloc(n);
+}
+
+void *gc_big_alloc(size_t n)
+{
+    return big_alloc(n, false);
+}
+
+void *gc_big_alloc_populated(size_t n)
+{
+    return big_alloc(n, true);
+}
+
+void *gc_big_calloc(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    size_t n = count * size;
+    if (n == 0)
+        n = 1;
+    bool fresh = false;
+    void *p = want_map(n) ? big_map(n, &fresh, false) : NULL;
+    if (!p)
+        return calloc(1, n);
+    if (!fresh) /* a recycled block holds its last owner's bytes */
+        memset(p, 0, n);
+    return p;
+}
+
+/* A mapped block starts on a 2 MiB boundary; malloc's blocks (16 bytes
+ * past a chunk header) practically never do, and are freed without the
+ * lock. One that does is looked up and not found. */
+static bool maybe_mapped(const void *p)
+{
+    return ((uintptr_t)p & (HUGE_BYTES - 1)) == 0;
+}
+
+void gc_big_free(void *p)
+{
+    if (!p)
+        return;
+    if (!maybe_mapped(p)) {
+        free(p);
+        return;
+    }
+    big_block out[2 * CACHE_MAX + 1];
+    size_t n = 0;
+    pthread_mutex_lock(&big_mu);
+    size_t i = find_live(p);
+    if (i == (size_t)-1) {
+        pthread_mutex_unlock(&big_mu);
+        free(p);
+        return;
+    }
+    n += evict_locked(out); /* measured before the free lowers what is live */
+    big_block b = live[i];
+    live[i] = live[--nlive];
+    live_bytes -= b.len;
+    live_used -= b.used;
+    bool keep = false;
+#if BIG_CAN_CACHE
+    if (cache_limit > 0 && statm_fd != -1) {
+        b.res = resident_bytes(b.p, b.len);
+        keep = b.res <= cache_limit;
+    }
+#endif
+    if (keep) {
+        if (ncache == CACHE_MAX) {
+            out[n++] = cache[0];
+            cache_remove_locked(0);
+            counts.evictions++;
+        }
+        cache_add_locked(&b);
+    } else {
+        out[n++] = b;
+    }
+    n += evict_locked(out + n);
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(out, n);
+}
+
+void *gc_big_realloc(void *p, size_t old_n, size_t n)
+{
+    if (!p)
+        return gc_big_alloc(n);
+    if (n == 0)
+        n = 1;
+    size_t used_old = 0;
+    if (maybe_mapped(p)) {
+        pthread_mutex_lock(&big_mu);
+        size_t i = find_live(p);
+        if (i != (size_t)-1)
+            used_old = live[i].used;
+        pthread_mutex_unlock(&big_mu);
+    }
+    if (!used_old) { /* malloc's block */
+        if (!want_map(n))
+            return realloc(p, n);
+        void *q = gc_big_alloc(n);
+        if (!q)
+            return NULL;
+        memcpy(q, p, old_n < n ? old_n : n);
+        free(p);
+        return q;
+    }
+#if BIG_CAN_MAP
+    if (!want_map(n)) { /* shrunk below the mapped sizes, or mapping turned off */
+        void *q = malloc(n);
+        if (!q)
+            return NULL;
+        memcpy(q, p, n < used_old ? n : used_old);
+        gc_big_free(p);
+        return q;
+    }
+    size_t page = page_bytes();
+    if (n > SIZE_MAX - 2 * HUGE_BYTES)
+        return NULL;
+    size_t len = round_up(n, page);
+    big_block ev[CACHE_MAX];
+    size_t nev = 0;
+    pthread_mutex_lock(&big_mu);
+    size_t i = find_live(p);
+    big_block *b = &live[i];
+    if (len < b->used) {
+        /* A shrink: the caller gives back what it does not need (the slack
+         * of a row table). Unmapped at once, spare capacity included, but
+         * only from the 2 MiB boundary past the new size when the range up
+         * to it may be a huge page: cutting a huge page splits it into 512
+         * page-table entries, and on the VM of docs/performance.md touching
+         * the 4 KiB pages of a split huge page again costs ~4 ms (each
+         * entry is faulted into the hypervisor's tables anew). The partly
+         * used huge page was resident whole already. */
+        size_t cut = round_up(len, HUGE_BYTES) <= b->len ? round_up(len, HUGE_BYTES) : len;
+        uint8_t *tail = b->p + cut;
+        size_t tail_len = b->len - cut;
+        nev = evict_locked(ev); /* measured before what the shrink gives back */
+        live_bytes -= tail_len;
+        live_used = live_used - b->used + len;
+        b->len = cut;
+        b->used = len;
+        pthread_mutex_unlock(&big_mu);
+        if (tail_len)
+            munmap(tail, tail_len);
+        unmap_all(ev, nev);
+        return p;
+    }
+    if (len > b->len) {
+        /* Past the capacity: first take back the cached block cut from
+         * this one's own mapping right after it, if there is one. */
+        for (size_t k = 0; k < ncache; k++)
+            if (cache[k].p == b->p + b->len && cache[k].origin == b->origin) {
+                live_bytes += cache[k].len;
+                b->len += cache[k].len;
+                cache_remove_locked(k);
+                counts.rejoins++;
+                break;
+            }
+    }
+    if (len <= b->len) { /* within the capacity: nothing to map */
+        live_used = live_used - b->used + len;
+        b->used = len;
+        nev = evict_locked(ev);
+        pthread_mutex_unlock(&big_mu);
+        unmap_all(ev, nev);
+        return p;
+    }
+    /* While the pages move, the entry is keyed by a token of this call (an
+     * address on its stack, never a block's): once p's range is unmapped,
+     * another thread may map a new block at p and register it. */
+    char token;
+    size_t have = b->len;
+    b->p = (uint8_t *)&token;
+    b->moving = true;
+    pthread_mutex_unlock(&big_mu);
+    int how = 0;
+    uint8_t *q = grow_map(p, have, len, 1, &how);
+    pthread_mutex_lock(&big_mu);
+    i = find_live(&token);
+    b = &live[i];
+    b->p = q ? q : (uint8_t *)p;
+    b->moving = false;
+    if (q) {
+        if (q != p)
+            b->origin = q;
+        live_bytes = live_bytes - have + len;
+        live_used = live_used - b->used + len;
+        b->len = b->used = len;
+        how == 0 ? counts.grows_in_place++ : how == 1 ? counts.moves++ : counts.copies++;
+        nev = evict_locked(ev);
+    }
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(ev, nev);
+    return q;
+#else
+    (void)old_n;
+    return NULL; /* unreachable: nothing is mapped */
+#endif
+}
+
+size_t gc_big_discard(void *block, const void *p, size_t n)
+{
+#if BIG_CAN_CACHE
+    size_t page = page_bytes();
+    uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
+    if (!block || !p || hi <= lo)
+        return 0;
+    big_block ev[CACHE_MAX];
+    size_t nev = 0;
+    pthread_mutex_lock(&big_mu);
+    size_t i = maybe_mapped(block) ? find_live(block) : (size_t)-1;
+    if (i != (size_t)-1) {
+        /* In a mapped block only whole huge pages go (a huge page cut in
+         * two is split, and its other part costs ~4 ms when next touched;
+         * see gc_big_realloc), except in the 4 KiB tail past its last
+         * 2 MiB boundary, where there is no huge page to split. */
+        uintptr_t base = (uintptr_t)live[i].p;
+        uintptr_t tail = base + (live[i].len & ~(HUGE_BYTES - 1));
+        uintptr_t lo2 = (lo + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1);
+        if (lo2 > tail)
+            lo2 = lo > tail ? lo : tail;
+        hi = hi > tail ? hi : hi & ~(uintptr_t)(HUGE_BYTES - 1);
+        lo = lo2;
+        nev = evict_locked(ev); /* measured before what the discard gives back */
+    }
+    int rc = hi > lo ? madvise((void *)lo, hi - lo, MADV_DONTNEED) : -1;
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(ev, nev);
+    return rc == 0 ? hi - lo : 0;
+#else
+    (void)block;
+    (void)p;
+    (void)n;
+    return 0;
+#endif
+}
+
+void gc_big_trim(void)
+{
+    big_block out[CACHE_MAX];
+    pthread_mutex_lock(&big_mu);
+    size_t n = ncache;
+    memcpy(out, cache, n * sizeof *cache);
+    ncache = 0;
+    cached_bytes = 0;
+    cached_res = 0;
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(out, n);
+}
+
+void gc_big_stats_get(gc_big_stats *out)
+{
+    pthread_mutex_lock(&big_mu);
+    *out = counts;
+    out->live_bytes = live_bytes;
+    out->spare_bytes = live_bytes - live_used;
+    out->cached_bytes = cached_bytes;
+    out->cached_resident_bytes = cached_res;
+    out->peak_without_cache_bytes = peak;
+    pthread_mutex_unlock(&big_mu);
+}
+
+void gc_big_set_mapping(int on)
+{
+    pthread_mutex_lock(&big_mu);
+    mapping = BIG_CAN_MAP && on;
+    pthread_mutex_unlock(&big_mu);
+}
+
+void gc_big_set_cache_limit(size_t bytes)
+{
+    big_block out[CACHE_MAX];
+    pthread_mutex_lock(&big_mu);
+    cache_limit = BIG_CAN_CACHE ? bytes : 0;
+    size_t n = evict_locked(out);
+    pthread_mutex_unlock(&big_mu);
+    unmap_all(out, n);
+}

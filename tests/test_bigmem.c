@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* The large-block allocator (decoders/gc_bigmem.h): contents survive growth
+ * and shrinking, a freed block is handed out again with its pages (whole, cut
+ * at a 2 MiB boundary, rejoined), the cache gives way when the process's
+ * memory rises past its peak and to its limit, a discard gives back whole
+ * huge pages only, and without mappings every block is malloc's. Each test
+ * runs in a process of its own (Criterion), so the allocator's process-wide
+ * state starts empty in each. */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, posix_memalign under -std=c11 */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "gc_bigmem.h"
+
+#define MiB ((size_t)1 << 20)
+
+static uint8_t pattern(size_t i, unsigned seed)
+{
+    return (uint8_t)((i * 2654435761u >> 13) ^ seed);
+}
+
+static void fill(uint8_t *p, size_t from, size_t to, unsigned seed)
+{
+    for (size_t i = from; i < to; i++)
+        p[i] = pattern(i, seed);
+}
+
+/* Every 4099th byte (and the last) of [0, n) still holds the pattern. */
+static bool holds(const uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i += 4099)
+        if (p[i] != pattern(i, seed))
+            return false;
+    return n == 0 || p[n - 1] == pattern(n - 1, seed);
+}
+
+static bool mapped(const void *p)
+{
+    return ((uintptr_t)p & (2 * MiB - 1)) == 0;
+}
+
+static gc_big_stats stats(void)
+{
+    gc_big_stats s;
+    gc_big_stats_get(&s);
+    return s;
+}
+
+/* Makes the process hold `bytes` more for a moment and the allocator see
+ * it (an allocation and a free are its events): the cache may then keep up
+ * to about that much without raising the process's peak. */
+static void raise_peak(size_t bytes)
+{
+    uint8_t *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(m != MAP_FAILED);
+    memset(m, 1, bytes);
+    gc_big_free(gc_big_alloc(GC_BIG_MIN_BYTES));
+    munmap(m, bytes);
+}
+
+static void init(void)
+{
+    gc_big_set_mapping(1); /* off by default under AddressSanitizer */
+}
+
+TestSuite(bigmem, .init = init);
+
+Test(bigmem, growth_and_shrinking_keep_the_contents)
+{
+    uint8_t *p = gc_big_alloc(3 * MiB);
+    cr_assert(p && mapped(p));
+    fill(p, 0, 3 * MiB, 1);
+    uint8_t *q = gc_big_realloc(p, 3 * MiB, 40 * MiB);
+    cr_assert(q && mapped(q));
+    cr_assert(holds(q, 3 * MiB, 1), "growth lost the contents");
+    gc_big_stats s = stats();
+    cr_assert_eq(s.grows_in_place + s.moves, 1, "the pages moved without a copy");
+    cr_assert_eq(s.copies, 0);
+    fill(q, 3 * MiB, 40 * MiB, 1);
+    cr_assert(holds(q, 40 * MiB, 1));
+    q = gc_big_realloc(q, 40 * MiB, 5 * MiB + 123);
+    cr_assert(q && holds(q, 5 * MiB + 123, 1), "shrinking lost the contents");
+    cr_assert_leq(stats().live_bytes, 6 * MiB, "the shrink gave back what is past 6 MiB");
+    /* below the mapped sizes: malloc's, and back */
+    q = gc_big_realloc(q, 5 * MiB + 123, 100000);
+    cr_assert(q && holds(q, 100000, 1));
+    cr_assert_eq(stats().live_bytes, 0);
+    q = gc_big_realloc(q, 100000, 2 * MiB);
+    cr_assert(q && mapped(q) && holds(q, 100000, 1));
+    gc_big_free(q);
+    cr_assert_eq(stats().live_bytes, 0);
+}
+
+Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
+{
+    raise_peak(64 * MiB);
+    uint8_t *p = gc_big_alloc_populated(8 * MiB);
+    cr_assert(p && mapped(p));
+    memset(p, 0xab, 8 * MiB);
+    gc_big_free(p);
+    gc_big_stats s = stats();
+    cr_assert_geq(s.cached_resident_bytes, 8 * MiB, "kept, resident");
+    uint64_t reuses = s.reuses;
+
+    uint8_t *q = gc_big_alloc(8 * MiB);
+    cr_assert_eq(q, p);
+    cr_assert_eq(stats().reuses, reuses + 1);
+    cr_assert(q[0] == 0xab && q[8 * MiB - 1] == 0xab, "the pages were not given back");
+    gc_big_free(q);
+
+    /* calloc clears a recycled block */
+    uint8_t *z = gc_big_calloc(8, MiB);
+    cr_assert_eq(z, p);
+    for (size_t i = 0; i < 8 * MiB; i += 4096)
+        cr_assert_eq(z[i], 0, "byte %zu", i);
+    memset(z, 0xcd, 8 * MiB);
+    gc_big_free(z);
+
+    /* a smaller request takes the block cut at the 2 MiB boundary past it,
+     * and a growth takes the rest back in place */
+    uint64_t splits = stats().splits;
+    uint8_t *c = gc_big_alloc(3 * MiB);
+    cr_assert_eq(c, p);
+    cr_assert_eq(stats().splits, splits + 1);
+    cr_assert_eq(stats().cached_bytes, 4 * MiB, "the rest (4-8 MiB) stays cached");
+    fill(c, 0, 3 * MiB, 2);
+    uint8_t *g = gc_big_realloc(c, 3 * MiB, 7 * MiB);
+    cr_assert_eq(g, p, "grown where it was");
+    cr_assert_eq(stats().rejoins, 1);
+    cr_assert(holds(g, 3 * MiB, 2));
+    cr_assert(g[7 * MiB - 1] == 0xcd, "the rest kept its pages");
+    gc_big_free(g);
+}
+
+Test(bigmem, the_cache_gives_way_past_the_process_peak_and_to_its_limit)
+{
+    raise_peak(64 * MiB);
+    uint8_t *p = gc_big_alloc_populated(16 * MiB);
+    cr_assert(p);
+    gc_big_free(p);
+    cr_assert_geq(stats().cached_resident_bytes, 16 * MiB);
+
+    /* the process grows past the most it held: at the next event the
+     * cached block goes rather than add to a new peak */
+    size_t big = 160 * MiB;
+    uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(m != MAP_FAILED);
+    memset(m, 1, big);
+    uint64_t ev = stats().evictions;
+    gc_big_free(gc_big_alloc(GC_BIG_MIN_BYTES));
+    gc_big_stats s = stats();
+    cr_assert_eq(s.cached_bytes, 0, "%zu bytes still cached at a new peak", s.cached_bytes);
+    cr_assert_gt(s.evictions, ev);
+    munmap(m, big);
+
+    /* back below the peak, blocks are kept again, up to the limit */
+    gc_big_free(gc_big_alloc_populated(8 * MiB));
+    cr_assert_geq(stats().cached_resident_bytes, 8 * MiB);
+    gc_big_set_cache_limit(4 * MiB);
+    cr_assert_eq(stats().cached_bytes, 0, "the limit evicts at once");
+    gc_big_free(gc_big_alloc_populated(8 * MiB));
+    cr_assert_eq(stats().cached_bytes, 0, "8 MiB resident is over the limit");
+    gc_big_free(gc_big_alloc_populated(2 * MiB));
+    cr_assert_geq(stats().cached_resident_bytes, 2 * MiB);
+    gc_big_set_cache_limit(0);
+    cr_assert_eq(stats().cached_bytes, 0);
+    gc_big_free(gc_big_alloc_populated(2 * MiB));
+    cr_assert_eq(stats().cached_bytes, 0, "no cache");
+}
+
+Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
+{
+    size_t n = 8 * MiB + 100 * 1024;
+    uint8_t *p = gc_big_alloc_populated(n);
+    cr_assert(p && mapped(p));
+    memset(p, 0x11, n);
+    /* [1, 7) MiB: the huge pages [2, 6) MiB go, the two it cuts stay whole */
+    cr_assert_eq(gc_big_discard(p, p + MiB, 6 * MiB), 4 * MiB);
+    cr_assert_eq(p[MiB + MiB / 2], 0x11);
+    cr_assert_eq(p[2 * MiB], 0);
+    cr_assert_eq(p[6 * MiB - 1], 0);
+    cr_assert_eq(p[6 * MiB + MiB / 2], 0x11);
+    /* the 4 KiB tail past 8 MiB has no huge page to split: its whole pages go */
+    size_t got = gc_big_discard(p, p + 8 * MiB + 1, n - 8 * MiB - 1);
+    cr_assert_eq(got, (n - 8 * MiB) / 4096 * 4096 - 4096, "%zu", got);
+    cr_assert_eq(p[8 * MiB], 0x11, "the page it starts in stays");
+    cr_assert_eq(p[8 * MiB + 4096], 0);
+    gc_big_free(p);
+
+    /* a malloc'd block: page by page */
+    uint8_t *m = malloc(4 * MiB);
+    cr_assert(m);
+    memset(m, 0x22, 4 * MiB);
+    cr_assert_geq(gc_big_discard(m, m + 4096, 2 * MiB), 2 * MiB - 8192);
+    cr_assert_eq(m[0], 0x22);
+    cr_assert_eq(m[3 * MiB], 0x22);
+    gc_big_free(m);
+}
+
+Test(bigmem, without_mappings_every_block_is_mallocs)
+{
+    uint8_t *kept = gc_big_alloc(4 * MiB); /* mapped before the switch */
+    cr_assert(kept && mapped(kept));
+    fill(kept, 0, 4 * MiB, 3);
+    gc_big_set_mapping(0);
+    uint64_t maps = stats().maps;
+    uint8_t *p = gc_big_alloc(4 * MiB);
+    cr_assert(p);
+    cr_assert_eq(stats().maps, maps, "no mapping");
+    cr_assert_eq(stats().live_bytes, 4 * MiB, "only the block mapped before");
+    fill(p, 0, 4 * MiB, 4);
+    p = gc_big_realloc(p, 4 * MiB, 16 * MiB);
+    cr_assert(p && holds(p, 4 * MiB, 4));
+    gc_big_free(p);
+    uint8_t *z = gc_big_calloc(3, MiB);
+    cr_assert(z);
+    for (size_t i = 0; i < 3 * MiB; i += 4096)
+        cr_assert_eq(z[i], 0);
+    gc_big_free(z);
+    /* the block mapped before moves to malloc when it is resized */
+    kept = gc_big_realloc(kept, 4 * MiB, 8 * MiB);
+    cr_assert(kept && holds(kept, 4 * MiB, 3));
+    cr_assert_eq(stats().live_bytes, 0);
+    gc_big_free(kept);
+    /* gc_big_free takes malloc's pointers, 2 MiB-aligned ones included */
+    void *a = NULL;
+    cr_assert_eq(posix_memalign(&a, 2 * MiB, 3 * MiB), 0);
+    gc_big_free(a);
+    gc_big_free(malloc(10));
+    gc_big_free(NULL);
+}
+
+typedef struct worker_arg {
+    unsigned seed;
+    int bad;
+} worker_arg;
+
+static void *worker(void *v)
+{
+    worker_arg *w = v;
+    uint32_t r = w->seed;
+    for (int it = 0; it < 60; it++) {
+        r = r * 1664525u + 1013904223u;
+        size_t n = GC_BIG_MIN_BYTES + (r >> 8) % (6 * MiB);
+        uint8_t *p = gc_big_alloc(n);
+        if (!p) {
+            w->bad = 1;
+            return NULL;
+        }
+        fill(p, 0, n, w->seed + (unsigned)it);
+        size_t m = it % 2 ? n * 2 : n / 3 + 1;
+        uint8_t *q = gc_big_realloc(p, n, m);
+        if (!q || !holds(q, m < n ? m : n, w->seed + (unsigned)it)) {
+            w->bad = 1;
+            return NULL;
+        }
+        gc_big_free(q);
+    }
+    return NULL;
+}
+
+Test(bigmem, two_threads_share_it)
+{
+    raise_peak(64 * MiB);
+    worker_arg a[2] = {{7, 0}, {11, 0}};
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(pthread_create(&t[i], NULL, worker, &a[i]), 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    cr_assert(!a[0].bad && !a[1].bad, "a block lost its contents");
+    gc_big_stats s = stats();
+    cr_assert_eq(s.live_bytes, 0);
+    cr_assert_gt(s.reuses, 0, "the threads recycled each other's blocks");
+}
