@@ -81,6 +81,9 @@ void gc_sweep_opts_init(gc_sweep_opts *o);
  * message on stderr) with rep complete; 2 (bad usage or invalid YAML) or 3
  * (corpus unreadable) with the message in err and rep empty. */
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen);
+/* Configures glibc's malloc as gc_sweep_run does (its mmap and trim
+ * thresholds); for tools and benchmarks that decode levels as the sweep does. */
+void gc_sweep_tune_malloc(void);
 
 /* Default baseline/golden paths for a corpus key (synthetic retail: the
  * project's golden/metrics.yaml and golden/frames.yaml; small:

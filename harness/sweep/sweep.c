@@ -856,6 +856,29 @@ static const char *project_relative(const char *path)
     return gc_data_relative(path);
 }
 
+/* glibc's malloc as the sweep wants it (bench_decode sets it the same way,
+ * so that it measures the decoders as the sweep runs them). */
+void gc_sweep_tune_malloc(void)
+{
+    /* Blocks of 16 MiB and more (files, decompressed streams, the biggest
+     * row tables) are mapped and unmapped, never left in an arena: glibc's
+     * default threshold rises to 32 MiB after the first such free, and then
+     * a freed level's streams stay in the worker thread's arena as holes
+     * the next level only partly reuses. Retail sweep at --jobs 2 with the
+     * rest of issue 18's changes: 238 MB peak RSS and 0.58 s system time
+     * without this, 199.7 MB and ~1.0 s with 16 MiB, 198.8 MB and ~1.2 s
+     * with 1 MiB (the kernel clears each fresh mapping). */
+    mallopt(M_MMAP_THRESHOLD, 16 << 20);
+    /* What the arenas free at their top stays mapped up to 4 MiB (glibc's
+     * default gives back anything past 128 KiB): a level's small tables and
+     * the renderer's per-kind arrays are freed and allocated again by the
+     * next level on the same worker, and each page given back is a page
+     * fault (~12 us on a virtual machine) when it is touched again. Retail
+     * sweep at --jobs 2 (issue 18): faults 59k -> 39k, system time 0.86 ->
+     * 0.57 s, peak RSS +3 MB (docs/performance.md, "Memory"). */
+    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+}
+
 int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errlen)
 {
     double w_start = wall_now(), w_levels = 0, w_corpus = 0, w_open = 0, w_setup = 0;
@@ -957,23 +980,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     }
 
     unsigned jobs = o->jobs ? o->jobs : gc_core_count();
-    /* Blocks of 16 MiB and more (files, decompressed streams, the biggest
-     * row tables) are mapped and unmapped, never left in an arena: glibc's
-     * default threshold rises to 32 MiB after the first such free, and then
-     * a freed level's streams stay in the worker thread's arena as holes
-     * the next level only partly reuses. Retail sweep at --jobs 2 with the
-     * rest of issue 18's changes: 238 MB peak RSS and 0.58 s system time
-     * without this, 199.7 MB and ~1.0 s with 16 MiB, 198.8 MB and ~1.2 s
-     * with 1 MiB (the kernel clears each fresh mapping). */
-    mallopt(M_MMAP_THRESHOLD, 16 << 20);
-    /* What the arenas free at their top stays mapped up to 4 MiB (glibc's
-     * default gives back anything past 128 KiB): a level's small tables and
-     * the renderer's per-kind arrays are freed and allocated again by the
-     * next level on the same worker, and each page given back is a page
-     * fault (~12 us on a virtual machine) when it is touched again. Retail
-     * sweep at --jobs 2 (issue 18): faults 59k -> 39k, system time 0.86 ->
-     * 0.57 s, peak RSS +3 MB (docs/performance.md, "Memory"). */
-    mallopt(M_TRIM_THRESHOLD, 4 << 20);
+    gc_sweep_tune_malloc();
     gc_corpus corpus;
     double w_open0 = wall_now();
     if (gc_corpus_scan_any(&corpus, o->corpus_dir, o->scale, o->seed, jobs, o->progress, err,
