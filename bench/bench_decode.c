@@ -18,8 +18,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "gc_corpus.h"
 #include "gc_bigmem.h"
+#include "gc_corpus.h"
 #include "gc_level.h"
 #include "gc_sweep.h"
 #include "sy_corpus.h"
@@ -226,10 +226,10 @@ int main(int argc, char **argv)
      * its huge pages zeroed by the kernel) against one reused from the cache */
     gc_big_stats bs;
     gc_big_stats_get(&bs);
-    printf("large blocks: %llu mapped, %llu reused, %llu split, %llu evicted; cache bound %.1f MB\n",
-           (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
-           (unsigned long long)bs.splits, (unsigned long long)bs.evictions,
-           (double)bs.peak_without_cache_bytes / 1e6);
+    printf(
+        "large blocks: %llu mapped, %llu reused, %llu split, %llu evicted; cache bound %.1f MB\n",
+        (unsigned long long)bs.maps, (unsigned long long)bs.reuses, (unsigned long long)bs.splits,
+        (unsigned long long)bs.evictions, (double)bs.peak_without_cache_bytes / 1e6);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS: %.1f MB (input files are mapped and count in it)\n",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Metric baseline I/O (libyaml to read, plain text to write). */
 #include "gc_baseline.h"
+#include "gc_grow.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ static const char *scalar(yaml_document_t *d, yaml_node_t *n)
 
 static int add(gc_baseline *b, int level, const char *name, double v, int is_null)
 {
-    gc_rep_metric *m = realloc(b->metrics, (b->count + 1) * sizeof *m);
+    gc_rep_metric *m = gc_grow_one(b->metrics, b->count, sizeof *m);
     if (!m)
         return -1;
     b->metrics = m;
@@ -77,7 +78,7 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_diges
                          path, vn ? vn->start_mark.line + 1 : 0, section, GC_DIGEST_HEX);
                 return -1;
             }
-            gc_rep_digest *d = realloc(*arr, (*count + 1) * sizeof *d);
+            gc_rep_digest *d = gc_grow_one(*arr, *count, sizeof *d);
             if (!d) {
                 snprintf(err, errlen, "out of memory");
                 return -1;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Column digests (see gc_digest.h for the encoding). */
 #include "gc_digest.h"
+#include "gc_grow.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -349,7 +350,7 @@ static const gc_rep_digest *find(const gc_rep_digest *d, size_t n, int level, co
 static void add_change(gc_report *r, int level, const char *field, const gc_rep_digest *o,
                        const gc_rep_digest *n)
 {
-    gc_rep_change *c = realloc(r->changes, (r->change_count + 1) * sizeof *c);
+    gc_rep_change *c = gc_grow_one(r->changes, r->change_count, sizeof *c);
     if (!c)
         return;
     r->changes = c;
@@ -610,7 +611,7 @@ static int table_digest(const gc_table *t, const unsigned char fp[16],
 static int append_table_digest(gc_rep_digest **tout, size_t *tcount, int level, const gc_table *t,
                                const char *hex)
 {
-    gc_rep_digest *d = realloc(*tout, (*tcount + 1) * sizeof *d);
+    gc_rep_digest *d = gc_grow_one(*tout, *tcount, sizeof *d);
     if (!d)
         return -1;
     *tout = d;

@@ -2,6 +2,8 @@
 /* The result model: canonical ordering, summary, per-field comparison. */
 #include "gc_report.h"
 
+#include "gc_grow.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,9 +75,10 @@ void gc_report_free(gc_report *r)
 }
 
 /* Grow an array by one zeroed element; NULL on allocation failure. */
+/* Appends one zeroed element (gc_grow.h: the arrays double). */
 static void *grow_one(void **arr, size_t *count, size_t elem)
 {
-    void *p = realloc(*arr, (*count + 1) * elem);
+    void *p = gc_grow_one(*arr, *count, elem);
     if (!p)
         return NULL;
     *arr = p;

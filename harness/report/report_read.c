@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_grow.h"
 #include "gc_json.h"
 #include "gc_report.h"
 
@@ -147,7 +148,7 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     const gc_json *changes = gc_json_get(root, "changes");
     for (size_t i = 0; changes && changes->type == GC_JSON_ARR && i < changes->count; i++) {
         const gc_json *j = changes->items[i];
-        gc_rep_change *c = realloc(r->changes, (r->change_count + 1) * sizeof *c);
+        gc_rep_change *c = gc_grow_one(r->changes, r->change_count, sizeof *c);
         if (!c)
             goto oom;
         r->changes = c;

@@ -4,6 +4,7 @@
  * own slot. After the join, corpus-scope invariants run over every level's
  * tables, the results are merged in level order, and the baselines are
  * compared. Nothing in the report depends on --jobs or timing. */
+#include "gc_grow.h"
 #include "gc_sweep.h"
 
 #include <fnmatch.h>
@@ -785,7 +786,7 @@ static void add_regions(gc_rep_level *l, const gc_level *lv)
 
 static void add_level_entry(gc_report *rep, const level_slot *s)
 {
-    gc_rep_level *l = realloc(rep->levels, (rep->level_count + 1) * sizeof *l);
+    gc_rep_level *l = gc_grow_one(rep->levels, rep->level_count, sizeof *l);
     if (!l)
         return;
     rep->levels = l;
@@ -1185,8 +1186,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                 goto out;
             }
         for (size_t d = 0; d < s->table_digest_count; d++) {
-            gc_rep_digest *x =
-                realloc(rep->table_digests, (rep->table_digest_count + 1) * sizeof *x);
+            gc_rep_digest *x = gc_grow_one(rep->table_digests, rep->table_digest_count, sizeof *x);
             if (!x) {
                 snprintf(err, errlen, "out of memory");
                 rc = 2;
