@@ -57,6 +57,13 @@
 #endif
 
 #define HUGE_BYTES ((size_t)2 << 20)
+/* The cache's margin below the peak (see `peak`): 1/32 of it, at most 4 MiB.
+ * The margin covers what the process grows by between two allocator calls,
+ * which does not scale with its size: a process that holds a large fixed
+ * part (bench_decode keeps all 27 files, 435 MB) would otherwise empty the
+ * cache on every large level (issue 10's decode figure: 22,400 -> 14,600
+ * faults a pass, docs/performance.md). */
+#define MARGIN_MAX ((size_t)4 << 20)
 /* Live mapped blocks tracked (a level holds a few dozen of GC_BIG_MIN_BYTES
  * or more; past this many a new block is malloc's), and cached blocks
  * kept. */
@@ -79,9 +86,10 @@ typedef struct big_block {
  * free, a resize, a discard) the process's resident size R is read, and
  * without_cache = R - cached_res - spare is what it would hold without the
  * cache, at least; its highest value so far is `peak`. Cached blocks are
- * evicted, oldest first, while R > peak - peak / 32: the cache only fills
- * memory the process has already shown it needs, less a margin for what it
- * grows by between two events (a texture decoded with malloc is no event),
+ * evicted, oldest first, while R > peak - margin (peak / 32, at most
+ * MARGIN_MAX): the cache only fills memory the process has already shown
+ * it needs, less a margin for what it grows by between two events (a
+ * texture decoded with malloc is no event),
  * so recycling does not raise the process's memory peak. A per-component
  * bound (cached + live big blocks <= their own past maximum) was not
  * enough: it keeps the big blocks at their maximum while the malloc'd
@@ -273,7 +281,8 @@ static size_t evict_locked(big_block *out)
     size_t extra = cached_res + (live_bytes - live_used);
     if (r > extra && r - extra > peak)
         peak = r - extra;
-    while (ncache && (r == 0 || r > peak - peak / 32 || cached_res > cache_limit)) {
+    size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
+    while (ncache && (r == 0 || r > peak - margin || cached_res > cache_limit)) {
         r -= r > cache[0].res ? cache[0].res : r;
         out[n++] = cache[0];
         cache_remove_locked(0);
