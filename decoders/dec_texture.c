@@ -611,9 +611,13 @@ gc_status gc_texture_rgba_kind(const gc_level *lv, gc_texture_kind kind, uint32_
     return GC_OK;
 }
 
-size_t gc_texture_pixels_lowest(const gc_level *lv)
+/* Where the texels of every texture lie in core_data: the lowest mip 0 start
+ * and the end of the highest mip 1 (mip 1 follows mip 0, tex_level; mips 2
+ * and 3 are in gs_ram), clamped to core_data. */
+static void texel_span(const gc_level *lv, size_t *lowest, size_t *end)
 {
-    size_t lowest = lv->core_data_size;
+    *lowest = lv->core_data_size;
+    *end = 0;
     for (int k = GC_TEXTURE_TFRAG; k <= GC_TEXTURE_SHRUB; k++) {
         size_t count = 0;
         gc_reader tab;
@@ -623,43 +627,32 @@ size_t gc_texture_pixels_lowest(const gc_level *lv)
             continue; /* that kind's pixels cannot be asked for */
         for (size_t i = 0; i < count; i++) {
             tex_entry e = tex_read_entry(&tab);
-            /* mip 0 is the lowest of the entry's core_data levels (mip 1
-             * follows it; 2 and 3 are in gs_ram) */
-            if (!tex_size_ok(&e) || lv->core.textures_base < 0)
-                continue;
-            int64_t base = (int64_t)lv->core.textures_base + (int64_t)e.data_offset;
-            if (base >= 0 && (uint64_t)base < lowest)
-                lowest = (size_t)base;
-        }
-    }
-    return lowest;
-}
-
-size_t gc_texture_pixels_end(const gc_level *lv)
-{
-    size_t end = 0;
-    for (int k = GC_TEXTURE_TFRAG; k <= GC_TEXTURE_SHRUB; k++) {
-        size_t count = 0;
-        gc_reader tab;
-        gc_diag d;
-        gc_diag_init(&d);
-        if (tex_table_kind(lv, (gc_texture_kind)k, &count, &tab, &d) != GC_OK)
-            continue; /* that kind's pixels cannot be asked for */
-        for (size_t i = 0; i < count; i++) {
-            tex_entry e = tex_read_entry(&tab);
-            /* mip 1 is the highest of the entry's core_data levels: it
-             * follows mip 0 (tex_level); 2 and 3 are in gs_ram */
             if (!tex_size_ok(&e) || lv->core.textures_base < 0)
                 continue;
             int64_t base = (int64_t)lv->core.textures_base + (int64_t)e.data_offset;
             if (base < 0)
                 continue;
+            if ((uint64_t)base < *lowest)
+                *lowest = (size_t)base;
             uint64_t w = (uint64_t)e.width, h = (uint64_t)e.height;
             uint64_t top = (uint64_t)base + w * h + (w >> 1) * (h >> 1);
-            if (top > end)
-                end = top < lv->core_data_size ? (size_t)top : lv->core_data_size;
+            if (top > *end)
+                *end = top < lv->core_data_size ? (size_t)top : lv->core_data_size;
         }
     }
+}
+
+size_t gc_texture_pixels_lowest(const gc_level *lv)
+{
+    size_t lowest, end;
+    texel_span(lv, &lowest, &end);
+    return lowest;
+}
+
+size_t gc_texture_pixels_end(const gc_level *lv)
+{
+    size_t lowest, end;
+    texel_span(lv, &lowest, &end);
     return end;
 }
 

@@ -285,26 +285,9 @@ static int canonical_digest(const char *v, uint64_t *rows, char *hex)
     return 1;
 }
 
-/* Grow an array geometrically (the tree reader grew it by one entry per value). */
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 256;
-    while (c < need)
-        c *= 2;
-    void *v = realloc(*arr, c * elem);
-    if (!v)
-        return -1;
-    *arr = v;
-    *cap = c;
-    return 0;
-}
-
 /* A digests section (the current event is its value) into (*arr, *count) */
 static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
 {
-    size_t cap = 0;
     if (s->e.type != YAML_MAPPING_START_EVENT)
         return 0;
     for (;;) {
@@ -332,8 +315,10 @@ static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
             memcpy(d.field, name, strlen(name) + 1);
             if (!ynext(s) || !yscalar(s) || !canonical_digest(yscalar(s), &d.rows, d.digest))
                 return 0;
-            if (grow((void **)arr, &cap, *count + 1, sizeof d) != 0)
+            gc_rep_digest *grown = gc_grow_one(*arr, *count, sizeof d);
+            if (!grown)
                 return -1;
+            *arr = grown;
             (*arr)[(*count)++] = d;
         }
     }
@@ -342,7 +327,6 @@ static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
 /* The levels section (the current event is its value) into b->metrics */
 static int stream_levels(ystream *s, gc_baseline *b)
 {
-    size_t cap = 0;
     if (s->e.type != YAML_MAPPING_START_EVENT)
         return 0;
     for (;;) {
@@ -374,11 +358,16 @@ static int stream_levels(ystream *s, gc_baseline *b)
             const int is_null = strcmp(val, "null") == 0 || strcmp(val, "~") == 0;
             char *end = NULL;
             const double v = is_null ? 0 : strtod(val, &end);
-            if ((!is_null && (end == val || *end)) ||
-                grow((void **)&b->metrics, &cap, b->count + 1, sizeof *b->metrics) != 0) {
+            if (!is_null && (end == val || *end)) {
                 free(name);
-                return !is_null && (end == val || *end) ? 0 : -1;
+                return 0;
             }
+            gc_rep_metric *grown = gc_grow_one(b->metrics, b->count, sizeof *grown);
+            if (!grown) {
+                free(name);
+                return -1;
+            }
+            b->metrics = grown;
             gc_rep_metric *m = &b->metrics[b->count++];
             m->level = level;
             m->name = name;
