@@ -1590,7 +1590,7 @@ static GC_VEC const int64_t *block_rows(bws *w, size_t r0, const int64_t *cur, i
 /* The runs of equal values of v[0..n) into st[0..nr), st[nr] = n: the number of runs, or -1
  * when there are more than a quarter of n (at least one), where reading once per run would
  * no longer pay for looking for them (a `prev` path: every row its own). */
-static int find_runs(const int64_t *v, int n, uint16_t *st)
+static GC_VEC int find_runs(const int64_t *v, int n, uint16_t *st)
 {
     const int lim = n / 4 > 1 ? n / 4 : 1;
     int nr = 1, i = 1;
