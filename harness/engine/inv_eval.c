@@ -1002,8 +1002,20 @@ static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows,
 
 /* One parent step for n rows: dst[i] = the parent row of reg[i] (-1 when reg[i] is -1, the
  * link is null, negative or past the parent table's cnt rows). base is the link column of
- * the child table, which has at least one row. One pass, no intermediate slot. */
+ * the child table, which has at least one row. One pass, no intermediate slot. reg NULL:
+ * the rows are consecutive from base (the current rows of a block: no row is missing, and
+ * none needs its index read). */
 #define PSTEP(T, NULLPAT, CONV)                                                                    \
+    if (!reg) {                                                                                    \
+        for (int i = 0; i < n; i++) {                                                              \
+            T x;                                                                                   \
+            memcpy(&x, base + (size_t)i * stride, sizeof x);                                       \
+            const int64_t p = CONV;                                                                \
+            const int bad = (nim & (x == (T)(NULLPAT))) | (p < 0) | (p >= cnt);                    \
+            dst[i] = bad ? -1 : p;                                                                 \
+        }                                                                                          \
+        break;                                                                                     \
+    }                                                                                              \
     for (int i = 0; i < n; i++) {                                                                  \
         const int64_t r = reg[i];                                                                  \
         const int miss = r < 0;                                                                    \
@@ -1100,6 +1112,13 @@ typedef struct bws {
     int64_t (*preg)[GC_BATCH];
     uint32_t npaths;
     uint64_t pvalid;
+    /* and its runs of equal rows (path_runs): prun_n[p - 1] is 0 while not yet looked for,
+     * -1 when there are too many to pay, else the number of runs, which start at
+     * prun[p - 1][0..nr) (prun[p - 1][nr] = n). A child's parent is usually its neighbour's
+     * (a packet's vertices are consecutive), so a path through a parent link holds a few runs
+     * per block, and a column read through it is read once per run, not once per row. */
+    int16_t *prun_n;
+    uint16_t (*prun)[GC_BATCH + 1];
     /* cached columns: LOAD_CUR (key_path 0) or LOAD_REG through numbered path key_path */
     size_t key_ofs[GC_BATCH_COLS];
     uint32_t key_path[GC_BATCH_COLS];
@@ -1126,13 +1145,19 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
     bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS) * sizeof *sl);
     bslot **fr = malloc((size_t)npool * sizeof *fr);
     int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
-    if (!w || !sl || !fr || (npaths && !preg)) {
+    int16_t *prun_n = npaths ? malloc((size_t)npaths * sizeof *prun_n) : NULL;
+    uint16_t(*prun)[GC_BATCH + 1] = npaths ? malloc((size_t)npaths * sizeof *prun) : NULL;
+    if (!w || !sl || !fr || (npaths && (!preg || !prun_n || !prun))) {
         free(w);
         free(sl);
         free(fr);
         free(preg);
+        free(prun_n);
+        free(prun);
         return NULL;
     }
+    w->prun_n = prun_n;
+    w->prun = prun;
     w->pool = sl;
     w->free = fr;
     w->npool = npool;
@@ -1151,6 +1176,8 @@ static void bws_free(bws *w)
     free(w->pool);
     free(w->free);
     free(w->preg);
+    free(w->prun_n);
+    free(w->prun);
     free(w);
 }
 
@@ -1560,6 +1587,135 @@ static GC_VEC const int64_t *block_rows(bws *w, size_t r0, const int64_t *cur, i
     return w->ident;
 }
 
+/* The runs of equal values of v[0..n) into st[0..nr), st[nr] = n: the number of runs, or -1
+ * when there are more than a quarter of n (at least one), where reading once per run would
+ * no longer pay for looking for them (a `prev` path: every row its own). */
+static GC_VEC int find_runs(const int64_t *v, int n, uint16_t *st)
+{
+    const int lim = n / 4 > 1 ? n / 4 : 1;
+    int nr = 1, i = 1;
+    if (n <= 0)
+        return -1;
+    st[0] = 0;
+    /* eight rows at a time: a run's inside (most rows) costs one vector test */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t d = 0;
+        for (int q = 0; q < 8; q++)
+            d |= (uint64_t)(v[i + q] ^ v[i + q - 1]);
+        if (!d)
+            continue;
+        for (int q = 0; q < 8; q++)
+            if (v[i + q] != v[i + q - 1]) {
+                if (nr == lim)
+                    return -1;
+                st[nr++] = (uint16_t)(i + q);
+            }
+    }
+    for (; i < n; i++)
+        if (v[i] != v[i - 1]) {
+            if (nr == lim)
+                return -1;
+            st[nr++] = (uint16_t)i;
+        }
+    st[nr] = (uint16_t)n;
+    return nr;
+}
+
+/* d[a..b) = x: one run's value (its bits) or row copied over the run (vectorised) */
+static inline void fill_num(bnum *restrict d, int a, int b, int64_t x)
+{
+    for (int i = a; i < b; i++)
+        d[i].i = x;
+}
+
+static inline void fill_row(int64_t *restrict d, int a, int b, int64_t x)
+{
+    for (int i = a; i < b; i++)
+        d[i] = x;
+}
+
+/* The runs of numbered path p (its vector v, n rows), looked for at its first use in the
+ * block; -1 when it has too many */
+static int path_runs(bws *w, uint32_t p, const int64_t *v, int n)
+{
+    int16_t *pn = &w->prun_n[p - 1];
+    if (*pn == 0)
+        *pn = (int16_t)find_runs(v, n, w->prun[p - 1]);
+    return *pn;
+}
+
+/* bload for rows[] that hold nr runs of equal rows starting at st[]: each run's row is read
+ * once (as bload reads it: load_int's widths, nulls by pattern and a missing row; a float
+ * never null by pattern) and its value and null flag copied over the run. The same values
+ * and flags as bload; returns the slot's nn. */
+static GC_VEC int bload_runs(const uint8_t *base, size_t stride, const int64_t *rows,
+                             const uint16_t *st, int nr, unsigned ctype, unsigned flags,
+                             bnum *restrict v, uint8_t *restrict nl)
+{
+    bnum val[GC_BATCH];
+    uint8_t z[GC_BATCH], anyn = 0;
+    for (int j = 0; j < nr; j++) {
+        const int64_t r = rows[st[j]];
+        const uint8_t *p = base + (size_t)(r < 0 ? 0 : r) * stride;
+        int nul = 0;
+        if (ctype == GC_T_F32) {
+            float f;
+            memcpy(&f, p, sizeof f);
+            val[j].f = f;
+        } else if (ctype == GC_T_F64) {
+            memcpy(&val[j].f, p, sizeof val[j].f);
+        } else {
+            val[j].i = load_int(p, ctype, flags, &nul);
+        }
+        z[j] = (uint8_t)((r < 0) | nul);
+        anyn |= z[j];
+    }
+    for (int j = 0; j < nr; j++)
+        fill_num(v, st[j], st[j + 1], val[j].i); /* a double by its bits */
+    if (anyn)
+        for (int j = 0; j < nr; j++)
+            memset(nl + st[j], z[j], (size_t)(st[j + 1] - st[j]));
+    return anyn != 0;
+}
+
+/* A row step (prev, next, parent: in) of a row vector reg that holds nr runs starting at
+ * st[]: each run's step is taken once, as the block loops take it, and copied over the run.
+ * When ost is not NULL the result's runs go there (adjacent runs that reached the same row
+ * merged) and their number into *onr. */
+static void step_runs(const ev *e, size_t k, const gc_ins *in, const int64_t *reg,
+                      const uint16_t *st, int nr, int64_t *restrict dst, uint16_t *ost,
+                      int16_t *onr)
+{
+    int64_t out[GC_BATCH];
+    const int64_t cnt_from = (int64_t)tcount(e, k, in->a);
+    for (int j = 0; j < nr; j++) {
+        const int64_t r = reg[st[j]];
+        int64_t o;
+        if (in->op == GC_I_ROW_PREV) {
+            o = r < 0 ? -1 : r - 1;
+        } else if (in->op == GC_I_ROW_NEXT) {
+            o = r < 0 ? r : r + 1 >= cnt_from ? -1 : r + 1;
+        } else if (r < 0 || cnt_from == 0) {
+            o = -1;
+        } else {
+            int nul;
+            const int64_t x = load_int(rowp(e, k, in->a, r) + in->k.u, in->ctype, in->flags, &nul);
+            o = nul || x < 0 || x >= (int64_t)tcount(e, k, in->b) ? -1 : x;
+        }
+        out[j] = o;
+    }
+    for (int j = 0; j < nr; j++)
+        fill_row(dst, st[j], st[j + 1], out[j]);
+    if (!ost)
+        return;
+    int m = 0;
+    for (int j = 0; j < nr; j++)
+        if (j == 0 || out[j] != out[j - 1])
+            ost[m++] = st[j];
+    ost[m] = st[nr];
+    *onr = (int16_t)m;
+}
+
 /* Run p for the current rows of level slot k: r0 .. r0+n-1, or cur[0..n) when cur is not
  * NULL (absolute row indices); returns the slot holding the results (valid until the next
  * run_batch on w, or the next bws_reset when it is a cached column). */
@@ -1570,6 +1726,7 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
     int sp = 0;
     const gc_ins *code = p->code;
     const int64_t *reg = w->reg[0]; /* the row register: a current-row vector, w->reg or preg */
+    int rp = -1; /* what reg is: 0 the current rows, p > 0 numbered path p, -1 neither */
     w->nfree = w->npool;
     for (int i = 0; i < w->npool; i++)
         w->free[i] = &w->pool[i];
@@ -1625,15 +1782,23 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             } else {
                 d = bs_take(w);
             }
+            const int nr = rp > 0 ? path_runs(w, (uint32_t)rp, reg, n) : -1;
             if (tcount(e, k, in->a) == 0) { /* no rows: every register is -1 */
                 d->nn = 1;
                 for (int i = 0; i < n; i++)
                     d->v[i].i = 0;
                 memset(d->n, 1, (size_t)n);
+            } else if (nr > 0) {
+                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+                d->nn = bload_runs(base, e->s->descs[in->a]->row_size, reg, w->prun[rp - 1], nr,
+                                   in->ctype, in->flags, d->v, d->n);
             } else {
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-                d->nn = bload(base, e->s->descs[in->a]->row_size, reg, in->ctype, in->flags, n,
-                              d->v, d->n);
+                const size_t rs = e->s->descs[in->a]->row_size;
+                if (rp == 0 && !cur) /* the block's consecutive rows */
+                    d->nn = bload(base + r0 * rs, rs, NULL, in->ctype, in->flags, n, d->v, d->n);
+                else
+                    d->nn = bload(base, rs, reg, in->ctype, in->flags, n, d->v, d->n);
             }
             stk[sp++] = d;
             break;
@@ -1671,6 +1836,7 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
         }
         case GC_I_ROW_CUR:
             reg = block_rows(w, r0, cur, n);
+            rp = 0;
             break;
         case GC_I_ROW_PREV:
         case GC_I_ROW_NEXT:
@@ -1678,18 +1844,27 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             /* A step is computed out of place, into its path's vector when the path is
              * numbered (and taken from there when this block already reached it) */
             const uint32_t path = (uint32_t)in->k2;
+            const int numbered = path && path <= w->npaths;
             int64_t *dst;
-            if (path && path <= w->npaths) {
+            if (numbered) {
                 if (w->pvalid >> (path - 1) & 1) {
                     reg = w->preg[path - 1];
+                    rp = (int)path;
                     break;
                 }
                 dst = w->preg[path - 1];
                 w->pvalid |= (uint64_t)1 << (path - 1);
+                w->prun_n[path - 1] = 0; /* runs not looked for yet */
             } else {
                 dst = reg == w->reg[0] ? w->reg[1] : w->reg[0];
             }
-            if (in->op == GC_I_ROW_PREV) {
+            const int nr = rp > 0 ? path_runs(w, (uint32_t)rp, reg, n) : -1;
+            if (nr > 0) {
+                /* a few runs of equal rows (a parent's children): one step per run */
+                step_runs(e, k, in, reg, w->prun[rp - 1], nr, dst,
+                          numbered ? w->prun[path - 1] : NULL,
+                          numbered ? &w->prun_n[path - 1] : NULL);
+            } else if (in->op == GC_I_ROW_PREV) {
                 /* r - 1, and -1 stays -1: the sign bit instead of a 64-bit compare */
                 for (int i = 0; i < n; i++)
                     dst[i] = (int64_t)((uint64_t)reg[i] - 1 + ((uint64_t)reg[i] >> 63));
@@ -1701,11 +1876,14 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 for (int i = 0; i < n; i++)
                     dst[i] = -1;
             } else {
-                parent_step((const uint8_t *)e->levels[k][in->a].rows + in->k.u,
-                            e->s->descs[in->a]->row_size, reg, in->ctype, in->flags,
+                const size_t rs = e->s->descs[in->a]->row_size;
+                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+                const int seq = rp == 0 && !cur; /* the block's consecutive rows */
+                parent_step(seq ? base + r0 * rs : base, rs, seq ? NULL : reg, in->ctype, in->flags,
                             (int64_t)tcount(e, k, in->b), n, dst);
             }
             reg = dst;
+            rp = numbered ? (int)path : -1;
             break;
         }
         case GC_I_REG_INDEX: {
@@ -2487,13 +2665,11 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
     /* the units that run block by block on a table, grouped by table; the rest alone */
     uint8_t *grouped = calloc(n ? n : 1, 1);
     ev *evs = calloc(n ? n : 1, sizeof *evs);
-    bws **ws = calloc(n ? n : 1, sizeof *ws);
     acc *as = calloc(n ? n : 1, sizeof *as);
     size_t *members = malloc((n ? n : 1) * sizeof *members);
-    if (!grouped || !evs || !ws || !as || !members) {
+    if (!grouped || !evs || !as || !members) {
         free(grouped);
         free(evs);
-        free(ws);
         free(as);
         free(members);
         return -1;
@@ -2524,6 +2700,22 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
             }
         int ok = 1;
         const double cpu0 = seconds ? cpu_now() : 0;
+        /* One workspace for the whole group, sized for its largest member: a unit's block
+         * starts from an empty workspace (unit_block resets it) and leaves nothing in it that
+         * the next one reads, so the members take turns in it. Its slots stay in L1/L2, where
+         * a workspace each (some 60-100 KB: 16 on tfrag.patch) pushed each other and the
+         * block's rows out of the core's caches. */
+        uint32_t gstack = 1, gpaths = 0;
+        for (size_t m = 0; m < nm; m++) {
+            const gc_unit *u = &s->invs[idx[members[m]]];
+            if (u->batch_stack > gstack)
+                gstack = u->batch_stack;
+            if (u->npaths > gpaths)
+                gpaths = u->npaths;
+        }
+        bws *gw = bws_new(gstack, gpaths);
+        if (!gw)
+            ok = 0;
         for (size_t m = 0; m < nm; m++) {
             const size_t q = members[m];
             const gc_unit *u = &s->invs[idx[q]];
@@ -2536,9 +2728,6 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
                 ok = 0;
                 continue;
             }
-            ws[q] = bws_new(u->batch_stack, u->npaths);
-            if (!ws[q])
-                ok = 0;
         }
         const size_t cnt = ok ? tcount(&evs[members[0]], 0, (uint32_t)table) : 0;
         for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
@@ -2546,7 +2735,7 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
             for (size_t m = 0; m < nm; m++) {
                 const size_t q = members[m];
                 double t0 = seconds ? mono_now() : 0;
-                unit_block(&evs[q], ws[q], 0, r0, nb, level, &as[q]);
+                unit_block(&evs[q], gw, 0, r0, nb, level, &as[q]);
                 if (seconds)
                     seconds[idx[q]] += mono_now() - t0;
             }
@@ -2566,15 +2755,13 @@ int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, con
                 gc_inv_result_free(&out[idx[q]]);
                 rc = -1;
             }
-            bws_free(ws[q]);
-            ws[q] = NULL;
             if (evs[q].s)
                 ev_fini(&evs[q]);
         }
+        bws_free(gw);
     }
     free(grouped);
     free(evs);
-    free(ws);
     free(as);
     free(members);
     return rc;
