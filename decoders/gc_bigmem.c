@@ -69,9 +69,6 @@
  * kept. */
 #define LIVE_MAX  512
 #define CACHE_MAX 64
-/* Discarded ranges of live blocks whose pages are kept until the bound
- * needs them (see `pend`): a level discards a few. */
-#define PEND_MAX 64
 
 typedef struct big_block {
     uint8_t *p;      /* 2 MiB-aligned; live and moving: the token of the call moving it */
@@ -103,27 +100,6 @@ static big_block live[LIVE_MAX];
 static size_t nlive;
 static big_block cache[CACHE_MAX]; /* oldest first */
 static size_t ncache;
-/* Deferred discards. A discard (gc_big_discard) of whole huge pages in a
- * live mapped block does not give them back at once: the range joins
- * pend[], its resident bytes count as the cache's (pend_res, in `extra`
- * of the bound), and it goes back (MADV_DONTNEED, under the lock: the
- * block may be freed and handed out again the moment the lock is
- * released) only when the bound needs the memory, before any cached
- * block. If the bound never needs it, the pages are still resident when
- * the block is freed and cached, and the next owner of the block finds
- * them there instead of the kernel clearing new ones: on the VM of
- * docs/performance.md the sweep gave back its level files' compressed
- * core_data this way (~40% of each file) and cleared it again for the
- * next level's file, ~7% of the sweep's CPU in clear_page_erms. The
- * process's memory peak is bounded as before: a deferred page counts as
- * given back in the peak without the cache. */
-typedef struct pend_range {
-    uint8_t *p;
-    size_t len; /* whole huge pages or 4 KiB tail pages */
-    size_t res; /* resident when it was deferred (an upper bound) */
-} pend_range;
-static pend_range pend[PEND_MAX]; /* oldest first */
-static size_t npend, pend_res;
 static size_t live_bytes, live_used, cached_bytes, cached_res, peak;
 static size_t cache_limit = BIG_CAN_CACHE ? SIZE_MAX : 0;
 static int mapping = BIG_CAN_MAP && !BIG_ASAN;
@@ -294,36 +270,6 @@ static void cache_add_locked(const big_block *b)
     cached_res += b->res;
 }
 
-/* Give the deferred range i back now and forget it (lock held). */
-static void pend_give_back_locked(size_t i)
-{
-#if BIG_CAN_CACHE
-    (void)madvise(pend[i].p, pend[i].len, MADV_DONTNEED);
-#endif
-    pend_res -= pend[i].res;
-    memmove(pend + i, pend + i + 1, (npend - i - 1) * sizeof *pend);
-    npend--;
-    counts.discards_late++;
-}
-
-/* The deferred ranges inside [p, p + len) (a block being freed, resized or
- * moved) leave pend[]: given back now if give_back, else kept resident as
- * part of the block (lock held). */
-static void pend_forget_locked(const uint8_t *p, size_t len, bool give_back)
-{
-    for (size_t i = npend; i-- > 0;) {
-        if (pend[i].p < p || pend[i].p >= p + len)
-            continue;
-        if (give_back) {
-            pend_give_back_locked(i);
-            continue;
-        }
-        pend_res -= pend[i].res;
-        memmove(pend + i, pend + i + 1, (npend - i - 1) * sizeof *pend);
-        npend--;
-    }
-}
-
 /* An event: measure, and take cached blocks out, oldest first, until the
  * bound holds (see `peak`) and the cache limit too; they go to out[]
  * (CACHE_MAX) to be unmapped after the lock is released. Lock held. */
@@ -331,19 +277,11 @@ static size_t evict_locked(big_block *out)
 {
     size_t n = 0;
 #if BIG_CAN_CACHE
-    size_t r = ncache || npend || cache_limit ? process_resident_locked() : 0;
-    size_t extra = cached_res + pend_res + (live_bytes - live_used);
+    size_t r = ncache || cache_limit ? process_resident_locked() : 0;
+    size_t extra = cached_res + (live_bytes - live_used);
     if (r > extra && r - extra > peak)
         peak = r - extra;
     size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
-    /* Deferred discards first: their blocks' owners meant them to go. And
-     * with twice the margin: pages a discard keeps are there while the
-     * level that discarded them is still growing (its decode, its render),
-     * where a cached block is only there between levels. */
-    while (npend && (r == 0 || r > peak - 2 * margin || cached_res + pend_res > cache_limit)) {
-        r -= r > pend[0].res ? pend[0].res : r;
-        pend_give_back_locked(0);
-    }
     while (ncache && (r == 0 || r > peak - margin || cached_res > cache_limit)) {
         r -= r > cache[0].res ? cache[0].res : r;
         out[n++] = cache[0];
@@ -459,12 +397,15 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
      * exception per 4 KiB page as the caller writes (on the 2-vCPU VM of
      * docs/performance.md ~18 us each, ~10 us populated). A kernel before
      * 5.14 refuses, and the pages fault as they are written. */
-    /* what the kernel is about to clear (a figure of --timings: the pages
-     * a discard or a fresh mapping left to be cleared again) */
+    /* What the kernel is about to clear (a figure of --timings): the
+     * pages of a fresh mapping, or those a discard, an eviction or a
+     * shrink gave back from the block before it was cached. */
     size_t cleared = 0;
     if (populate) {
 #if BIG_CAN_CACHE
         cleared = *fresh ? b.used : b.used - resident_bytes(b.p, b.used);
+#else
+        cleared = b.used;
 #endif
         (void)madvise(b.p, b.used, MADV_POPULATE_WRITE);
     }
@@ -574,7 +515,6 @@ void gc_big_free(void *p)
     live[i] = live[--nlive];
     live_bytes -= b.len;
     live_used -= b.used;
-    pend_forget_locked(b.p, b.len, false); /* still resident: cached with the block */
     bool keep = false;
 #if BIG_CAN_CACHE
     if (cache_limit > 0 && statm_fd != -1) {
@@ -651,8 +591,7 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         size_t cut = round_up(len, HUGE_BYTES) <= b->len ? round_up(len, HUGE_BYTES) : len;
         uint8_t *tail = b->p + cut;
         size_t tail_len = b->len - cut;
-        nev = evict_locked(ev);                    /* measured before what the shrink gives back */
-        pend_forget_locked(tail, tail_len, false); /* unmapped below */
+        nev = evict_locked(ev); /* measured before what the shrink gives back */
         live_bytes -= tail_len;
         live_used = live_used - b->used + len;
         b->len = cut;
@@ -688,8 +627,6 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
      * another thread may map a new block at p and register it. */
     char token;
     size_t have = b->len;
-    /* the deferred ranges would move with the pages: they go now */
-    pend_forget_locked(b->p, have, true);
     b->p = (uint8_t *)&token;
     b->moving = true;
     pthread_mutex_unlock(&big_mu);
@@ -726,9 +663,8 @@ size_t gc_big_discard(void *block, const void *p, size_t n)
     uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
     if (!block || !p || hi <= lo)
         return 0;
-    big_block ev[2 * CACHE_MAX];
+    big_block ev[CACHE_MAX];
     size_t nev = 0;
-    bool deferred = false;
     pthread_mutex_lock(&big_mu);
     size_t i = maybe_mapped(block) ? find_live(block) : (size_t)-1;
     if (i != (size_t)-1) {
@@ -744,52 +680,11 @@ size_t gc_big_discard(void *block, const void *p, size_t n)
         hi = hi > tail ? hi : hi & ~(uintptr_t)(HUGE_BYTES - 1);
         lo = lo2;
         nev = evict_locked(ev); /* measured before what the discard gives back */
-        /* Deferred (see `pend`) unless there is no room to track it, no
-         * cache, or it overlaps a range deferred before (a second discard
-         * of the same bytes then gives them back at once). */
-        bool overlap = false;
-        for (size_t k = 0; k < npend; k++)
-            overlap =
-                overlap || ((uintptr_t)pend[k].p < hi && lo < (uintptr_t)pend[k].p + pend[k].len);
-        if (hi > lo && npend < PEND_MAX && cache_limit > 0 && statm_fd >= 0 && !overlap) {
-            pend_range r = {(uint8_t *)lo, hi - lo, resident_bytes((const uint8_t *)lo, hi - lo)};
-            pend[npend++] = r;
-            pend_res += r.res;
-            counts.discards_deferred++;
-            deferred = true;
-            nev += evict_locked(ev + nev); /* at the peak it goes at once */
-        }
     }
-    int rc = deferred ? 0 : hi > lo ? madvise((void *)lo, hi - lo, MADV_DONTNEED) : -1;
+    int rc = hi > lo ? madvise((void *)lo, hi - lo, MADV_DONTNEED) : -1;
     pthread_mutex_unlock(&big_mu);
     unmap_all(ev, nev);
     return rc == 0 ? hi - lo : 0;
-#else
-    (void)block;
-    (void)p;
-    (void)n;
-    return 0;
-#endif
-}
-
-size_t gc_big_populate(void *block, const void *p, size_t n)
-{
-#if BIG_CAN_POPULATE
-    size_t page = page_bytes();
-    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)(page - 1);
-    uintptr_t hi = ((uintptr_t)p + n + page - 1) & ~(uintptr_t)(page - 1);
-    if (!block || !p || !n || !maybe_mapped(block))
-        return 0;
-    /* only a live mapped block: a malloc'd one may share its first and last
-     * pages with other chunks, and a cached one is nobody's */
-    pthread_mutex_lock(&big_mu);
-    size_t i = find_live(block);
-    bool inside =
-        i != (size_t)-1 && lo >= (uintptr_t)live[i].p && hi <= (uintptr_t)live[i].p + live[i].len;
-    pthread_mutex_unlock(&big_mu);
-    if (!inside)
-        return 0;
-    return madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE) == 0 ? hi - lo : 0;
 #else
     (void)block;
     (void)p;
@@ -802,8 +697,6 @@ void gc_big_trim(void)
 {
     big_block out[CACHE_MAX];
     pthread_mutex_lock(&big_mu);
-    while (npend)
-        pend_give_back_locked(0);
     size_t n = ncache;
     memcpy(out, cache, n * sizeof *cache);
     ncache = 0;
@@ -822,7 +715,6 @@ void gc_big_stats_get(gc_big_stats *out)
     out->cached_bytes = cached_bytes;
     out->cached_resident_bytes = cached_res;
     out->peak_without_cache_bytes = peak;
-    out->deferred_bytes = pend_res;
     pthread_mutex_unlock(&big_mu);
 }
 

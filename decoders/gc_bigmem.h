@@ -57,24 +57,12 @@ void gc_big_free(void *p);
 
 /* The caller will never read or write [p, p + n) of `block` again (a block
  * of these functions or of malloc): the pages inside it go back to the
- * kernel (they may then read as zeros, or as they were); of a mapped block
- * only whole huge pages (and whole pages of its 4 KiB tail), and those
- * only when the cache's bound needs the memory (at once at the process's
- * peak, or later, or never, when the block is freed first and cached with
- * them: gc_bigmem.c, `pend`). Returns the bytes given back (0 where the
- * system cannot). */
+ * kernel now (they would read as zeros); of a mapped block only whole huge
+ * pages (and whole pages of its 4 KiB tail). Returns the bytes given back
+ * (0 where the system cannot). */
 size_t gc_big_discard(void *block, const void *p, size_t n);
 
-/* The caller is about to write [p, p + n) of `block` (a block of these
- * functions) whole: fault its pages in now, in one call, as
- * gc_big_alloc_populated does for a whole block (a range grown into, a
- * table reserved for a count known in advance). Returns the bytes
- * populated (0: nothing done; a malloc'd block, or where the system
- * cannot: the pages then fault as they are written). */
-size_t gc_big_populate(void *block, const void *p, size_t n);
-
-/* Unmap every cached block (the live ones stay) and give back every
- * deferred discard. */
+/* Unmap every cached block (the live ones stay). */
 void gc_big_trim(void);
 
 typedef struct gc_big_stats {
@@ -91,10 +79,7 @@ typedef struct gc_big_stats {
     uint64_t moves;                   /* realloc growths that moved the pages (no copy) */
     uint64_t copies;                  /* growths that copied (no mremap, or it failed) */
     uint64_t evictions;               /* cached blocks unmapped to keep the bounds */
-    size_t deferred_bytes;            /* discarded, still resident (counted as cached) */
-    uint64_t discards_deferred;       /* discards whose pages were kept for the bound to decide */
-    uint64_t discards_late;           /* of those, ranges given back later (the bound, a move) */
-    uint64_t populated_cleared_bytes; /* populated allocations' pages not resident before */
+    uint64_t populated_cleared_bytes; /* gc_big_alloc_populated's pages not resident before */
 } gc_big_stats;
 void gc_big_stats_get(gc_big_stats *out);
 

@@ -272,15 +272,6 @@ int gc_rows_reserve(gc_rowbuf *rb, size_t rows)
             gc_level_mem_release(rb->owner, more);
         return -1;
     }
-    /* The rows reserved are about to be pushed (a count from the headers):
-     * their pages are faulted in by one call now, not one fault per 4 KiB
-     * page of the block's tail (and of its pages a discard gave back) as
-     * the rows are written; retail sweep: ~24,000 -> ~14,000 faults, on a
-     * VM where each costs ~12-15 us (docs/performance.md, branch kern26).
-     * A reservation past the rows finally pushed (vertex info, LOD 1/2
-     * triangles) leaves populated slack that gc_level_decode's shrink
-     * unmaps when it lies past a 2 MiB boundary. */
-    (void)gc_big_populate(p, p + rb->count * rs, (rows - rb->count) * rs);
     rb->data = p;
     rb->cap = rows;
     return 0;

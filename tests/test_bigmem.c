@@ -3,11 +3,9 @@
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
  * memory rises past its peak and to its limit, a discard gives back whole
- * huge pages only, and below the peak only when the memory is needed, a
- * populated range is resident, and without mappings every block is
- * malloc's. Each test
- * runs in a process of its own (Criterion), so the allocator's process-wide
- * state starts empty in each. */
+ * huge pages only (cleared again when populated), and without mappings every block is malloc's.
+ * Each test runs in a process of its own (Criterion), so the allocator's process-wide state starts
+ * empty in each. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, posix_memalign under -std=c11 */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -108,10 +106,21 @@ Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
     cr_assert_geq(s.cached_resident_bytes, 8 * MiB, "kept, resident");
     uint64_t reuses = s.reuses;
 
-    uint8_t *q = gc_big_alloc(8 * MiB);
+    /* a populated block's pages are the kernel's to clear only when fresh */
+    cr_assert_eq(s.populated_cleared_bytes, 8 * MiB, "a fresh mapping is cleared whole");
+    uint8_t *q = gc_big_alloc_populated(8 * MiB);
     cr_assert_eq(q, p);
     cr_assert_eq(stats().reuses, reuses + 1);
+    cr_assert_eq(stats().populated_cleared_bytes, 8 * MiB, "recycled resident: nothing cleared");
     cr_assert(q[0] == 0xab && q[8 * MiB - 1] == 0xab, "the pages were not given back");
+    /* a huge page discarded is cleared again when the block is next populated */
+    cr_assert_eq(gc_big_discard(q, q + 2 * MiB, 2 * MiB), 2 * MiB);
+    gc_big_free(q);
+    q = gc_big_alloc_populated(8 * MiB);
+    cr_assert_eq(q, p);
+    cr_assert_eq(stats().populated_cleared_bytes, 10 * MiB, "the discarded huge page");
+    cr_assert(q[2 * MiB] == 0 && q[4 * MiB] == 0xab);
+    memset(q, 0xab, 8 * MiB);
     gc_big_free(q);
 
     /* calloc clears a recycled block */
@@ -176,9 +185,6 @@ Test(bigmem, the_cache_gives_way_past_the_process_peak_and_to_its_limit)
 
 Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
 {
-    /* no cache: every discard gives its pages back at once (deferred ones:
-     * the next test) */
-    gc_big_set_cache_limit(0);
     size_t n = 8 * MiB + 100 * 1024;
     uint8_t *p = gc_big_alloc_populated(n);
     cr_assert(p && mapped(p));
@@ -204,97 +210,6 @@ Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
     cr_assert_eq(m[0], 0x22);
     cr_assert_eq(m[3 * MiB], 0x22);
     gc_big_free(m);
-}
-
-/* Bytes of [p, p + n) resident now. */
-static size_t resident(const uint8_t *p, size_t n)
-{
-    size_t pages = (n + 4095) / 4096, total = 0;
-    unsigned char *vec = malloc(pages);
-    cr_assert(vec && mincore((void *)p, n, vec) == 0);
-    for (size_t i = 0; i < pages; i++)
-        total += (vec[i] & 1) * 4096;
-    free(vec);
-    return total;
-}
-
-Test(bigmem, a_discard_below_the_peak_waits_until_the_memory_is_needed)
-{
-    raise_peak(96 * MiB);
-    uint8_t *p = gc_big_alloc_populated(16 * MiB);
-    cr_assert(p && mapped(p));
-    memset(p, 0x33, 16 * MiB);
-    /* the caller is done with [2, 10) MiB: it counts as given back (the
-     * return value; the bound), but its pages stay while the process is
-     * below its peak */
-    cr_assert_eq(gc_big_discard(p, p + 2 * MiB, 8 * MiB), 8 * MiB);
-    gc_big_stats s = stats();
-    cr_assert_eq(s.discards_deferred, 1);
-    cr_assert_geq(s.deferred_bytes, 8 * MiB);
-    cr_assert_eq(resident(p + 2 * MiB, 8 * MiB), 8 * MiB, "deferred: still resident");
-    /* freed, the block is cached whole and resident: the next block of its
-     * size gets those pages, with nothing for the kernel to clear */
-    gc_big_free(p);
-    s = stats();
-    cr_assert_eq(s.deferred_bytes, 0);
-    cr_assert_geq(s.cached_resident_bytes, 16 * MiB);
-    uint64_t cleared = s.populated_cleared_bytes;
-    uint8_t *q = gc_big_alloc_populated(16 * MiB);
-    cr_assert_eq(q, p);
-    cr_assert_eq(stats().populated_cleared_bytes, cleared, "recycled whole, nothing cleared");
-    cr_assert_eq(q[4 * MiB], 0x33, "the deferred pages were never given back");
-
-    /* a deferred range goes as soon as the process grows past its peak */
-    cr_assert_eq(gc_big_discard(q, q + 4 * MiB, 4 * MiB), 4 * MiB);
-    cr_assert_geq(stats().deferred_bytes, 4 * MiB);
-    size_t big = 200 * MiB;
-    uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert(m != MAP_FAILED);
-    memset(m, 1, big);
-    uint64_t late = stats().discards_late;
-    gc_big_free(gc_big_alloc(GC_BIG_MIN_BYTES)); /* an event */
-    s = stats();
-    cr_assert_eq(s.deferred_bytes, 0);
-    cr_assert_eq(s.discards_late, late + 1);
-    cr_assert_eq(resident(q + 4 * MiB, 4 * MiB), 0, "given back at the new peak");
-    cr_assert_eq(q[3 * MiB], 0x33, "only the range discarded");
-    cr_assert_eq(q[8 * MiB], 0x33);
-    munmap(m, big);
-
-    /* a deferred range in a block that grows (its pages move) goes first;
-     * one with no cache to count in goes at once */
-    cr_assert_eq(gc_big_discard(q, q + 10 * MiB, 2 * MiB), 2 * MiB);
-    cr_assert_geq(stats().deferred_bytes, 2 * MiB);
-    uint8_t *g = gc_big_realloc(q, 16 * MiB, 64 * MiB);
-    cr_assert(g);
-    cr_assert_eq(stats().deferred_bytes, 0);
-    cr_assert_eq(g[9 * MiB], 0x33);
-    gc_big_set_cache_limit(0);
-    cr_assert_eq(gc_big_discard(g, g + 12 * MiB, 2 * MiB), 2 * MiB);
-    cr_assert_eq(stats().deferred_bytes, 0);
-    cr_assert_eq(resident(g + 12 * MiB, 2 * MiB), 0, "no cache: given back at once");
-    gc_big_free(g);
-}
-
-Test(bigmem, a_populated_range_is_resident)
-{
-    uint8_t *p = gc_big_alloc(6 * MiB + 40960);
-    cr_assert(p && mapped(p));
-    cr_assert_eq(resident(p, 6 * MiB + 40960), 0, "a fresh mapping holds nothing");
-    /* rounded out to whole pages, inside the block */
-    cr_assert_eq(gc_big_populate(p, p + 6 * MiB + 100, 20000), 5 * 4096);
-    cr_assert_eq(resident(p + 6 * MiB, 40960), 5 * 4096);
-    cr_assert_eq(resident(p, 6 * MiB), 0, "nothing before the range");
-    cr_assert_eq(gc_big_populate(p, p + MiB, 3 * MiB), 3 * MiB);
-    cr_assert_geq(resident(p + MiB, 3 * MiB), 3 * MiB);
-    cr_assert_eq(p[MiB], 0, "populating writes nothing");
-    /* not a live mapped block, or past its end: nothing done */
-    cr_assert_eq(gc_big_populate(p, p + 6 * MiB, 2 * MiB), 0);
-    uint8_t *m = malloc(MiB);
-    cr_assert(m);
-    cr_assert_eq(gc_big_populate(m, m, MiB), 0);
-    free(m);
-    gc_big_free(p);
 }
 
 Test(bigmem, without_mappings_every_block_is_mallocs)
