@@ -397,15 +397,27 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
      * exception per 4 KiB page as the caller writes (on the 2-vCPU VM of
      * docs/performance.md ~18 us each, ~10 us populated). A kernel before
      * 5.14 refuses, and the pages fault as they are written. */
-    if (populate)
+    /* What the kernel is about to clear (a figure of --timings): the
+     * pages of a fresh mapping, or those a discard, an eviction or a
+     * shrink gave back from the block before it was cached. */
+    size_t cleared = 0;
+    if (populate) {
+#if BIG_CAN_CACHE
+        cleared = *fresh ? b.used : b.used - resident_bytes(b.p, b.used);
+#else
+        cleared = b.used;
+#endif
         (void)madvise(b.p, b.used, MADV_POPULATE_WRITE);
+    }
 #else
     (void)populate;
+    size_t cleared = 0;
 #endif
 
     big_block ev[CACHE_MAX];
     pthread_mutex_lock(&big_mu);
     bool ok = add_live_locked(&b);
+    counts.populated_cleared_bytes += cleared;
     if (ok) {
         if (*fresh)
             counts.maps++;

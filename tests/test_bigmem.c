@@ -3,9 +3,9 @@
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
  * memory rises past its peak and to its limit, a discard gives back whole
- * huge pages only, and without mappings every block is malloc's. Each test
- * runs in a process of its own (Criterion), so the allocator's process-wide
- * state starts empty in each. */
+ * huge pages only (cleared again when populated), and without mappings every block is malloc's.
+ * Each test runs in a process of its own (Criterion), so the allocator's process-wide state starts
+ * empty in each. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, posix_memalign under -std=c11 */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -106,10 +106,21 @@ Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
     cr_assert_geq(s.cached_resident_bytes, 8 * MiB, "kept, resident");
     uint64_t reuses = s.reuses;
 
-    uint8_t *q = gc_big_alloc(8 * MiB);
+    /* a populated block's pages are the kernel's to clear only when fresh */
+    cr_assert_eq(s.populated_cleared_bytes, 8 * MiB, "a fresh mapping is cleared whole");
+    uint8_t *q = gc_big_alloc_populated(8 * MiB);
     cr_assert_eq(q, p);
     cr_assert_eq(stats().reuses, reuses + 1);
+    cr_assert_eq(stats().populated_cleared_bytes, 8 * MiB, "recycled resident: nothing cleared");
     cr_assert(q[0] == 0xab && q[8 * MiB - 1] == 0xab, "the pages were not given back");
+    /* a huge page discarded is cleared again when the block is next populated */
+    cr_assert_eq(gc_big_discard(q, q + 2 * MiB, 2 * MiB), 2 * MiB);
+    gc_big_free(q);
+    q = gc_big_alloc_populated(8 * MiB);
+    cr_assert_eq(q, p);
+    cr_assert_eq(stats().populated_cleared_bytes, 10 * MiB, "the discarded huge page");
+    cr_assert(q[2 * MiB] == 0 && q[4 * MiB] == 0xab);
+    memset(q, 0xab, 8 * MiB);
     gc_big_free(q);
 
     /* calloc clears a recycled block */
