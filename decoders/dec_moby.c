@@ -439,7 +439,11 @@ static bool read_vif_list(gc_reader cls, const moby_packet_row *p, moby_vif_part
     unsigned unpacks = 0;
     bool ok = true;
     int rc;
-    while ((rc = gc_vif_next(&w, &code)) == 1) {
+    for (;;) {
+        /* NOPs are allowed anywhere and change nothing: stepped over in bulk */
+        (void)gc_vif_skip_nops(&w);
+        if ((rc = gc_vif_next(&w, &code)) != 1)
+            break;
         if (!code.is_unpack) {
             ok = ok && code.cmd == GC_VIF_NOP;
             continue;

@@ -907,7 +907,11 @@ static int walk_list(walk_state *w, int list, gc_reader win)
     gc_vif_begin(&vw, win, vif_framing(w->lv));
     gc_vif_code c;
     int rc;
-    while ((rc = gc_vif_next(&vw, &c)) > 0) {
+    for (;;) {
+        /* a NOP does nothing here but take a code index: stepped over in bulk */
+        w->codes[list] += gc_vif_skip_nops(&vw);
+        if ((rc = gc_vif_next(&vw, &c)) <= 0)
+            break;
         uint32_t code_index = w->codes[list]++;
         if (c.cmd == GC_VIF_STROW && c.payload) {
             gc_reader r = gc_reader_make(c.payload, c.payload_bytes, c.file_ofs + 4);
