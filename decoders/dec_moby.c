@@ -543,6 +543,10 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
     const uint8_t *vdata = vt.data + vbase;
     uint64_t vfile = vt.file_ofs + vbase;
     uint32_t three_from = p->two_way_count, main_from = three_from + p->three_way_count;
+    /* the class's values in locals: a float store to the row may alias them,
+     * so the compiler reloaded each of them every vertex */
+    const float unit = scale / 1024.0f, bw = cr->bsphere_w;
+    const double bx = cr->bsphere_x, by = cr->bsphere_y, bz = cr->bsphere_z;
     for (uint32_t i = 0; i < n; i++) {
         const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
         moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
@@ -552,22 +556,21 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
         row->packet_row = packet_row;
         row->class_row = class_row;
         row->slot = (uint16_t)i;
-        row->kind = i < three_from ? 0 : i < main_from ? 1 : 2;
+        row->kind = (uint8_t)((i >= three_from) + (i >= main_from)); /* 0, 1, 2 */
         row->vertex_id = ids[i];
         row->source_row = UINT32_MAX;
         /* +0x0 skinning bytes */
-        row->normal_azimuth = v[8];               /* +0x8 */
-        row->normal_elevation = v[9];             /* +0x9 */
-        row->x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
-        row->y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
-        row->z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
-        row->px = (float)row->x * (scale / 1024.0f);
-        row->py = (float)row->y * (scale / 1024.0f);
-        row->pz = (float)row->z * (scale / 1024.0f);
-        double dx = (double)row->px - cr->bsphere_x, dy = (double)row->py - cr->bsphere_y,
-               dz = (double)row->pz - cr->bsphere_z;
+        row->normal_azimuth = v[8];                  /* +0x8 */
+        row->normal_elevation = v[9];                /* +0x9 */
+        int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
+        int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
+        int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
+        row->x = x, row->y = y, row->z = z;
+        float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
+        row->px = px, row->py = py, row->pz = pz;
+        double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
         row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
-        row->bsphere_radius = cr->bsphere_w;
+        row->bsphere_radius = bw;
         if (seen[ids[i]])
             p->ids_distinct = 0;
         seen[ids[i]] = 1;
@@ -667,9 +670,8 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
         }
         kick[ns] = (b & MOBY_NO_KICK) == 0;
         uint32_t one_based = b & 0x7Fu;
-        slot[ns] = zero_based       ? (uint16_t)one_based
-                   : one_based == 0 ? UINT16_MAX
-                                    : (uint16_t)(one_based - 1);
+        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
+        slot[ns] = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
         texture[ns] = ls->texture;
     }
     if (ended)
@@ -677,6 +679,9 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     uint16_t vu_vertices = p->vu_vertices;
     uint8_t texture_slots = cr->texture_slots;
     uint32_t tris = 0;
+    /* the entry of the texture in force, recomputed when it switches */
+    int32_t entry_of = -1;
+    uint32_t entry = UINT32_MAX; /* -1 names none */
     for (uint32_t i = 2; i < ns; i++) {
         if (!kick[i])
             continue;
@@ -694,7 +699,11 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
         t->texture = tex;
         t->texture_slots = texture_slots;
         /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
-        t->texture_entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+        if (tex != entry_of) {
+            entry_of = tex;
+            entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+        }
+        t->texture_entry = entry;
         tris++;
     }
     p->triangles += tris;
