@@ -1084,6 +1084,7 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             int32_t t = (int32_t)gc_load_u32le(s->adgif + (size_t)adgif * TFRAG_ADGIF_BYTES);
             texture = t >= 0 ? (uint32_t)t : UINT32_MAX;
         }
+        uint64_t strip_ofs = st->file_ofs[e / 4];
         for (int j = 0; j + 2 < n; j++) {
             uint16_t ia = ix->b[cur + j], ib = ix->b[cur + j + 1], ic = ix->b[cur + j + 2];
             if (j & 1) { /* alternating winding */
@@ -1092,7 +1093,7 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
                 ib = t;
             }
             PUSH(x->rb_tri, tfrag_triangle_row, t);
-            t->file_ofs = st->file_ofs[e / 4];
+            t->file_ofs = strip_ofs;
             t->patch_row = prow;
             t->lod = (uint8_t)lod;
             t->strip = (uint16_t)strips;
@@ -1109,14 +1110,13 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
                 t->vb = ib;
                 t->vc = ic;
             }
-            t->v_max = t->va == UINT32_MAX || t->vb == UINT32_MAX || t->vc == UINT32_MAX
-                           ? UINT32_MAX
-                           : (t->va > t->vb ? (t->va > t->vc ? t->va : t->vc)
-                                            : (t->vb > t->vc ? t->vb : t->vc));
+            /* UINT32_MAX (no position) is the largest value, so the max of
+             * the three is already UINT32_MAX when any corner has none */
+            t->v_max =
+                t->va > t->vb ? (t->va > t->vc ? t->va : t->vc) : (t->vb > t->vc ? t->vb : t->vc);
             t->adgif = adgif;
             t->texture = texture;
-            t->vi_lo = 0;
-            t->vi_hi = vi_hi;
+            t->vi_hi = vi_hi; /* vi_lo: 0, as pushed */
             tris++;
         }
         cur += (uint32_t)n;
