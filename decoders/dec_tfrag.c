@@ -1309,8 +1309,9 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     p->light_count = nl;
     uint32_t emit = nl < p->positions_decoded ? nl : p->positions_decoded;
     if (!data->overrun) {
-        /* first + 8 nl <= light_end <= data->size: every record is inside */
-        const uint8_t *q = data->data + first;
+        /* first + 8 nl <= light_end <= data->size: every record is inside
+         * (and with no records, no pointer is formed past the data) */
+        const uint8_t *q = emit ? data->data + first : NULL;
         for (uint32_t i = 0; i < emit; i++, q += TFRAG_LIGHT_RECORD_BYTES) {
             PUSH(x->rb_light, tfrag_light_row, l);
             l->file_ofs = data->file_ofs + first + (uint64_t)i * TFRAG_LIGHT_RECORD_BYTES;
