@@ -439,7 +439,11 @@ static bool read_vif_list(gc_reader cls, const moby_packet_row *p, moby_vif_part
     unsigned unpacks = 0;
     bool ok = true;
     int rc;
-    while ((rc = gc_vif_next(&w, &code)) == 1) {
+    for (;;) {
+        /* NOPs are allowed anywhere and change nothing: stepped over in bulk */
+        (void)gc_vif_skip_nops(&w);
+        if ((rc = gc_vif_next(&w, &code)) != 1)
+            break;
         if (!code.is_unpack) {
             ok = ok && code.cmd == GC_VIF_NOP;
             continue;
@@ -532,31 +536,41 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
     memset(seen, 0, sizeof seen);
     p->ids_distinct = 1;
     float scale = cr->scale;
+    /* table_fits put all n vertices inside vt (vbase + 16 n <= vt.size), so
+     * they are loaded directly: one range check for the table instead of a
+     * window and five bounds-checked reads a vertex (3.3 M vertices a
+     * retail-corpus pass). */
+    const uint8_t *vdata = vt.data + vbase;
+    uint64_t vfile = vt.file_ofs + vbase;
+    uint32_t three_from = p->two_way_count, main_from = three_from + p->three_way_count;
+    /* the class's values in locals: a float store to the row may alias them,
+     * so the compiler reloaded each of them every vertex */
+    const float unit = scale / 1024.0f, bw = cr->bsphere_w;
+    const double bx = cr->bsphere_x, by = cr->bsphere_y, bz = cr->bsphere_z;
     for (uint32_t i = 0; i < n; i++) {
-        gc_reader v = gc_window(&vt, vbase + MOBY_VERTEX * i, MOBY_VERTEX);
+        const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
         moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
         if (!row)
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
-        row->file_ofs = v.file_ofs;
+        row->file_ofs = vfile + (uint64_t)MOBY_VERTEX * i;
         row->packet_row = packet_row;
         row->class_row = class_row;
         row->slot = (uint16_t)i;
-        row->kind = i < p->two_way_count ? 0 : i < p->two_way_count + p->three_way_count ? 1 : 2;
+        row->kind = (uint8_t)((i >= three_from) + (i >= main_from)); /* 0, 1, 2 */
         row->vertex_id = ids[i];
         row->source_row = UINT32_MAX;
-        gc_skip(&v, 8);                    /* +0x0 skinning bytes */
-        row->normal_azimuth = gc_u8(&v);   /* +0x8 */
-        row->normal_elevation = gc_u8(&v); /* +0x9 */
-        row->x = gc_s16le(&v);             /* +0xa */
-        row->y = gc_s16le(&v);             /* +0xc */
-        row->z = gc_s16le(&v);             /* +0xe */
-        row->px = (float)row->x * (scale / 1024.0f);
-        row->py = (float)row->y * (scale / 1024.0f);
-        row->pz = (float)row->z * (scale / 1024.0f);
-        double dx = (double)row->px - cr->bsphere_x, dy = (double)row->py - cr->bsphere_y,
-               dz = (double)row->pz - cr->bsphere_z;
+        /* +0x0 skinning bytes */
+        row->normal_azimuth = v[8];                  /* +0x8 */
+        row->normal_elevation = v[9];                /* +0x9 */
+        int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
+        int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
+        int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
+        row->x = x, row->y = y, row->z = z;
+        float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
+        row->px = px, row->py = py, row->pz = pz;
+        double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
         row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
-        row->bsphere_radius = cr->bsphere_w;
+        row->bsphere_radius = bw;
         if (seen[ids[i]])
             p->ids_distinct = 0;
         seen[ids[i]] = 1;
@@ -601,17 +615,12 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
     return GC_OK;
 }
 
-typedef struct moby_index {
-    uint64_t file_ofs;
-    uint16_t slot;
-    uint8_t kick;
-    int32_t texture;
-} moby_index;
-
 /* The index stream to triangles (GS strip replay): a byte 1..127 is a 1-based VU slot, bit 7
  * = no kick; a 0 byte takes the next secret index: 0 ends the packet (the 3 dummies before it
  * are dropped), otherwise it switches to the next texture primitive and stands, bit 7
- * inverted, for the index byte. Every kicked index with two before it draws the last three. */
+ * inverted, for the index byte. Every kicked index with two before it draws the last three.
+ * The stream is read straight from its UNPACK (one byte per entry, so entry j is at file
+ * offset base + j: no per-byte reader or stored offset), into small parallel arrays. */
 static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_parts *vp,
                                 moby_packet_row *p, uint32_t packet_row, uint32_t class_row,
                                 const moby_class_row *cr, moby_lod_state *ls)
@@ -622,15 +631,20 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     if (!gc_bytes(&ix, hdr, 4))
         return GC_OK;
     p->index_header_pad = hdr[3];
-    p->index_bytes = (uint16_t)gc_left(&ix);
+    size_t left = gc_left(&ix);
+    p->index_bytes = (uint16_t)left;
     uint32_t tex_count = vp->has_texture ? (uint32_t)(vp->texture.size / MOBY_TEX_PRIM) : 0;
     p->texture_count = (uint8_t)(tex_count > 255 ? 255 : tex_count);
-    moby_index s[MOBY_MAX_STREAM];
+    const uint8_t *bytes = ix.data + ix.pos;
+    uint64_t base = gc_tell_file(&ix);
+    uint16_t slot[MOBY_MAX_STREAM];
+    uint8_t kick[MOBY_MAX_STREAM];
+    int32_t texture[MOBY_MAX_STREAM];
     uint32_t ns = 0, sw = 0;
-    bool ended = false;
-    while (gc_left(&ix) > 0 && ns < MOBY_MAX_STREAM) {
-        uint64_t at = gc_tell_file(&ix);
-        uint8_t b = gc_u8(&ix);
+    uint32_t limit = left < MOBY_MAX_STREAM ? (uint32_t)left : MOBY_MAX_STREAM;
+    bool ended = false, zero_based = GC_FAULT(lv, moby_index_zero_based);
+    for (; ns < limit; ns++) {
+        uint8_t b = bytes[ns];
         if (b == 0) {
             uint8_t secret;
             if (sw == 0) {
@@ -654,36 +668,45 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
             sw++;
             b = (uint8_t)(secret ^ MOBY_NO_KICK);
         }
-        s[ns].file_ofs = at;
-        s[ns].kick = (b & MOBY_NO_KICK) == 0;
+        kick[ns] = (b & MOBY_NO_KICK) == 0;
         uint32_t one_based = b & 0x7Fu;
-        s[ns].slot = GC_FAULT(lv, moby_index_zero_based) ? (uint16_t)one_based
-                     : one_based == 0                    ? UINT16_MAX
-                                                         : (uint16_t)(one_based - 1);
-        s[ns].texture = ls->texture;
-        ns++;
+        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
+        slot[ns] = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
+        texture[ns] = ls->texture;
     }
     if (ended)
         ns = ns >= MOBY_END_DUMMY ? ns - MOBY_END_DUMMY : 0;
+    uint16_t vu_vertices = p->vu_vertices;
+    uint8_t texture_slots = cr->texture_slots;
+    uint32_t tris = 0;
+    /* the entry of the texture in force, recomputed when it switches */
+    int32_t entry_of = -1;
+    uint32_t entry = UINT32_MAX; /* -1 names none */
     for (uint32_t i = 2; i < ns; i++) {
-        if (!s[i].kick)
+        if (!kick[i])
             continue;
         moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
-        if (!t)
+        if (!t) {
+            p->triangles += tris;
             return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
-        t->file_ofs = s[i].file_ofs;
+        }
+        int32_t tex = texture[i];
+        t->file_ofs = base + i;
         t->packet_row = packet_row;
         t->class_row = class_row;
-        t->v0 = s[i - 2].slot, t->v1 = s[i - 1].slot, t->v2 = s[i].slot;
-        t->vu_vertices = p->vu_vertices;
-        t->texture = s[i].texture;
-        t->texture_slots = cr->texture_slots;
+        t->v0 = slot[i - 2], t->v1 = slot[i - 1], t->v2 = slot[i];
+        t->vu_vertices = vu_vertices;
+        t->texture = tex;
+        t->texture_slots = texture_slots;
         /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
-        t->texture_entry = t->texture >= 0 && (uint32_t)t->texture < cr->texture_slots
-                               ? cr->slot[t->texture]
-                               : UINT32_MAX;
-        p->triangles++;
+        if (tex != entry_of) {
+            entry_of = tex;
+            entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+        }
+        t->texture_entry = entry;
+        tris++;
     }
+    p->triangles += tris;
     return GC_OK;
 }
 
@@ -720,13 +743,18 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
         if (st == GC_OK) { /* ST: one {s16 s, s16 t} 4.12 element per VU-buffer slot */
             gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+            /* a slot past a short UNPACK (or no ST UNPACK) reads 0 */
+            size_t st_slots = vp.st.overrun ? 0 : vp.st.size / 4;
             for (size_t r = vbefore; r < vb->count; r++) {
                 moby_vertex_row *row = (moby_vertex_row *)vb->data + r;
-                gc_reader all = vp.st; /* a copy: a short UNPACK must not mark vp.st */
-                gc_reader e = gc_window(&all, 4u * (size_t)row->slot, 4);
-                int16_t ss = gc_s16le(&e), tt = gc_s16le(&e);
-                row->s = e.overrun ? 0.0f : (float)ss / 4096.0f;
-                row->t = e.overrun ? 0.0f : (float)tt / 4096.0f;
+                if (row->slot < st_slots) {
+                    const uint8_t *e = vp.st.data + 4u * (size_t)row->slot;
+                    row->s = (float)(int16_t)gc_load_u16le(e) / 4096.0f;
+                    row->t = (float)(int16_t)gc_load_u16le(e + 2) / 4096.0f;
+                } else {
+                    row->s = 0.0f;
+                    row->t = 0.0f;
+                }
             }
         }
         if (st == GC_OK && p->vif_ok)

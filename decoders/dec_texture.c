@@ -295,12 +295,6 @@ static bool tex_clut(const gc_level *lv, const tex_entry *e, uint32_t lut[TEX_CL
     return true;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Statistics of level 0: everything is a 256-entry lookup, and colours are
  * counted through a bitmap of the indices used, never a hash of texels. */
 static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_t h,
@@ -391,11 +385,23 @@ static void tex_stats(const gc_level *lv, const uint8_t *px, uint32_t w, uint32_
             transparent += hist[i];
         used[nused++] = lut[i];
     }
-    qsort(used, nused, sizeof used[0], cmp_u32);
+    /* distinct colours among the used entries: an open-addressed set of 512
+     * slots (at most 256 keys) instead of a qsort with a callback (~26 k
+     * instructions a texture, 1,595 textures a retail-corpus pass) */
+    uint32_t set[2 * TEX_CLUT_ENTRIES];
+    uint8_t taken[2 * TEX_CLUT_ENTRIES];
+    memset(taken, 0, sizeof taken);
     uint32_t distinct = 0;
-    for (uint32_t i = 0; i < nused; i++)
-        if (i == 0 || used[i] != used[i - 1])
+    for (uint32_t i = 0; i < nused; i++) {
+        uint32_t k = used[i], at = (k * 0x9e3779b1u) >> 23; /* 9 bits */
+        while (taken[at] && set[at] != k)
+            at = (at + 1) & (2 * TEX_CLUT_ENTRIES - 1);
+        if (!taken[at]) {
+            taken[at] = 1;
+            set[at] = k;
             distinct++;
+        }
+    }
     row->fully_opaque = all_opaque;
     row->palette_opaque = palette_opaque;
     row->frac_transparent = (double)transparent / (double)n;

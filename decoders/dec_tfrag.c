@@ -67,6 +67,8 @@
 #define VU1_QWORDS 1024u
 #define POS_MAX    (VU1_QWORDS / 2u) /* positions take 2 qw (STCYCL 1/2 interleaves colour) */
 #define VI_MAX     VU1_QWORDS        /* vertex info takes 1 qw */
+/* strip, index and parent entries are bytes: any of them indexes vi_vertex */
+_Static_assert(VI_MAX >= 256, "a byte index must stay inside the vertex-info arrays");
 /* Wrench takes the origin from the sixth code of the common list (tfrag_low.cpp,
  * read_tfrag_command_lists: common_command_list[5]). */
 #define WRENCH_ORIGIN_CODE 5u
@@ -615,6 +617,11 @@ typedef struct scratch {
     uint64_t vi_ofs[VI_MAX];
     uint8_t vi_tier[VI_MAX];
     uint8_t vi_present[VI_MAX];
+    /* pos_of_field of vi[i][3] for every present entry, UINT32_MAX for every
+     * other index (filled once a patch's walk is done, by emit_geometry):
+     * the triangles, the parents and the vertex-info rows looked it up
+     * about 9 M times a retail-corpus pass, each through present tests */
+    uint32_t vi_vertex[VI_MAX];
     unsigned pos_hi, vi_hi; /* one past the highest index written (bounds the loops) */
     /* arrays banked by LOD */
     byte_array strips[LOD_COUNT];
@@ -736,15 +743,32 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         unsigned first = (addr - h[VU_POS_COMMON_ADDR]) / 2;
         if (first + c->count > POS_MAX)
             return walk_fail(w, WALK_VU_RANGE, list, c->file_ofs);
-        gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
-        for (unsigned i = 0; i < c->count; i++) {
-            unsigned k = first + i;
-            s->pos_ofs[k] = gc_tell_file(&r);
-            s->pos[k][0] = gc_s16le(&r);
-            s->pos[k][1] = gc_s16le(&r);
-            s->pos[k][2] = gc_s16le(&r);
-            s->pos_tier[k] = (uint8_t)tier;
-            s->pos_present[k] = 1;
+        if (c->payload_bytes >= 6u * (size_t)c->count) {
+            /* the usual case: every element is there, one check for all */
+            const uint8_t *q = c->payload;
+            uint64_t f = c->file_ofs + 4;
+            for (unsigned i = 0; i < c->count; i++, q += 6) {
+                unsigned k = first + i;
+                s->pos_ofs[k] = f + 6u * i;
+                s->pos[k][0] = (int16_t)gc_load_u16le(q);
+                s->pos[k][1] = (int16_t)gc_load_u16le(q + 2);
+                s->pos[k][2] = (int16_t)gc_load_u16le(q + 4);
+                s->pos_tier[k] = (uint8_t)tier;
+                s->pos_present[k] = 1;
+            }
+        } else {
+            /* a payload framed short (the vif_imm_nibble fault): the reader
+             * gives 0 past its end, and the offsets stop moving */
+            gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
+            for (unsigned i = 0; i < c->count; i++) {
+                unsigned k = first + i;
+                s->pos_ofs[k] = gc_tell_file(&r);
+                s->pos[k][0] = gc_s16le(&r);
+                s->pos[k][1] = gc_s16le(&r);
+                s->pos[k][2] = gc_s16le(&r);
+                s->pos_tier[k] = (uint8_t)tier;
+                s->pos_present[k] = 1;
+            }
         }
         if (first + c->count > s->pos_hi)
             s->pos_hi = first + c->count;
@@ -760,14 +784,27 @@ static int classify_unpack(walk_state *w, int list, const gc_vif_code *c)
         unsigned first = addr - h[VU_VI_COMMON_ADDR];
         if (first + c->count > VI_MAX)
             return walk_fail(w, WALK_VU_RANGE, list, c->file_ofs);
-        gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
-        for (unsigned i = 0; i < c->count; i++) {
-            unsigned k = first + i;
-            s->vi_ofs[k] = gc_tell_file(&r);
-            for (int j = 0; j < 4; j++)
-                s->vi[k][j] = gc_s16le(&r);
-            s->vi_tier[k] = (uint8_t)tier;
-            s->vi_present[k] = 1;
+        if (c->payload_bytes >= 8u * (size_t)c->count) {
+            const uint8_t *q = c->payload;
+            uint64_t f = c->file_ofs + 4;
+            for (unsigned i = 0; i < c->count; i++, q += 8) {
+                unsigned k = first + i;
+                s->vi_ofs[k] = f + 8u * i;
+                for (int j = 0; j < 4; j++)
+                    s->vi[k][j] = (int16_t)gc_load_u16le(q + 2 * j);
+                s->vi_tier[k] = (uint8_t)tier;
+                s->vi_present[k] = 1;
+            }
+        } else {
+            gc_reader r = gc_reader_make(c->payload, c->payload_bytes, c->file_ofs + 4);
+            for (unsigned i = 0; i < c->count; i++) {
+                unsigned k = first + i;
+                s->vi_ofs[k] = gc_tell_file(&r);
+                for (int j = 0; j < 4; j++)
+                    s->vi[k][j] = gc_s16le(&r);
+                s->vi_tier[k] = (uint8_t)tier;
+                s->vi_present[k] = 1;
+            }
         }
         if (first + c->count > s->vi_hi)
             s->vi_hi = first + c->count;
@@ -870,7 +907,11 @@ static int walk_list(walk_state *w, int list, gc_reader win)
     gc_vif_begin(&vw, win, vif_framing(w->lv));
     gc_vif_code c;
     int rc;
-    while ((rc = gc_vif_next(&vw, &c)) > 0) {
+    for (;;) {
+        /* a NOP does nothing here but take a code index: stepped over in bulk */
+        w->codes[list] += gc_vif_skip_nops(&vw);
+        if ((rc = gc_vif_next(&vw, &c)) <= 0)
+            break;
         uint32_t code_index = w->codes[list]++;
         if (c.cmd == GC_VIF_STROW && c.payload) {
             gc_reader r = gc_reader_make(c.payload, c.payload_bytes, c.file_ofs + 4);
@@ -1043,6 +1084,7 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             int32_t t = (int32_t)gc_load_u32le(s->adgif + (size_t)adgif * TFRAG_ADGIF_BYTES);
             texture = t >= 0 ? (uint32_t)t : UINT32_MAX;
         }
+        uint64_t strip_ofs = st->file_ofs[e / 4];
         for (int j = 0; j + 2 < n; j++) {
             uint16_t ia = ix->b[cur + j], ib = ix->b[cur + j + 1], ic = ix->b[cur + j + 2];
             if (j & 1) { /* alternating winding */
@@ -1051,7 +1093,7 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
                 ib = t;
             }
             PUSH(x->rb_tri, tfrag_triangle_row, t);
-            t->file_ofs = st->file_ofs[e / 4];
+            t->file_ofs = strip_ofs;
             t->patch_row = prow;
             t->lod = (uint8_t)lod;
             t->strip = (uint16_t)strips;
@@ -1060,22 +1102,21 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             t->c = ic;
             /* Strip indices address the vertex-info array; the position is
              * vertex_info[i].vertex / 2 (several entries share a position). */
-            t->va = ia < VI_MAX && s->vi_present[ia] ? pos_of_field(s, s->vi[ia][3]) : UINT32_MAX;
-            t->vb = ib < VI_MAX && s->vi_present[ib] ? pos_of_field(s, s->vi[ib][3]) : UINT32_MAX;
-            t->vc = ic < VI_MAX && s->vi_present[ic] ? pos_of_field(s, s->vi[ic][3]) : UINT32_MAX;
+            t->va = s->vi_vertex[ia]; /* ia..ic < 256 <= VI_MAX */
+            t->vb = s->vi_vertex[ib];
+            t->vc = s->vi_vertex[ic];
             if (GC_FAULT(x->lv, strip_index_position)) {
                 t->va = ia;
                 t->vb = ib;
                 t->vc = ic;
             }
-            t->v_max = t->va == UINT32_MAX || t->vb == UINT32_MAX || t->vc == UINT32_MAX
-                           ? UINT32_MAX
-                           : (t->va > t->vb ? (t->va > t->vc ? t->va : t->vc)
-                                            : (t->vb > t->vc ? t->vb : t->vc));
+            /* UINT32_MAX (no position) is the largest value, so the max of
+             * the three is already UINT32_MAX when any corner has none */
+            t->v_max =
+                t->va > t->vb ? (t->va > t->vc ? t->va : t->vc) : (t->vb > t->vc ? t->vb : t->vc);
             t->adgif = adgif;
             t->texture = texture;
-            t->vi_lo = 0;
-            t->vi_hi = vi_hi;
+            t->vi_hi = vi_hi; /* vi_lo: 0, as pushed */
             tris++;
         }
         cur += (uint32_t)n;
@@ -1109,6 +1150,9 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
     p->vi_common = tier_vi[0];
     p->vi_lod01 = tier_vi[1];
     p->vi_lod0 = tier_vi[2];
+    for (unsigned i = 0; i < s->vi_hi; i++)
+        if (s->vi_present[i])
+            s->vi_vertex[i] = pos_of_field(s, s->vi[i][3]);
     p->indices_lod0 = s->indices[0].n;
     p->indices_lod1 = s->indices[1].n;
     p->indices_lod2 = s->indices[2].n;
@@ -1142,14 +1186,11 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
             unsigned i = tier_start[tier] + j;
             if (i >= VI_MAX || !s->vi_present[i])
                 continue;
-            uint32_t v = pos_of_field(s, s->vi[i][3]);
+            uint32_t v = s->vi_vertex[i];
             if (v == UINT32_MAX)
                 continue;
-            if (j < plen) {
-                uint32_t pv = pa->b[j];
-                s->lod_parent[v][0] =
-                    pv < VI_MAX && s->vi_present[pv] ? pos_of_field(s, s->vi[pv][3]) : UINT32_MAX;
-            }
+            if (j < plen)
+                s->lod_parent[v][0] = s->vi_vertex[pa->b[j]]; /* a byte: < VI_MAX */
             s->lod_parent[v][1] = pos_of_field(s, s->vi[i][2]);
         }
     }
@@ -1190,7 +1231,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         r->t = (float)e[1] / 4096.0f;
         r->raw_parent = e[2];
         r->raw_vertex = e[3];
-        r->vertex = pos_of_field(s, e[3]);
+        r->vertex = s->vi_vertex[i];
         r->parent_vi = r->parent0 = r->parent1 = UINT32_MAX;
         r->claims_parent = tier != 0 || e[2] != 0;
         if (tier != 0) {
@@ -1202,8 +1243,7 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
             if (j < avail) {
                 uint32_t pv = pa->b[j];
                 r->parent_vi = pv;
-                if (pv < VI_MAX && s->vi_present[pv])
-                    r->parent0 = pos_of_field(s, s->vi[pv][3]);
+                r->parent0 = s->vi_vertex[pv]; /* a byte: < VI_MAX */
             }
             r->parent1 = pos_of_field(s, e[2]);
             r->parents_resolved = r->parent0 != UINT32_MAX && r->parent1 != UINT32_MAX;
@@ -1268,7 +1308,25 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         nl = (light_end - first) / TFRAG_LIGHT_RECORD_BYTES;
     p->light_count = nl;
     uint32_t emit = nl < p->positions_decoded ? nl : p->positions_decoded;
-    for (uint32_t i = 0; i < emit; i++) {
+    if (!data->overrun) {
+        /* first + 8 nl <= light_end <= data->size: every record is inside
+         * (and with no records, no pointer is formed past the data) */
+        const uint8_t *q = emit ? data->data + first : NULL;
+        for (uint32_t i = 0; i < emit; i++, q += TFRAG_LIGHT_RECORD_BYTES) {
+            PUSH(x->rb_light, tfrag_light_row, l);
+            l->file_ofs = data->file_ofs + first + (uint64_t)i * TFRAG_LIGHT_RECORD_BYTES;
+            l->patch_row = prow;
+            l->index = (uint16_t)i;
+            l->unknown_0 = q[0];
+            l->intensity = q[1];
+            l->azimuth = q[2];
+            l->elevation = q[3];
+            l->color = gc_load_u16le(q + 4);
+            l->select = gc_load_u16le(q + 6);
+        }
+        return GC_OK;
+    }
+    for (uint32_t i = 0; i < emit; i++) { /* every window fails: rows of zeros, as ever */
         gc_reader r =
             gc_window(data, first + (size_t)i * TFRAG_LIGHT_RECORD_BYTES, TFRAG_LIGHT_RECORD_BYTES);
         PUSH(x->rb_light, tfrag_light_row, l);
@@ -1727,7 +1785,10 @@ static void light_vertex(light_ctx *cx, tfrag_light_row *l)
     l->lit = 1;
 }
 
-static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
+/* fresh: the rows were just pushed (zeroed, then the record's fields
+ * written), so nothing derived is there to clear; gc_tfrag_relight passes
+ * false. */
+static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb, bool fresh)
 {
     /* Historical bug (fault light_host_float): the pass in host IEEE float
      * (light_channel, light_term); constant 0 unless faults are compiled in */
@@ -1757,12 +1818,14 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
     size_t lit = 0;
     for (size_t i = 0; i < rb->count; i++) {
         tfrag_light_row *l = (tfrag_light_row *)(void *)(rb->data + i * rb->desc->row_size);
-        /* clear what a previous pass derived; keep what the record holds */
-        tfrag_light_row rec = *l;
-        memset(l, 0, sizeof *l);
-        l->file_ofs = rec.file_ofs, l->patch_row = rec.patch_row, l->index = rec.index;
-        l->unknown_0 = rec.unknown_0, l->intensity = rec.intensity, l->azimuth = rec.azimuth;
-        l->elevation = rec.elevation, l->color = rec.color, l->select = rec.select;
+        if (!fresh) {
+            /* clear what a previous pass derived; keep what the record holds */
+            tfrag_light_row rec = *l;
+            memset(l, 0, sizeof *l);
+            l->file_ofs = rec.file_ofs, l->patch_row = rec.patch_row, l->index = rec.index;
+            l->unknown_0 = rec.unknown_0, l->intensity = rec.intensity, l->azimuth = rec.azimuth;
+            l->elevation = rec.elevation, l->color = rec.color, l->select = rec.select;
+        }
         if (ok)
             light_vertex(&cx, l);
         lit += l->lit;
@@ -1780,13 +1843,14 @@ static size_t lighting_pass(gc_level *lv, gc_rowbuf *rb)
 size_t gc_tfrag_relight(gc_level *lv)
 {
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_tfrag_light);
-    return rb ? lighting_pass(lv, rb) : 0;
+    return rb ? lighting_pass(lv, rb, false) : 0;
 }
 
 static void clear_scratch(scratch *s)
 {
     memset(s->pos_present, 0, s->pos_hi);
     memset(s->vi_present, 0, s->vi_hi);
+    memset(s->vi_vertex, 0xff, s->vi_hi * sizeof s->vi_vertex[0]);
     s->pos_hi = s->vi_hi = 0;
     for (int i = 0; i < LOD_COUNT; i++) {
         s->strips[i].n = 0;
@@ -2026,6 +2090,7 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         st = gc_diag_set(diag, GC_E_NOMEM, (uint64_t)start, "tfrag scratch");
         goto out;
     }
+    memset(s->vi_vertex, 0xff, sizeof s->vi_vertex);
     tfrag_ctx x = {
         .lv = lv,
         .rb_patch = gc_level_rows(lv, &gc_table_tfrag_patch),
@@ -2081,7 +2146,7 @@ static gc_status tfrag_run(gc_level *lv, gc_diag *diag)
         }
         gc_diag_pop(diag);
     }
-    lighting_pass(lv, x.rb_light);
+    lighting_pass(lv, x.rb_light, true);
 out:
     free(s);
     return st;

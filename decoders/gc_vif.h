@@ -134,6 +134,25 @@ void gc_vif_begin(gc_vif_walker *w, gc_reader list, unsigned framing);
  *  returns -1. */
 int gc_vif_next(gc_vif_walker *w, gc_vif_code *out);
 
+/** Steps over the NOP codes at the cursor (a NOP is one bare word in every
+ *  framing) and returns how many: the same walk as that many gc_vif_next
+ *  calls returning NOP codes (w->codes counts them), for a caller with
+ *  nothing to do on a NOP. A cut word is left for gc_vif_next to report.
+ *  The moby VIF lists are mostly NOPs (~70% of 1.8 M codes a corpus pass
+ *  between moby and tfrag), and a full code costs ~100 instructions. */
+static inline uint32_t gc_vif_skip_nops(gc_vif_walker *w)
+{
+    if (w->error != GC_VIF_OK)
+        return 0;
+    size_t pos = w->r.pos, size = w->r.size;
+    uint32_t n = 0;
+    while (size - pos >= 4 && (w->r.data[pos + 3] & 0x7f) == GC_VIF_NOP)
+        pos += 4, n++;
+    w->r.pos = pos;
+    w->codes += n;
+    return n;
+}
+
 /** "NOP", "STROW", "UNPACK", ...; "?" for an undefined command. */
 const char *gc_vif_cmd_name(uint8_t cmd);
 /** "ok", "cut", "unknown_command". */

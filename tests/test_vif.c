@@ -252,3 +252,121 @@ Test(vif, empty_list_ends_at_once)
     cr_assert_eq(gc_vif_next(&vw, &c), 0);
     cr_assert_eq(vw.error, GC_VIF_OK);
 }
+
+/* gc_vif_next writes its code field by field into *out: every UNPACK-only
+ * field must still read zero for another code, whatever *out held before,
+ * and a failing call must leave *out as it was. */
+Test(vif, code_fields_written_in_place)
+{
+    buf w = {.n = 0};
+    put32(&w, 0x30000000); /* STROW + 16 bytes */
+    fill(&w, 16, 0x22);
+    put32(&w, unpack(GC_VIF_V4_8, 1, 1, 0x123));
+    fill(&w, 4, 0x33);
+    put32(&w, 0x01000404); /* STCYCL */
+    w.b[w.n++] = 0x00;     /* a cut word */
+    gc_vif_walker vw = start(&w, 0, 0x1000);
+    gc_vif_code c;
+    memset(&c, 0xab, sizeof c);
+    cr_assert_eq(gc_vif_next(&vw, &c), 1);
+    cr_assert_eq(c.cmd, GC_VIF_STROW);
+    cr_assert(!c.is_unpack);
+    cr_assert_eq(c.vnvl, 0);
+    cr_assert_eq(c.vn, 0);
+    cr_assert_eq(c.vl, 0);
+    cr_assert(!c.usn && !c.flg && !c.mask);
+    cr_assert_eq(c.addr_qwords, 0);
+    cr_assert_eq(c.count, 0);
+    cr_assert_eq(c.elem_bytes, 0);
+    cr_assert_eq(c.payload, w.b + 4);
+    cr_assert_eq(c.payload_bytes, 16);
+    cr_assert_eq(c.payload_ofs, 4);
+    cr_assert_eq(c.total_bytes, 20);
+    cr_assert_eq(c.file_ofs, 0x1000);
+
+    memset(&c, 0xab, sizeof c);
+    cr_assert_eq(gc_vif_next(&vw, &c), 1);
+    cr_assert(c.is_unpack);
+    cr_assert_eq(c.vnvl, GC_VIF_V4_8);
+    cr_assert_eq(c.vn, 3);
+    cr_assert_eq(c.vl, 2);
+    cr_assert(c.usn && c.flg && !c.mask);
+    cr_assert_eq(c.addr_qwords, 0x123);
+    cr_assert_eq(c.count, 1);
+    cr_assert_eq(c.elem_bytes, 4);
+    cr_assert_eq(c.payload_ofs, 24);
+    cr_assert_eq(c.file_ofs, 0x1000 + 20);
+
+    memset(&c, 0xab, sizeof c);
+    cr_assert_eq(gc_vif_next(&vw, &c), 1);
+    cr_assert_eq(c.cmd, GC_VIF_STCYCL);
+    cr_assert_null(c.payload);
+    cr_assert_eq(c.payload_bytes, 0);
+    cr_assert_eq(c.payload_ofs, 0);
+    cr_assert_eq(c.count, 0);
+    cr_assert_eq(c.vnvl, 0);
+
+    gc_vif_code before;
+    memset(&c, 0xcd, sizeof c);
+    memcpy(&before, &c, sizeof c);
+    cr_assert_eq(gc_vif_next(&vw, &c), -1);
+    cr_assert_eq(vw.error, GC_VIF_E_CUT);
+    cr_assert_eq(memcmp(&before, &c, sizeof c), 0, "a failing call wrote *out");
+}
+
+/* gc_vif_skip_nops walks exactly as gc_vif_next would over NOP codes (any
+ * num/imm, the interrupt bit set or not), counts them in w->codes, and leaves
+ * everything else (another code, a cut word) to gc_vif_next. */
+Test(vif, skip_nops_is_the_same_walk)
+{
+    buf w = {.n = 0};
+    put32(&w, 0x00000000);
+    put32(&w, 0x80ff1234); /* NOP with the interrupt bit, num and imm */
+    put32(&w, 0x00ab0001);
+    put32(&w, unpack(GC_VIF_V4_8, 1, 1, 0x10));
+    fill(&w, 4, 0x00); /* a payload of zeros is not a NOP */
+    put32(&w, 0x00000000);
+    put32(&w, 0x01000404); /* STCYCL */
+    put32(&w, 0x00000000);
+    put32(&w, 0x00000000);
+    w.b[w.n++] = 0x00; /* a cut word: 3 bytes */
+    w.b[w.n++] = 0x00;
+    w.b[w.n++] = 0x00;
+
+    /* every code through gc_vif_next */
+    gc_vif_walker a = start(&w, 0, 0);
+    gc_vif_code c;
+    size_t ofs_a[16];
+    unsigned na = 0;
+    int rc;
+    while ((rc = gc_vif_next(&a, &c)) == 1)
+        if (c.cmd != GC_VIF_NOP)
+            ofs_a[na++] = c.ofs;
+    cr_assert_eq(rc, -1);
+
+    gc_vif_walker b = start(&w, 0, 0);
+    size_t ofs_b[16];
+    unsigned nb = 0, skipped = 0;
+    for (;;) {
+        uint32_t k = gc_vif_skip_nops(&b);
+        skipped += k;
+        if (nb == 0)
+            cr_assert_eq(k, 3, "three NOPs lead the list");
+        rc = gc_vif_next(&b, &c);
+        if (rc != 1)
+            break;
+        cr_assert_neq(c.cmd, GC_VIF_NOP, "a NOP was left for gc_vif_next");
+        ofs_b[nb++] = c.ofs;
+    }
+    cr_assert_eq(rc, -1);
+    cr_assert_eq(skipped, 6);
+    cr_assert_eq(na, 2);
+    cr_assert_eq(nb, na);
+    for (unsigned i = 0; i < na; i++)
+        cr_assert_eq(ofs_b[i], ofs_a[i]);
+    cr_assert_eq(b.codes, a.codes);
+    cr_assert_eq(b.error, a.error);
+    cr_assert_eq(b.error_ofs, a.error_ofs);
+    cr_assert_eq(b.error_file_ofs, a.error_file_ofs);
+    cr_assert_eq(gc_vif_skip_nops(&b), 0, "no skipping after an error");
+}
