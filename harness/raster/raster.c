@@ -345,7 +345,7 @@ INLINE uint64_t texel_lanes(const uint8_t *texels, size_t k, const gc_rs_clut *c
  * lanes (t[0] t00, t[1] t10, t[2] t01, t[3] t11), and the weights' fx, fy. */
 INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, const uint8_t *rgba,
                             uint32_t w, uint32_t h, float u, float v, int wrap_s, int wrap_t,
-                            const gc_rs_clut *clut, const int indexed)
+                            const gc_rs_clut *clut, const int indexed, const int rep)
 {
     int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
     *pfx = fu & 255;
@@ -353,8 +353,18 @@ INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, const uin
     /* floor(fu / 256) by a shift of a non-negative value (|fu| <= 1e9 < 2^30) */
     int32_t x0 = (int32_t)((uint32_t)(fu + 0x40000000) >> 8) - 0x400000;
     int32_t y0 = (int32_t)((uint32_t)(fv + 0x40000000) >> 8) - 0x400000;
-    uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
-    uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
+    uint32_t xa, xb, ya, yb;
+    if (rep) { /* wrap_coord's REPEAT of a power of two, without testing for it */
+        xa = (uint32_t)x0 & (w - 1);
+        xb = (uint32_t)(x0 + 1) & (w - 1);
+        ya = (uint32_t)y0 & (h - 1);
+        yb = (uint32_t)(y0 + 1) & (h - 1);
+    } else {
+        xa = wrap_coord(x0, w, wrap_s);
+        xb = wrap_coord(x0 + 1, w, wrap_s);
+        ya = wrap_coord(y0, h, wrap_t);
+        yb = wrap_coord(y0 + 1, h, wrap_t);
+    }
     t[0] = texel_lanes(rgba, (size_t)ya * w + xa, clut, indexed);
     t[1] = texel_lanes(rgba, (size_t)ya * w + xb, clut, indexed);
     t[2] = texel_lanes(rgba, (size_t)yb * w + xa, clut, indexed);
@@ -554,7 +564,7 @@ INLINE void edge_span(int64_t e, int64_t step, int64_t *lo, int64_t *hi)
 
 INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture *tex,
                        const int textured, const int indexed, const int linear, const int mip,
-                       const int flat)
+                       const int flat, const int rep)
 {
     const uint32_t W = t->width;
     uint8_t *const rgba = t->rgba;
@@ -642,7 +652,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                     uint64_t t4[4];
                     int32_t fx, fy;
                     bilinear_texels(t4, &fx, &fy, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t,
-                                    clut, indexed);
+                                    clut, indexed, rep);
 #if GC_RS_SSE2
                     uint32_t px;
                     if (!filter_modulate_sse2(&px, t4, fx, fy, (__m128i)ci)) {
@@ -665,8 +675,9 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                     filter_scalar(tx, t4, fx, fy);
 #endif
                 } else {
-                    uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, wrap_s);
-                    uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, wrap_t);
+                    const int32_t fs = floor_to_int(s * fw), ft = floor_to_int(tt * fh);
+                    const uint32_t ix = rep ? (uint32_t)fs & (lw - 1) : wrap_coord(fs, lw, wrap_s);
+                    const uint32_t iy = rep ? (uint32_t)ft & (lh - 1) : wrap_coord(ft, lh, wrap_t);
                     const uint32_t c = texel_at(lrgba, (size_t)iy * lw + ix, clut, indexed);
                     memcpy(tx, &c, sizeof tx);
                 }
@@ -863,19 +874,28 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         su->flat[k] = fc[k];
     if (!tex) {
         if (flat)
-            pixel_loop(t, su, NULL, 0, 0, 0, 0, 1);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 1, 0);
         else
-            pixel_loop(t, su, NULL, 0, 0, 0, 0, 0);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 0, 0);
         return;
     }
     const int indexed = tex->clut != NULL;
     const int linear = tex->filter == GC_RS_FILTER_LINEAR, mip = tex->mip_count != 0;
-    /* one instance of the loop per combination: case bits indexed, linear, mip, flat */
+    /* Both axes REPEAT and every level a power of two on both sides (as
+     * every GS texture is): wrapping is a mask, with no test of the mode
+     * or the size per texel. */
+    int rep = tex->wrap_s == GC_RS_WRAP_REPEAT && tex->wrap_t == GC_RS_WRAP_REPEAT;
+    for (uint32_t l = 0; rep && l <= tex->mip_count && l <= GC_RS_MIP_EXTRA; l++) {
+        const uint32_t w = l ? tex->mip_width[l - 1] : tex->width,
+                       h = l ? tex->mip_height[l - 1] : tex->height;
+        rep = (w & (w - 1)) == 0 && (h & (h - 1)) == 0;
+    }
+    /* one instance of the loop per combination: case bits rep, indexed, linear, mip, flat */
 #define PIXEL_CASE(n)                                                                              \
     case n:                                                                                        \
-        pixel_loop(t, su, tex, 1, (n >> 3) & 1, (n >> 2) & 1, (n >> 1) & 1, n & 1);                \
+        pixel_loop(t, su, tex, 1, (n >> 3) & 1, (n >> 2) & 1, (n >> 1) & 1, n & 1, (n >> 4) & 1);  \
         break
-    switch ((indexed << 3) | (linear << 2) | (mip << 1) | flat) {
+    switch ((rep << 4) | (indexed << 3) | (linear << 2) | (mip << 1) | flat) {
         PIXEL_CASE(0);
         PIXEL_CASE(1);
         PIXEL_CASE(2);
@@ -891,8 +911,24 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         PIXEL_CASE(12);
         PIXEL_CASE(13);
         PIXEL_CASE(14);
+        PIXEL_CASE(15);
+        PIXEL_CASE(16);
+        PIXEL_CASE(17);
+        PIXEL_CASE(18);
+        PIXEL_CASE(19);
+        PIXEL_CASE(20);
+        PIXEL_CASE(21);
+        PIXEL_CASE(22);
+        PIXEL_CASE(23);
+        PIXEL_CASE(24);
+        PIXEL_CASE(25);
+        PIXEL_CASE(26);
+        PIXEL_CASE(27);
+        PIXEL_CASE(28);
+        PIXEL_CASE(29);
+        PIXEL_CASE(30);
     default:
-        pixel_loop(t, su, tex, 1, 1, 1, 1, 1);
+        pixel_loop(t, su, tex, 1, 1, 1, 1, 1, 1);
         break;
     }
 #undef PIXEL_CASE
