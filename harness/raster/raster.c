@@ -28,6 +28,18 @@
  * arithmetic in the same order. */
 #define INLINE static inline __attribute__((always_inline))
 
+/* Four floats or ints evaluated lane by lane (GCC/clang vector extensions:
+ * SSE on x86-64). Each lane's result is the IEEE single-precision result of
+ * the same scalar operation, so a plane evaluated in a lane has the bits of
+ * the scalar expression base + f1 * k1 + f2 * k2 (no contraction). */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+INLINE v4f splat(float x)
+{
+    return (v4f){x, x, x, x};
+}
+
 int gc_rs_wrap_from_clamp(uint32_t wm)
 {
     /* CLAMP_1 WMS/WMT: 0 REPEAT, 1 CLAMP, 2 REGION_CLAMP, 3 REGION_REPEAT. */
@@ -343,11 +355,33 @@ INLINE uint64_t texel_lanes(const uint8_t *texels, size_t k, const gc_rs_clut *c
 
 /* The four texels of a bilinear sample at texel-space (u, v), in 16-bit
  * lanes (t[0] t00, t[1] t10, t[2] t01, t[3] t11), and the weights' fx, fy. */
+/* floor_to_int(u * 256 - 128) of u and v, taken from lanes 1 and 2 of uv. */
+INLINE void floor_uv(v4f uv, int32_t *fu, int32_t *fv)
+{
+#if GC_RS_SSE2
+    /* the same operations lane by lane: max(x, -1e9) keeps x only when x >
+     * -1e9 (so NaN gives -1e9) and min(x, 1e9) keeps it when x < 1e9, as
+     * floor_to_int's two tests; truncation, and one less where the
+     * truncated value converted back exceeds x */
+    const __m128 x = (__m128)(uv * splat(256.0f) - splat(128.0f));
+    const __m128 c = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(-1e9f)), _mm_set1_ps(1e9f));
+    __m128i i = _mm_cvttps_epi32(c);
+    i = _mm_add_epi32(i, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(i), c)));
+    *fu = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 1));
+    *fv = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 2));
+#else
+    *fu = floor_to_int(uv[1] * 256.0f - 128.0f);
+    *fv = floor_to_int(uv[2] * 256.0f - 128.0f);
+#endif
+}
+
+/* uv: lanes 1 and 2 the texel-space coordinates u and v. */
 INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, const uint8_t *rgba,
-                            uint32_t w, uint32_t h, float u, float v, int wrap_s, int wrap_t,
+                            uint32_t w, uint32_t h, v4f uv, int wrap_s, int wrap_t,
                             const gc_rs_clut *clut, const int indexed, const int rep)
 {
-    int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
+    int32_t fu, fv;
+    floor_uv(uv, &fu, &fv);
     *pfx = fu & 255;
     *pfy = fv & 255;
     /* floor(fu / 256) by a shift of a non-negative value (|fu| <= 1e9 < 2^30) */
@@ -474,13 +508,6 @@ static int is_top_left(int64_t dx, int64_t dy)
     return dy < 0 || (dy == 0 && dx > 0);
 }
 
-/* Four floats or ints evaluated lane by lane (GCC/clang vector extensions:
- * SSE on x86-64). Each lane's result is the IEEE single-precision result of
- * the same scalar operation, so a plane evaluated in a lane has the bits of
- * the scalar expression base + f1 * k1 + f2 * k2 (no contraction). */
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
-
 /* One screen triangle after setup: what the pixel loop reads. */
 typedef struct tri_setup {
     v4f qst[3];                 /* planes of 1/w, s/w, t/w (and 0): base, k1, k2 */
@@ -501,11 +528,6 @@ INLINE v4i colour_to_int4(v4f c)
     v4i bits = ((v4i)c & ~big) | ((v4i)top & big);
     v4f clamped = (v4f)(bits & pos);
     return __builtin_convertvector(clamped + half, v4i);
-}
-
-INLINE v4f splat(float x)
-{
-    return (v4f){x, x, x, x};
 }
 
 /* to_fixed on four lanes for a point inside the guard band (outcode 0): the
@@ -651,8 +673,8 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 if (linear) {
                     uint64_t t4[4];
                     int32_t fx, fy;
-                    bilinear_texels(t4, &fx, &fy, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t,
-                                    clut, indexed, rep);
+                    bilinear_texels(t4, &fx, &fy, lrgba, lw, lh, st * (v4f){0.0f, fw, fh, 0.0f},
+                                    wrap_s, wrap_t, clut, indexed, rep);
 #if GC_RS_SSE2
                     uint32_t px;
                     if (!filter_modulate_sse2(&px, t4, fx, fy, (__m128i)ci)) {
