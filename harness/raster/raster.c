@@ -279,14 +279,14 @@ typedef struct mip_cut_entry {
     uint32_t k_bits, count; /* count 0: empty */
     uint32_t cut[GC_RS_MIP_EXTRA];
 } mip_cut_entry;
-#define MIP_CUT_SLOTS 64
+#define MIP_CUT_SLOTS 256
 static _Thread_local mip_cut_entry mip_cut_cache[MIP_CUT_SLOTS];
 
 static const uint32_t *mip_cuts(float lod_k, uint32_t mip_count)
 {
     uint32_t k;
     memcpy(&k, &lod_k, sizeof k);
-    mip_cut_entry *e = &mip_cut_cache[((k + mip_count) * 0x9E3779B1u) >> 26]; /* 64 slots */
+    mip_cut_entry *e = &mip_cut_cache[((k + mip_count) * 0x9E3779B1u) >> 24]; /* 256 slots */
     if (e->count != mip_count || e->k_bits != k) {
         mip_cuts_compute(lod_k, mip_count, e->cut);
         e->k_bits = k;
