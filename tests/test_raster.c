@@ -488,6 +488,60 @@ Test(raster, mip_level_selection)
 
 /* Bilinear within a level: texel centres at +0.5, 1/256 weights. A 2x1
  * texture (0 | 200) across 16 pixels: u*256 - 128 = (x + 0.5) * 32 - 128. */
+/* The pixel loop finds the mip level by comparing q's bits with the cuts
+ * between levels (gc_rs_mip_level_by_cuts); it must equal gc_rs_mip_level
+ * at every q. Checked for several K (retail ones among them) and chain
+ * lengths: on a grid of bits over q = 2^-31 .. 2^21, every bits value
+ * between two grid points whose levels differ (so each transition is
+ * checked exactly), random bits over all 2^32 (negative, NaN, infinities)
+ * and the special values. */
+static float from_bits(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+Test(raster, mip_level_by_cuts_equals_mip_level)
+{
+    static const float ks[] = {-137.0f / 16.0f, -1.0f,   0.0f,   0.5f,   1.25f,
+                               -0.0625f,        7.9375f, 100.0f, -100.0f};
+    static const uint32_t special[] = {0u,          0x80000000u, 1u,          0x007FFFFFu,
+                                       0x00800000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F800000u,
+                                       0x7FC00000u, 0xFF800000u, 0xBF800000u};
+    uint32_t seed = 777;
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+        for (uint32_t n = 0; n <= 3; n++) {
+            const float k = ks[ki];
+            const uint32_t step = 4097;
+            unsigned transitions = 0;
+            for (uint32_t b = 0x30000000u; b < 0x4A000000u; b += step) {
+                const uint32_t l0 = gc_rs_mip_level(from_bits(b), k, n);
+                cr_assert_eq(gc_rs_mip_level_by_cuts(from_bits(b), k, n), l0, "k %f n %u bits %08x",
+                             k, n, b);
+                if (gc_rs_mip_level(from_bits(b + step), k, n) == l0)
+                    continue;
+                transitions++;
+                for (uint32_t c = b + 1; c < b + step; c++)
+                    cr_assert_eq(gc_rs_mip_level_by_cuts(from_bits(c), k, n),
+                                 gc_rs_mip_level(from_bits(c), k, n), "k %f n %u bits %08x", k, n,
+                                 c);
+            }
+            /* K 100 and -100 put every q of the grid on one level */
+            if (k > -50.0f && k < 50.0f)
+                cr_assert_geq(transitions, n, "k %f n %u", k, n);
+            for (int i = 0; i < 20000; i++) {
+                const uint32_t b = lcg(&seed) ^ lcg(&seed) << 16;
+                cr_assert_eq(gc_rs_mip_level_by_cuts(from_bits(b), k, n),
+                             gc_rs_mip_level(from_bits(b), k, n), "k %f n %u bits %08x", k, n, b);
+            }
+            for (size_t i = 0; i < sizeof special / sizeof special[0]; i++)
+                cr_assert_eq(gc_rs_mip_level_by_cuts(from_bits(special[i]), k, n),
+                             gc_rs_mip_level(from_bits(special[i]), k, n), "k %f n %u bits %08x", k,
+                             n, special[i]);
+        }
+}
+
 Test(raster, bilinear_filter)
 {
     static const uint8_t texels[8] = {0, 0, 0, 0x80, 200, 0, 0, 0x80};
@@ -524,6 +578,67 @@ Test(raster, bilinear_filter)
         cr_assert_eq(px(&t, 15, 0)[0], mode == GC_RS_WRAP_CLAMP ? 200 : 113);
         gc_rs_target_free(&t);
     }
+}
+
+/* The pixel loop's linear filter and modulation (gc_rs_filter_modulate):
+ * its vector path (SSE2 lanes on x86-64) and its portable path against the
+ * GC_RS_FILTER_LINEAR formula written out channel by channel, on random
+ * inputs drawn mostly from the extremes (bytes 0, 1, 127, 128, 254, 255,
+ * weights 0 and 255: where a lane could overflow or a clamp act) and on
+ * every (fx, fy) pair with the largest texels and colours. */
+static uint32_t pick_byte(uint32_t *seed)
+{
+    static const uint8_t edge[6] = {0, 1, 127, 128, 254, 255};
+    uint32_t r = lcg(seed);
+    return (r & 1) ? edge[(r >> 1) % 6] : (r >> 4) & 255;
+}
+
+static void check_filter_modulate(const uint32_t tx[4], uint32_t fx, uint32_t fy, const int col[4])
+{
+    uint8_t want[4];
+    int keep = 1;
+    for (int k = 0; k < 4; k++) {
+        const int t00 = (int)(tx[0] >> (8 * k) & 255), t10 = (int)(tx[1] >> (8 * k) & 255),
+                  t01 = (int)(tx[2] >> (8 * k) & 255), t11 = (int)(tx[3] >> (8 * k) & 255);
+        const int gx = 256 - (int)fx, gy = 256 - (int)fy;
+        const int f =
+            ((t00 * gx + t10 * (int)fx) * gy + (t01 * gx + t11 * (int)fx) * (int)fy + 32768) >> 16;
+        if (k == 3 && f == 0)
+            keep = 0;
+        const int m = (f * col[k]) >> 7;
+        want[k] = (uint8_t)(m > 255 ? 255 : m);
+    }
+    for (int simd = 0; simd < 2; simd++) {
+        uint8_t got[4] = {0, 0, 0, 0};
+        const int r = gc_rs_filter_modulate(simd, tx, fx, fy, col, got);
+        cr_assert_eq(r, keep, "simd %d fx %u fy %u", simd, fx, fy);
+        if (keep)
+            cr_assert_arr_eq(
+                got, want, 4, "simd %d texels %08x %08x %08x %08x fx %u fy %u colour %d %d %d %d",
+                simd, tx[0], tx[1], tx[2], tx[3], fx, fy, col[0], col[1], col[2], col[3]);
+    }
+}
+
+Test(raster, filter_modulate_paths_agree)
+{
+    uint32_t seed = 12345;
+    for (int i = 0; i < 400000; i++) {
+        uint32_t tx[4];
+        for (int j = 0; j < 4; j++)
+            tx[j] = pick_byte(&seed) | pick_byte(&seed) << 8 | pick_byte(&seed) << 16 |
+                    pick_byte(&seed) << 24;
+        const int col[4] = {(int)pick_byte(&seed), (int)pick_byte(&seed), (int)pick_byte(&seed),
+                            (int)pick_byte(&seed)};
+        check_filter_modulate(tx, pick_byte(&seed), pick_byte(&seed), col);
+    }
+    const uint32_t hi[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFFFFFFu};
+    const uint32_t mixed[4] = {0xFF00FF00u, 0x00FF00FFu, 0x80FF0180u, 0x01807FFEu};
+    const int white[4] = {255, 255, 255, 255}, ps2[4] = {0x80, 0x81, 0x7F, 0x80};
+    for (uint32_t fx = 0; fx < 256; fx++)
+        for (uint32_t fy = 0; fy < 256; fy++) {
+            check_filter_modulate(hi, fx, fy, white);
+            check_filter_modulate(mixed, fx, fy, ps2);
+        }
 }
 
 /* ---- shared vertices (gc_rs_project + gc_rs_draw_indexed) ---------------- */

@@ -159,9 +159,23 @@ typedef struct gc_rs_clut {
 /* Fill c->lanes from c->rgba. */
 void gc_rs_clut_lanes(gc_rs_clut *c);
 
+/* One pixel of the linear filter and the TFX MODULATE, as the pixel loop
+ * does it: texel[0..3] the four texels (t00, t10, t01, t11, bytes R, G, B,
+ * A in memory order), fx, fy the weights' fractions (0..255), colour the
+ * vertex colour (0..255). Returns 0 when the filtered alpha is 0 (the
+ * pixel is discarded), else 1 with out the modulated R, G, B, A. simd != 0
+ * takes the vector path the pixel loop uses where there is one (SSE2 on
+ * x86-64), 0 the portable one; both must give the same bytes (tests). */
+int gc_rs_filter_modulate(int simd, const uint32_t texel[4], uint32_t fx, uint32_t fy,
+                          const int colour[4], uint8_t out[4]);
+
 /* The mip level a pixel at depth value q (= 1/w) samples: round(log2(1/q)
  * + lod_k) clamped to 0..mip_count. Exposed for tests and reports. */
 uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count);
+/* The same level as the pixel loop finds it, by comparing q's bits with
+ * the cuts between levels (found once per lod_k and mip_count, at most
+ * GC_RS_MIP_EXTRA); equal to gc_rs_mip_level for every q (tests). */
+uint32_t gc_rs_mip_level_by_cuts(float q, float lod_k, uint32_t mip_count);
 
 /* A world-space vertex. rgba: vertex colour, 0x80 = 1.0 (alpha 0..0x80). */
 typedef struct gc_rs_vertex {

@@ -11,12 +11,34 @@
 
 #include "gc_bigmem.h"
 
+/* SSE2 is baseline on x86-64: the linear filter and the modulation of a
+ * pixel go through its integer lanes there (filter_modulate_sse2); other
+ * targets use the portable form of the same arithmetic. */
+#if defined(__SSE2__)
+#define GC_RS_SSE2 1
+#include <emmintrin.h>
+#else
+#define GC_RS_SSE2 0
+#endif
+
 /* The pixel loop is instantiated once per combination of its per-triangle
  * switches (texture, filter, mip chain, flat colour), so none of them is
  * tested per pixel; the helpers it calls are forced inline for the same
  * reason. Only speed depends on this: each instance does the same
  * arithmetic in the same order. */
 #define INLINE static inline __attribute__((always_inline))
+
+/* Four floats or ints evaluated lane by lane (GCC/clang vector extensions:
+ * SSE on x86-64). Each lane's result is the IEEE single-precision result of
+ * the same scalar operation, so a plane evaluated in a lane has the bits of
+ * the scalar expression base + f1 * k1 + f2 * k2 (no contraction). */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int32_t v4i __attribute__((vector_size(16)));
+
+INLINE v4f splat(float x)
+{
+    return (v4f){x, x, x, x};
+}
 
 int gc_rs_wrap_from_clamp(uint32_t wm)
 {
@@ -213,6 +235,81 @@ uint32_t gc_rs_mip_level(float q, float lod_k, uint32_t mip_count)
     return mip_level(q, lod_k, mip_count);
 }
 
+/* mip_level by comparisons. For q > 0 (every pixel that passes the depth
+ * test: the depth buffer starts at 0 and only takes such q) the level does
+ * not rise as q's bits rise: e + m does not fall (for one exponent m grows
+ * with the bits and the float sum rounds monotonically; at the next
+ * exponent e + 1 + 0 >= e + m rounded, as m < 1), and lod_k - x, + 0.5, the
+ * comparisons and the truncation are monotonic too. So level(q) is the
+ * number of l in 1..mip_count with bits(q) <= cut[l - 1], the largest bits
+ * whose level is >= l (found by bisection over the positive floats with
+ * mip_level itself), or 0 when none is. The comparison is made on
+ * bits - 1, unsigned, so +0 (bits 0) wraps above every cut and gets level
+ * 0 as mip_level gives it; negative and NaN bits lie above every cut too.
+ * tests/test_raster.c compares the two around every cut and at random. */
+INLINE void mip_cuts_compute(float lod_k, uint32_t mip_count, uint32_t cut[GC_RS_MIP_EXTRA])
+{
+    for (uint32_t l = 1; l <= GC_RS_MIP_EXTRA; l++) {
+        cut[l - 1] = 0;
+        if (l > mip_count)
+            continue;
+        uint32_t lo = 1, hi = 0x7F800000u; /* smallest positive float .. +inf */
+        float q;
+        memcpy(&q, &lo, sizeof q);
+        if (mip_level(q, lod_k, mip_count) < l)
+            continue; /* none reaches level l */
+        /* mip_level(lo) >= l; find the last such bits in lo..hi */
+        while (lo < hi) {
+            const uint32_t mid = lo + (hi - lo + 1) / 2;
+            memcpy(&q, &mid, sizeof q);
+            if (mip_level(q, lod_k, mip_count) >= l)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        cut[l - 1] = lo;
+    }
+}
+
+/* The cuts of recently used (lod_k, mip_count) pairs, per thread (sweep
+ * jobs render in parallel): a level's textures share a few K values, and
+ * the bisection costs about 100 mip_level calls, far more than a triangle's
+ * pixels would save. */
+typedef struct mip_cut_entry {
+    uint32_t k_bits, count; /* count 0: empty */
+    uint32_t cut[GC_RS_MIP_EXTRA];
+} mip_cut_entry;
+#define MIP_CUT_SLOTS 256
+static _Thread_local mip_cut_entry mip_cut_cache[MIP_CUT_SLOTS];
+
+static const uint32_t *mip_cuts(float lod_k, uint32_t mip_count)
+{
+    uint32_t k;
+    memcpy(&k, &lod_k, sizeof k);
+    mip_cut_entry *e = &mip_cut_cache[((k + mip_count) * 0x9E3779B1u) >> 24]; /* 256 slots */
+    if (e->count != mip_count || e->k_bits != k) {
+        mip_cuts_compute(lod_k, mip_count, e->cut);
+        e->k_bits = k;
+        e->count = mip_count;
+    }
+    return e->cut;
+}
+
+INLINE uint32_t mip_level_cut(float q, const uint32_t cut[GC_RS_MIP_EXTRA])
+{
+    uint32_t bits;
+    memcpy(&bits, &q, sizeof bits);
+    const uint32_t b = bits - 1u;
+    return (uint32_t)(b < cut[0]) + (uint32_t)(b < cut[1]) + (uint32_t)(b < cut[2]);
+}
+
+uint32_t gc_rs_mip_level_by_cuts(float q, float lod_k, uint32_t mip_count)
+{
+    if (mip_count > GC_RS_MIP_EXTRA)
+        mip_count = GC_RS_MIP_EXTRA;
+    return mip_level_cut(q, mip_cuts(lod_k, mip_count));
+}
+
 /* Bilinear sample at texel-space (u, v): see GC_RS_FILTER_LINEAR. */
 /* Bytes b0..b3 of u into the four 16-bit lanes of a 64-bit word. */
 INLINE uint64_t spread16(uint32_t u)
@@ -256,21 +353,63 @@ INLINE uint64_t texel_lanes(const uint8_t *texels, size_t k, const gc_rs_clut *c
     return indexed ? clut->lanes[texels[k]] : spread16(load_u32(texels + k * 4));
 }
 
-INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uint32_t h, float u,
-                            float v, int wrap_s, int wrap_t, const gc_rs_clut *clut,
-                            const int indexed)
+/* The four texels of a bilinear sample at texel-space (u, v), in 16-bit
+ * lanes (t[0] t00, t[1] t10, t[2] t01, t[3] t11), and the weights' fx, fy. */
+/* floor_to_int(u * 256 - 128) of u and v, taken from lanes 1 and 2 of uv. */
+INLINE void floor_uv(v4f uv, int32_t *fu, int32_t *fv)
 {
-    int32_t fu = floor_to_int(u * 256.0f - 128.0f), fv = floor_to_int(v * 256.0f - 128.0f);
-    int32_t fx = fu & 255, fy = fv & 255;
+#if GC_RS_SSE2
+    /* the same operations lane by lane: max(x, -1e9) keeps x only when x >
+     * -1e9 (so NaN gives -1e9) and min(x, 1e9) keeps it when x < 1e9, as
+     * floor_to_int's two tests; truncation, and one less where the
+     * truncated value converted back exceeds x */
+    const __m128 x = (__m128)(uv * splat(256.0f) - splat(128.0f));
+    const __m128 c = _mm_min_ps(_mm_max_ps(x, _mm_set1_ps(-1e9f)), _mm_set1_ps(1e9f));
+    __m128i i = _mm_cvttps_epi32(c);
+    i = _mm_add_epi32(i, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(i), c)));
+    *fu = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 1));
+    *fv = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 2));
+#else
+    *fu = floor_to_int(uv[1] * 256.0f - 128.0f);
+    *fv = floor_to_int(uv[2] * 256.0f - 128.0f);
+#endif
+}
+
+/* uv: lanes 1 and 2 the texel-space coordinates u and v. */
+INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, const uint8_t *rgba,
+                            uint32_t w, uint32_t h, v4f uv, int wrap_s, int wrap_t,
+                            const gc_rs_clut *clut, const int indexed, const int rep)
+{
+    int32_t fu, fv;
+    floor_uv(uv, &fu, &fv);
+    *pfx = fu & 255;
+    *pfy = fv & 255;
     /* floor(fu / 256) by a shift of a non-negative value (|fu| <= 1e9 < 2^30) */
     int32_t x0 = (int32_t)((uint32_t)(fu + 0x40000000) >> 8) - 0x400000;
     int32_t y0 = (int32_t)((uint32_t)(fv + 0x40000000) >> 8) - 0x400000;
-    uint32_t xa = wrap_coord(x0, w, wrap_s), xb = wrap_coord(x0 + 1, w, wrap_s);
-    uint32_t ya = wrap_coord(y0, h, wrap_t), yb = wrap_coord(y0 + 1, h, wrap_t);
-    const uint64_t t00 = texel_lanes(rgba, (size_t)ya * w + xa, clut, indexed),
-                   t10 = texel_lanes(rgba, (size_t)ya * w + xb, clut, indexed),
-                   t01 = texel_lanes(rgba, (size_t)yb * w + xa, clut, indexed),
-                   t11 = texel_lanes(rgba, (size_t)yb * w + xb, clut, indexed);
+    uint32_t xa, xb, ya, yb;
+    if (rep) { /* wrap_coord's REPEAT of a power of two, without testing for it */
+        xa = (uint32_t)x0 & (w - 1);
+        xb = (uint32_t)(x0 + 1) & (w - 1);
+        ya = (uint32_t)y0 & (h - 1);
+        yb = (uint32_t)(y0 + 1) & (h - 1);
+    } else {
+        xa = wrap_coord(x0, w, wrap_s);
+        xb = wrap_coord(x0 + 1, w, wrap_s);
+        ya = wrap_coord(y0, h, wrap_t);
+        yb = wrap_coord(y0 + 1, h, wrap_t);
+    }
+    t[0] = texel_lanes(rgba, (size_t)ya * w + xa, clut, indexed);
+    t[1] = texel_lanes(rgba, (size_t)ya * w + xb, clut, indexed);
+    t[2] = texel_lanes(rgba, (size_t)yb * w + xa, clut, indexed);
+    t[3] = texel_lanes(rgba, (size_t)yb * w + xb, clut, indexed);
+}
+
+/* The filter of GC_RS_FILTER_LINEAR on four texels in 16-bit lanes: the
+ * portable form, one 64-bit word holding the four channels. */
+INLINE void filter_scalar(uint8_t out[4], const uint64_t t[4], int32_t fx, int32_t fy)
+{
+    const uint64_t t00 = t[0], t10 = t[1], t01 = t[2], t11 = t[3];
     const uint64_t gx = (uint64_t)(256 - fx), hx = (uint64_t)fx;
     const uint64_t gy = (uint64_t)(256 - fy), hy = (uint64_t)fy;
     uint64_t top = t00 * gx + t10 * hx;
@@ -282,6 +421,73 @@ INLINE void sample_bilinear(uint8_t out[4], const uint8_t *rgba, uint32_t w, uin
     out[1] = (uint8_t)(odd >> 16);
     out[2] = (uint8_t)(even >> 48);
     out[3] = (uint8_t)(odd >> 48);
+}
+
+#if GC_RS_SSE2
+/* filter_scalar and the modulation (tex * col) >> 7 clamped to 255 for
+ * one pixel in SSE2 lanes (baseline on x86-64), integer arithmetic with the
+ * same exact values, so the same bytes (tests/test_raster.c compares the two
+ * on random and extreme inputs). t00 and t01 share a register, t10 and t11
+ * another: the horizontal pass gives top and bottom at once in 16-bit
+ * lanes (each <= 255 * 256, as filter_scalar's bound); the vertical pass
+ * is the 32-bit products from the low and high halves of 16 x 16 bit
+ * multiplies; the modulation's product <= 255 * 255 fits a 16-bit lane
+ * unsigned, and after the shift (<= 508) the signed-to-unsigned byte pack
+ * saturates at 255, which is the clamp. col: the colour, 0..255 in 32-bit
+ * lanes. Returns 0 (and leaves *out) when the filtered alpha is 0; else
+ * *out holds R, G, B, A in memory order (x86 is little-endian). */
+INLINE int filter_modulate_sse2(uint32_t *out, const uint64_t t[4], int32_t fx, int32_t fy,
+                                __m128i col)
+{
+    const __m128i x = _mm_set_epi64x((long long)t[2], (long long)t[0]);
+    const __m128i y = _mm_set_epi64x((long long)t[3], (long long)t[1]);
+    const __m128i gx = _mm_set1_epi16((short)(256 - fx)), hx = _mm_set1_epi16((short)fx);
+    const __m128i tb = _mm_add_epi16(_mm_mullo_epi16(x, gx), _mm_mullo_epi16(y, hx));
+    const __m128i vy =
+        _mm_unpacklo_epi64(_mm_set1_epi16((short)(256 - fy)), _mm_set1_epi16((short)fy));
+    const __m128i lo = _mm_mullo_epi16(tb, vy), hi = _mm_mulhi_epu16(tb, vy);
+    const __m128i top = _mm_unpacklo_epi16(lo, hi), bot = _mm_unpackhi_epi16(lo, hi);
+    const __m128i f =
+        _mm_srli_epi32(_mm_add_epi32(_mm_add_epi32(top, bot), _mm_set1_epi32(32768)), 16);
+    if (_mm_extract_epi16(f, 6) == 0)
+        return 0;
+    const __m128i m =
+        _mm_srli_epi16(_mm_mullo_epi16(_mm_packs_epi32(f, f), _mm_packs_epi32(col, col)), 7);
+    *out = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(m, m));
+    return 1;
+}
+#endif
+
+/* The textured pixel of the linear filter, both ways, for the tests. */
+int gc_rs_filter_modulate(int simd, const uint32_t texel[4], uint32_t fx, uint32_t fy,
+                          const int colour[4], uint8_t out[4])
+{
+    const uint64_t t[4] = {spread16(texel[0]), spread16(texel[1]), spread16(texel[2]),
+                           spread16(texel[3])};
+    const int32_t x = (int32_t)(fx & 255u), y = (int32_t)(fy & 255u);
+    int c[4];
+    for (int k = 0; k < 4; k++)
+        c[k] = colour[k] < 0 ? 0 : colour[k] > 255 ? 255 : colour[k];
+#if GC_RS_SSE2
+    if (simd) {
+        uint32_t px;
+        if (!filter_modulate_sse2(&px, t, x, y, _mm_set_epi32(c[3], c[2], c[1], c[0])))
+            return 0;
+        memcpy(out, &px, 4);
+        return 1;
+    }
+#else
+    (void)simd;
+#endif
+    uint8_t tx[4];
+    filter_scalar(tx, t, x, y);
+    if (tx[3] == 0)
+        return 0;
+    for (int k = 0; k < 4; k++) {
+        const int v = (tx[k] * c[k]) >> 7;
+        out[k] = (uint8_t)(v > 255 ? 255 : v);
+    }
+    return 1;
 }
 
 /* Cd + ((Cs - Cd) * As >> 7), arithmetic (flooring) shift, clamped: the GS's
@@ -301,13 +507,6 @@ static int is_top_left(int64_t dx, int64_t dy)
 {
     return dy < 0 || (dy == 0 && dx > 0);
 }
-
-/* Four floats or ints evaluated lane by lane (GCC/clang vector extensions:
- * SSE on x86-64). Each lane's result is the IEEE single-precision result of
- * the same scalar operation, so a plane evaluated in a lane has the bits of
- * the scalar expression base + f1 * k1 + f2 * k2 (no contraction). */
-typedef float v4f __attribute__((vector_size(16)));
-typedef int32_t v4i __attribute__((vector_size(16)));
 
 /* One screen triangle after setup: what the pixel loop reads. */
 typedef struct tri_setup {
@@ -329,11 +528,6 @@ INLINE v4i colour_to_int4(v4f c)
     v4i bits = ((v4i)c & ~big) | ((v4i)top & big);
     v4f clamped = (v4f)(bits & pos);
     return __builtin_convertvector(clamped + half, v4i);
-}
-
-INLINE v4f splat(float x)
-{
-    return (v4f){x, x, x, x};
 }
 
 /* to_fixed on four lanes for a point inside the guard band (outcode 0): the
@@ -392,7 +586,7 @@ INLINE void edge_span(int64_t e, int64_t step, int64_t *lo, int64_t *hi)
 
 INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture *tex,
                        const int textured, const int indexed, const int linear, const int mip,
-                       const int flat)
+                       const int flat, const int rep)
 {
     const uint32_t W = t->width;
     uint8_t *const rgba = t->rgba;
@@ -404,7 +598,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
      * compiler cannot see is private, so it would reload those per pixel. */
     const v4f q0 = su->qst[0], q1 = su->qst[1], q2 = su->qst[2];
     const v4f c0 = su->col[0], c1 = su->col[1], c2 = su->col[2];
-    const int fr = su->flat[0], fg = su->flat[1], fb = su->flat[2], fa = su->flat[3];
+    const v4i fci = {su->flat[0], su->flat[1], su->flat[2], su->flat[3]};
     /* level l of the chain: 0 the base, 1.. the mip levels */
     uint32_t lv_w[GC_RS_MIP_EXTRA + 1] = {0}, lv_h[GC_RS_MIP_EXTRA + 1] = {0};
     float lv_fw[GC_RS_MIP_EXTRA + 1] = {0}, lv_fh[GC_RS_MIP_EXTRA + 1] = {0};
@@ -428,6 +622,11 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     const uint32_t mip_count =
         textured ? (tex->mip_count < GC_RS_MIP_EXTRA ? tex->mip_count : GC_RS_MIP_EXTRA) : 0;
     const float lod_k = textured ? tex->lod_k : 0.0f;
+    /* the level by three compares (mip_level_cut); in locals, as above */
+    uint32_t cut[GC_RS_MIP_EXTRA] = {0, 0, 0};
+    if (textured && mip)
+        memcpy(cut, mip_cuts(lod_k, mip_count), sizeof cut);
+    const uint32_t cut0 = cut[0], cut1 = cut[1], cut2 = cut[2];
     const gc_rs_clut *const clut = indexed ? tex->clut : NULL;
     const int wrap_s = textured ? tex->wrap_s : 0, wrap_t = textured ? tex->wrap_t : 0;
     const int64_t width = su->px1 - su->px0 + 1;
@@ -459,34 +658,48 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 n_depth_fail++;
                 continue;
             }
-            int cr, cg, cb, ca;
-            if (flat) {
-                cr = fr;
-                cg = fg;
-                cb = fb;
-                ca = fa;
-            } else {
-                const v4i ci = colour_to_int4(c0 + f1v * c1 + f2v * c2);
-                cr = ci[0];
-                cg = ci[1];
-                cb = ci[2];
-                ca = ci[3];
-            }
+            const v4i ci = flat ? fci : colour_to_int4(c0 + f1v * c1 + f2v * c2);
+            uint8_t *dst = rgba + idx * 4;
             int r, g, bl, al;
             if (textured) {
                 const v4f st = qst / (v4f){q, q, q, q};
                 const float s = st[1], tt = st[2];
-                const uint32_t l = mip ? mip_level(q, lod_k, mip_count) : 0;
+                const uint32_t l =
+                    mip ? mip_level_cut(q, (const uint32_t[GC_RS_MIP_EXTRA]){cut0, cut1, cut2}) : 0;
                 const uint32_t lw = lv_w[l], lh = lv_h[l];
                 const uint8_t *lrgba = lv_rgba[l];
                 const float fw = lv_fw[l], fh = lv_fh[l];
                 uint8_t tx[4];
                 if (linear) {
-                    sample_bilinear(tx, lrgba, lw, lh, s * fw, tt * fh, wrap_s, wrap_t, clut,
-                                    indexed);
+                    uint64_t t4[4];
+                    int32_t fx, fy;
+                    bilinear_texels(t4, &fx, &fy, lrgba, lw, lh, st * (v4f){0.0f, fw, fh, 0.0f},
+                                    wrap_s, wrap_t, clut, indexed, rep);
+#if GC_RS_SSE2
+                    uint32_t px;
+                    if (!filter_modulate_sse2(&px, t4, fx, fy, (__m128i)ci)) {
+                        n_discarded++;
+                        continue;
+                    }
+                    if (px >> 24 == 0x80) {
+                        /* the common case, an opaque pixel: one store of
+                         * its four bytes, alpha 0xFF (little-endian) */
+                        px = (px & 0x00FFFFFFu) | 0xFF000000u;
+                        memcpy(dst, &px, 4);
+                        goto written;
+                    }
+                    r = (int)(px & 0xFF);
+                    g = (int)((px >> 8) & 0xFF);
+                    bl = (int)((px >> 16) & 0xFF);
+                    al = (int)(px >> 24);
+                    goto blend_it;
+#else
+                    filter_scalar(tx, t4, fx, fy);
+#endif
                 } else {
-                    uint32_t ix = wrap_coord(floor_to_int(s * fw), lw, wrap_s);
-                    uint32_t iy = wrap_coord(floor_to_int(tt * fh), lh, wrap_t);
+                    const int32_t fs = floor_to_int(s * fw), ft = floor_to_int(tt * fh);
+                    const uint32_t ix = rep ? (uint32_t)fs & (lw - 1) : wrap_coord(fs, lw, wrap_s);
+                    const uint32_t iy = rep ? (uint32_t)ft & (lh - 1) : wrap_coord(ft, lh, wrap_t);
                     const uint32_t c = texel_at(lrgba, (size_t)iy * lw + ix, clut, indexed);
                     memcpy(tx, &c, sizeof tx);
                 }
@@ -494,10 +707,10 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                     n_discarded++;
                     continue;
                 }
-                r = (tx[0] * cr) >> 7;
-                g = (tx[1] * cg) >> 7;
-                bl = (tx[2] * cb) >> 7;
-                al = (tx[3] * ca) >> 7;
+                r = (tx[0] * ci[0]) >> 7;
+                g = (tx[1] * ci[1]) >> 7;
+                bl = (tx[2] * ci[2]) >> 7;
+                al = (tx[3] * ci[3]) >> 7;
                 if (r > 255)
                     r = 255;
                 if (g > 255)
@@ -507,12 +720,14 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 if (al > 255)
                     al = 255;
             } else {
-                r = cr;
-                g = cg;
-                bl = cb;
-                al = ca;
+                r = ci[0];
+                g = ci[1];
+                bl = ci[2];
+                al = ci[3];
             }
-            uint8_t *dst = rgba + idx * 4;
+#if GC_RS_SSE2
+        blend_it:
+#endif
             if (al == 0x80) {
                 dst[0] = (uint8_t)r;
                 dst[1] = (uint8_t)g;
@@ -523,6 +738,9 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 dst[2] = blend(bl, dst[2], al);
             }
             dst[3] = 0xFF;
+#if GC_RS_SSE2
+        written:
+#endif
             depth[idx] = q;
             if (writes && writes[idx] != UINT16_MAX)
                 writes[idx]++;
@@ -678,19 +896,28 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         su->flat[k] = fc[k];
     if (!tex) {
         if (flat)
-            pixel_loop(t, su, NULL, 0, 0, 0, 0, 1);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 1, 0);
         else
-            pixel_loop(t, su, NULL, 0, 0, 0, 0, 0);
+            pixel_loop(t, su, NULL, 0, 0, 0, 0, 0, 0);
         return;
     }
     const int indexed = tex->clut != NULL;
     const int linear = tex->filter == GC_RS_FILTER_LINEAR, mip = tex->mip_count != 0;
-    /* one instance of the loop per combination: case bits indexed, linear, mip, flat */
+    /* Both axes REPEAT and every level a power of two on both sides (as
+     * every GS texture is): wrapping is a mask, with no test of the mode
+     * or the size per texel. */
+    int rep = tex->wrap_s == GC_RS_WRAP_REPEAT && tex->wrap_t == GC_RS_WRAP_REPEAT;
+    for (uint32_t l = 0; rep && l <= tex->mip_count && l <= GC_RS_MIP_EXTRA; l++) {
+        const uint32_t w = l ? tex->mip_width[l - 1] : tex->width,
+                       h = l ? tex->mip_height[l - 1] : tex->height;
+        rep = (w & (w - 1)) == 0 && (h & (h - 1)) == 0;
+    }
+    /* one instance of the loop per combination: case bits rep, indexed, linear, mip, flat */
 #define PIXEL_CASE(n)                                                                              \
     case n:                                                                                        \
-        pixel_loop(t, su, tex, 1, (n >> 3) & 1, (n >> 2) & 1, (n >> 1) & 1, n & 1);                \
+        pixel_loop(t, su, tex, 1, (n >> 3) & 1, (n >> 2) & 1, (n >> 1) & 1, n & 1, (n >> 4) & 1);  \
         break
-    switch ((indexed << 3) | (linear << 2) | (mip << 1) | flat) {
+    switch ((rep << 4) | (indexed << 3) | (linear << 2) | (mip << 1) | flat) {
         PIXEL_CASE(0);
         PIXEL_CASE(1);
         PIXEL_CASE(2);
@@ -706,8 +933,24 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
         PIXEL_CASE(12);
         PIXEL_CASE(13);
         PIXEL_CASE(14);
+        PIXEL_CASE(15);
+        PIXEL_CASE(16);
+        PIXEL_CASE(17);
+        PIXEL_CASE(18);
+        PIXEL_CASE(19);
+        PIXEL_CASE(20);
+        PIXEL_CASE(21);
+        PIXEL_CASE(22);
+        PIXEL_CASE(23);
+        PIXEL_CASE(24);
+        PIXEL_CASE(25);
+        PIXEL_CASE(26);
+        PIXEL_CASE(27);
+        PIXEL_CASE(28);
+        PIXEL_CASE(29);
+        PIXEL_CASE(30);
     default:
-        pixel_loop(t, su, tex, 1, 1, 1, 1, 1);
+        pixel_loop(t, su, tex, 1, 1, 1, 1, 1, 1);
         break;
     }
 #undef PIXEL_CASE
