@@ -6,6 +6,7 @@
  * that walking away never refines the mode and that the sphere, not its
  * centre, is what is tested. */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "gc_level.h"
@@ -31,12 +32,40 @@ typedef struct lod_eval {
     uint64_t d2;  /* squared centre distance, fixed point */
     int64_t r;    /* radius, fixed point, >= 0 */
     int64_t t[3]; /* thresholds T0 = trunc(6L*1024), T1 = trunc(4L*1024), T2 = trunc(2L*1024) */
+    /* The tests' squared bounds, which depend on r and t only (bounds());
+     * lod_run keeps them for a patch's whole walk and sets d2 a sample. */
+    uint64_t near2[3];   /* sq(t + r) */
+    uint64_t far2[3];    /* sq(t - r) */
+    uint64_t centre2[3]; /* sq(t) */
+    bool far_always[3];  /* r >= t */
 } lod_eval;
 
 static uint64_t sq(int64_t v)
 {
     uint64_t a = (uint64_t)(v < 0 ? -v : v);
     return a * a;
+}
+
+/* The thresholds depend on lod_scale alone: lod_run takes them once a level. */
+static void thresholds(float lod_scale, int64_t t[3])
+{
+    static const int units[3] = {GC_LOD_D0_UNITS, GC_LOD_D1_UNITS, GC_LOD_D2_UNITS};
+    for (int k = 0; k < 3; k++) {
+        float d = (float)units[k] * lod_scale;
+        t[k] = fx(d);
+        if (t[k] < 0)
+            t[k] = 0;
+    }
+}
+
+static void bounds(lod_eval *e)
+{
+    for (int k = 0; k < 3; k++) {
+        e->near2[k] = sq(e->t[k] + e->r);
+        e->far2[k] = sq(e->t[k] - e->r);
+        e->centre2[k] = sq(e->t[k]);
+        e->far_always[k] = e->r >= e->t[k];
+    }
 }
 
 static lod_eval evaluate(float lod_scale, const float sphere[4], const float eye[3], int use_radius)
@@ -48,30 +77,25 @@ static lod_eval evaluate(float lod_scale, const float sphere[4], const float eye
     e.r = use_radius ? fx(sphere[3]) : 0;
     if (e.r < 0)
         e.r = 0;
-    static const int units[3] = {GC_LOD_D0_UNITS, GC_LOD_D1_UNITS, GC_LOD_D2_UNITS};
-    for (int k = 0; k < 3; k++) {
-        float d = (float)units[k] * lod_scale;
-        e.t[k] = fx(d);
-        if (e.t[k] < 0)
-            e.t[k] = 0;
-    }
+    thresholds(lod_scale, e.t);
+    bounds(&e);
     return e;
 }
 
 /* The whole sphere is at least T away: |c| - r >= T. */
 static int near_ge(const lod_eval *e, int k)
 {
-    return e->d2 >= sq(e->t[k] + e->r);
+    return e->d2 >= e->near2[k];
 }
 /* Some of the sphere is at least T away: |c| + r >= T. */
 static int far_ge(const lod_eval *e, int k)
 {
-    return e->r >= e->t[k] || e->d2 >= sq(e->t[k] - e->r);
+    return e->far_always[k] || e->d2 >= e->far2[k];
 }
 /* The centre is at least T away. */
 static int centre_ge(const lod_eval *e, int k)
 {
-    return e->d2 >= sq(e->t[k]);
+    return e->d2 >= e->centre2[k];
 }
 
 static gc_lod_mode mode_of(const lod_eval *e)
@@ -112,25 +136,30 @@ static int centre_fault(int fault)
 
 static gc_lod_pick pick_of(const lod_eval *ev)
 {
-    const lod_eval e = *ev;
+    const lod_eval *e = ev;
     gc_lod_pick p;
-    p.mode = mode_of(&e);
-    /* morph weights follow the sphere's far edge, in fixed-point units */
-    double f = sqrt((double)e.d2) + (double)e.r;
-    float w0 = band_weight(f, e.t[2], e.t[1]);  /* LOD-0 band: D2 .. D1 */
-    float w01 = band_weight(f, e.t[1], e.t[0]); /* LOD-01 band: D1 .. D0 */
+    p.mode = mode_of(e);
+    /* morph weights follow the sphere's far edge, in fixed-point units;
+     * only the three morph modes use them, so only they take the root
+     * (the same operations as before, so the same bits) */
+    double f = 0.0;
+    if (p.mode == GC_LOD_MODE_0_MORPH || p.mode == GC_LOD_MODE_0_COLLAPSE ||
+        p.mode == GC_LOD_MODE_1_MORPH)
+        f = sqrt((double)e->d2) + (double)e->r;
     switch (p.mode) {
     case GC_LOD_MODE_0:
         p.strip_lod = 0, p.morph_lod0 = 1.0f, p.morph_lod01 = 1.0f;
         break;
     case GC_LOD_MODE_0_MORPH:
-        p.strip_lod = 0, p.morph_lod0 = w0, p.morph_lod01 = w01;
+        p.strip_lod = 0;
+        p.morph_lod0 = band_weight(f, e->t[2], e->t[1]);  /* LOD-0 band: D2 .. D1 */
+        p.morph_lod01 = band_weight(f, e->t[1], e->t[0]); /* LOD-01 band: D1 .. D0 */
         break;
     case GC_LOD_MODE_0_COLLAPSE:
-        p.strip_lod = 0, p.morph_lod0 = 0.0f, p.morph_lod01 = w01;
+        p.strip_lod = 0, p.morph_lod0 = 0.0f, p.morph_lod01 = band_weight(f, e->t[1], e->t[0]);
         break;
     case GC_LOD_MODE_1_MORPH:
-        p.strip_lod = 1, p.morph_lod0 = 0.0f, p.morph_lod01 = w01;
+        p.strip_lod = 1, p.morph_lod0 = 0.0f, p.morph_lod01 = band_weight(f, e->t[1], e->t[0]);
         break;
     case GC_LOD_MODE_1_COLLAPSE:
         p.strip_lod = 1, p.morph_lod0 = 0.0f, p.morph_lod01 = 0.0f;
@@ -276,6 +305,11 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
         return gc_diag_set(diag, GC_E_INTERNAL, 0, "tfrag tables lack the LOD columns");
     size_t o_ofs = 0; /* file_ofs is the first column of every table */
     float L = load_f32(blocks->data, o_lod);
+    /* what does not change along the walk is taken once: the thresholds a
+     * level, the sphere's fixed-point centre and radius a patch (the same
+     * fx() of the same floats evaluate() takes, so the same integers) */
+    int64_t thr[3];
+    thresholds(L, thr);
     gc_rowbuf *out = gc_level_rows(lv, &gc_table_lod_sweep);
     if (!out)
         return gc_diag_set(diag, GC_E_INTERNAL, 0, "lod.sweep is not registered");
@@ -311,6 +345,18 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
             dist[n++] = b > 0.0f ? b : 0.0f;
         }
         sort_floats(dist, n);
+        int64_t cfx[3] = {fx(sphere[0]), fx(sphere[1]), fx(sphere[2])};
+        /* e: the sphere's tests, ec: the centre-only rule's (radius 0) */
+        lod_eval e, ec;
+        e.d2 = ec.d2 = 0;
+        e.r = fx(sphere[3]);
+        if (e.r < 0)
+            e.r = 0;
+        ec.r = 0;
+        memcpy(e.t, thr, sizeof thr);
+        memcpy(ec.t, thr, sizeof thr);
+        bounds(&e);
+        bounds(&ec);
 
         for (int k = 0; k < n; k++) {
             float eye[3];
@@ -318,9 +364,10 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
                 eye[a] = sphere[a] + dist[k] * sweep_dir[a];
             /* one evaluation serves the pick (as gc_lod_select makes it),
              * the centre-only rule and the straddle flags */
-            lod_eval e = evaluate(L, sphere, eye, 1);
-            lod_eval ec = e;
-            ec.r = 0; /* the centre-only rule: the same test with radius 0 */
+            uint64_t d2 = 0; /* as evaluate(L, sphere, eye, 1) */
+            for (int a = 0; a < 3; a++)
+                d2 += sq(fx(eye[a]) - cfx[a]);
+            e.d2 = ec.d2 = d2;
             gc_lod_pick p = pick_of(centre_fault(lv->fault) ? &ec : &e);
             int str = 0, str_far = 0;
             for (int t = 0; t < 3; t++) {
@@ -348,7 +395,8 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
             s->morph_lod0 = p.morph_lod0;
             s->straddles = (uint8_t)str;
             s->straddles_far = (uint8_t)str_far;
-            s->mode_by_centre = (uint8_t)mode_of(&ec);
+            /* under the fault the pick already is the centre-only rule */
+            s->mode_by_centre = (uint8_t)(centre_fault(lv->fault) ? p.mode : mode_of(&ec));
         }
     }
     gc_diag_pop(diag);
