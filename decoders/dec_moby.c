@@ -467,6 +467,68 @@ static bool read_vif_list(gc_reader cls, const moby_packet_row *p, moby_vif_part
     return ok && rc == 0 && unpacks >= 2;
 }
 
+/* The read-ahead (count_geometry) frames every decoded packet's VIF list; the
+ * decode frames the same lists again. read_vif_list is a function of the class
+ * window and the packet's list offset and size alone, so the read-ahead keeps
+ * each result with that key and the decode takes it when the key matches (in
+ * the decode's order, which is the read-ahead's unless a fault variant walks
+ * the packets differently; a mismatch is framed afresh, so the memo only ever
+ * saves the second walk, ~60 M instructions a retail pass). */
+typedef struct vif_memo_entry {
+    const uint8_t *cls_data;
+    size_t cls_size;
+    uint64_t cls_file_ofs;
+    uint32_t vif_list_offset;
+    uint16_t vif_list_size_qwords;
+    bool ok;
+    moby_vif_parts parts;
+} vif_memo_entry;
+
+typedef struct vif_memo {
+    vif_memo_entry *e;
+    size_t count, cap, next; /* next: the decode's cursor */
+} vif_memo;
+
+static bool memo_key_is(const vif_memo_entry *m, gc_reader cls, const moby_packet_row *p)
+{
+    return m->cls_data == cls.data && m->cls_size == cls.size && m->cls_file_ofs == cls.file_ofs &&
+           m->vif_list_offset == p->vif_list_offset &&
+           m->vif_list_size_qwords == p->vif_list_size_qwords;
+}
+
+/* read_vif_list, remembered; a refused allocation only stops the remembering */
+static bool read_vif_list_keep(vif_memo *mm, gc_reader cls, const moby_packet_row *p,
+                               moby_vif_parts *out)
+{
+    bool ok = read_vif_list(cls, p, out);
+    if (mm->count == mm->cap) {
+        size_t cap = mm->cap ? 2 * mm->cap : 1024;
+        vif_memo_entry *e = cap <= SIZE_MAX / sizeof *e ? realloc(mm->e, cap * sizeof *e) : NULL;
+        if (!e)
+            return ok;
+        mm->e = e, mm->cap = cap;
+    }
+    vif_memo_entry *m = &mm->e[mm->count++];
+    m->cls_data = cls.data, m->cls_size = cls.size, m->cls_file_ofs = cls.file_ofs;
+    m->vif_list_offset = p->vif_list_offset;
+    m->vif_list_size_qwords = p->vif_list_size_qwords;
+    m->ok = ok;
+    m->parts = *out;
+    return ok;
+}
+
+/* the decode's read_vif_list: the read-ahead's result when it framed this list */
+static bool read_vif_list_memo(vif_memo *mm, gc_reader cls, const moby_packet_row *p,
+                               moby_vif_parts *out)
+{
+    if (mm->next < mm->count && memo_key_is(&mm->e[mm->next], cls, p)) {
+        const vif_memo_entry *m = &mm->e[mm->next++];
+        *out = m->parts;
+        return m->ok;
+    }
+    return read_vif_list(cls, p, out);
+}
+
 static uint16_t low9(gc_reader vt, size_t at)
 {
     gc_reader v = gc_window(&vt, at, 2);
@@ -713,7 +775,7 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
 /* Decodes the high- and low-LOD packets of one class (rows [first, first + count) of
  * moby.packet), each LOD list with its own ID cache and texture state. */
 static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, moby_class_row *cr,
-                                 uint32_t class_row, size_t first, size_t count)
+                                 uint32_t class_row, size_t first, size_t count, vif_memo *mm)
 {
     gc_rowbuf *pb = gc_level_rows(lv, &gc_table_moby_packet);
     moby_lod_state *ls = malloc(sizeof *ls);
@@ -737,7 +799,7 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         }
         gc_diag_push_index(diag, "packet", p->index);
         moby_vif_parts vp;
-        p->vif_ok = read_vif_list(cls, p, &vp);
+        p->vif_ok = read_vif_list_memo(mm, cls, p, &vp);
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
         size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
@@ -779,7 +841,7 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
  * capped at twice the vertices so a hostile stream of non-kicking indices
  * cannot make a large reservation. */
 static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t *vertices,
-                           size_t *triangles)
+                           size_t *triangles, vif_memo *mm)
 {
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
     size_t nv = 0, nt = 0;
@@ -811,6 +873,9 @@ static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t 
                 data_floor = p.vif_list_offset;
             if (k >= lods)
                 continue; /* LOD 2: not decoded */
+            /* framed for every decoded packet (the decode frames them all) */
+            moby_vif_parts vp;
+            bool vif_ok = read_vif_list_keep(mm, cls, &p, &vp);
             gc_reader vt =
                 gc_window(&cls, p.vertex_offset, 16u * (size_t)p.vertex_data_size_qwords);
             if (vt.overrun || vt.size < 16)
@@ -829,8 +894,7 @@ static void count_geometry(gc_level *lv, gc_reader tab, int32_t classes, size_t 
             size_t dup_at = (16u + 2u * (size_t)mtx + 7) / 8 * 8;
             size_t room = vt.size > dup_at ? (vt.size - dup_at) / 2 : 0;
             nv += n + (dups < room ? dups : room);
-            moby_vif_parts vp;
-            if (read_vif_list(cls, &p, &vp) && vp.index.size > 6)
+            if (vif_ok && vp.index.size > 6)
                 nt += vp.index.size - 6 < MOBY_MAX_STREAM ? vp.index.size - 6 : MOBY_MAX_STREAM;
         }
     }
@@ -913,28 +977,13 @@ static void read_bind_pose(gc_level *lv, gc_reader cls, moby_class_row *c)
     c->joint_lists_ok = joint_lists_frame(cls, at, &c->joint_lists);
 }
 
-static gc_status moby_run(gc_level *lv, gc_diag *diag)
+/* The class table's rows and each class's packets and geometry. */
+static gc_status decode_classes(gc_level *lv, gc_diag *diag, gc_reader tab, int32_t classes,
+                                vif_memo *mm)
 {
-    if (!lv->core_ok)
-        return GC_NEEDS(diag, "the core header");
-    if (!lv->data_ok)
-        return GC_NEEDS(diag, "decompressed core_data");
-    gc_array_range t = lv->core.moby_classes;
-    gc_reader tab;
-    gc_status st = gc_class_table_reader(lv, t, MOBY_CLASS_STRIDE, "moby", &tab, diag);
-    if (st != GC_OK)
-        return st;
     gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_class);
-    /* one row per declared class (core header +0x18): allocated once (a
-     * hint; a refused reservation fails at the push, as before) */
-    if (t.count > 0)
-        (void)gc_rows_reserve(rb, (size_t)t.count);
-    size_t nv, nt;
-    count_geometry(lv, tab, t.count, &nv, &nt);
-    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_vertex), nv);
-    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_triangle), nt);
     gc_reader cd = gc_reader_make(lv->core_data, lv->core_data_size, 0);
-    for (int32_t i = 0; i < t.count; i++) {
+    for (int32_t i = 0; i < classes; i++) {
         moby_class_row c;
         memset(&c, 0, sizeof c);
         c.file_ofs = gc_tell_file(&tab);
@@ -992,7 +1041,7 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
                 size_t first = gc_level_rows(lv, &gc_table_moby_packet)->count;
                 gc_status s = walk_packets(lv, diag, cls, &c, class_row);
                 if (s == GC_OK)
-                    s = decode_geometry(lv, diag, cls, &c, class_row, first, c.packets);
+                    s = decode_geometry(lv, diag, cls, &c, class_row, first, c.packets, mm);
                 if (s != GC_OK)
                     return s;
             }
@@ -1004,6 +1053,32 @@ static gc_status moby_run(gc_level *lv, gc_diag *diag)
         *row = c;
     }
     return GC_OK;
+}
+
+static gc_status moby_run(gc_level *lv, gc_diag *diag)
+{
+    if (!lv->core_ok)
+        return GC_NEEDS(diag, "the core header");
+    if (!lv->data_ok)
+        return GC_NEEDS(diag, "decompressed core_data");
+    gc_array_range t = lv->core.moby_classes;
+    gc_reader tab;
+    gc_status st = gc_class_table_reader(lv, t, MOBY_CLASS_STRIDE, "moby", &tab, diag);
+    if (st != GC_OK)
+        return st;
+    gc_rowbuf *rb = gc_level_rows(lv, &gc_table_moby_class);
+    /* one row per declared class (core header +0x18): allocated once (a
+     * hint; a refused reservation fails at the push, as before) */
+    if (t.count > 0)
+        (void)gc_rows_reserve(rb, (size_t)t.count);
+    size_t nv, nt;
+    vif_memo mm = {0};
+    count_geometry(lv, tab, t.count, &nv, &nt, &mm);
+    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_vertex), nv);
+    (void)gc_rows_reserve(gc_level_rows(lv, &gc_table_moby_triangle), nt);
+    st = decode_classes(lv, diag, tab, t.count, &mm);
+    free(mm.e);
+    return st;
 }
 
 static const gc_table_desc *const moby_tables[] = {&gc_table_moby_class, &gc_table_moby_packet,
