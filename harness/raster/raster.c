@@ -1194,14 +1194,23 @@ INLINE void transpose4(v4i a, v4i b, v4i c, v4i d, v4i out[4])
     out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
 }
 
-void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+void gc_rs_project(const gc_rs_camera *cam_in, const float m[12], size_t n, const float *x,
                    const float *y, const float *z, gc_rs_pvertex *out)
 {
+    /* A local copy of the camera: the stores to out[] could alias *cam_in,
+     * so with it the compiler reloaded and re-broadcast every camera field
+     * (36 movss + 32 shufps) on each pass of four points; a local whose
+     * address does not escape lets it keep the broadcasts out of the loop.
+     * The same values, the same operations. */
+    const gc_rs_camera cam_local = *cam_in, *const cam = &cam_local;
     const v4i abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
     const v4i lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* the bits of 1e30f */
     _Static_assert(sizeof(gc_rs_pvertex) == 32, "two 16-byte halves per vertex");
-    const v4f c0 = {m[0], m[1], m[2], 0}, c1 = {m[3], m[4], m[5], 0}, c2 = {m[6], m[7], m[8], 0},
-              c3 = {m[9], m[10], m[11], 0};
+    /* the matrix's entries broadcast once a call, not once a pass (column
+     * c, row a is m[3c + a]: w[a] = m[a] x + m[3 + a] y + m[6 + a] z + m[9 + a]) */
+    v4f mb[12];
+    for (int e = 0; e < 12; e++)
+        mb[e] = splat(m[e]);
     for (size_t i = 0; i < n; i += 4) {
         /* four points a pass (the arrays are padded to a multiple of four) */
         v4f lx, ly, lz;
@@ -1210,7 +1219,7 @@ void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const f
         memcpy(&lz, z + i, sizeof lz);
         v4f w[3];
         for (int a = 0; a < 3; a++)
-            w[a] = splat(c0[a]) * lx + splat(c1[a]) * ly + splat(c2[a]) * lz + splat(c3[a]);
+            w[a] = mb[a] * lx + mb[3 + a] * ly + mb[6 + a] * lz + mb[9 + a];
         v4i bad =
             (((v4i)w[0] & abs) >= lim) | (((v4i)w[1] & abs) >= lim) | (((v4i)w[2] & abs) >= lim);
         v4f px, py, pz;

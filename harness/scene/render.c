@@ -804,6 +804,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     uint32_t *slot_first = calloc(np + 1, sizeof *slot_first),
              *slot_n = calloc(np + 1, sizeof *slot_n);
     uint8_t *vvalid = NULL;
+    uint32_t *kept = NULL; /* per triangle row: its packet, or NONE when not drawn */
     int rc = -1;
     k->classes = calloc(nc ? nc : 1, sizeof *k->classes);
     if (!pk_class || !vfirst || !vcount || !per_class || !slot_first || !slot_n || !k->classes)
@@ -907,40 +908,55 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         k->classes[c].vlo = UINT32_MAX;
         k->classes[c].vhi = 0;
     }
-    /* triangles: counted per class, then placed class by class (counting sort, stable) */
+    /* triangles: counted per class, then placed class by class (counting sort, stable).
+     * The first pass keeps each row's packet (NONE for a row not drawn), so
+     * the second reads neither the packet, LOD nor skip columns again nor
+     * repeats the row's checks: it reads the corners and the texture. */
+    kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
+    if (!kept)
+        goto out;
     for (int pass = 0; pass < 2; pass++) {
         FOR_CHUNKS(tt, ck)
         {
             uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
             double LOD[CHUNK], SKIP[CHUNK];
-            chunk_index(tt, tpk, ck, P);
-            chunk_double(tt, tlod, ck, LOD);
-            chunk_double(tt, tskip, ck, SKIP);
+            uint32_t *const KP = kept + ck.i0;
+            if (pass == 0) {
+                chunk_index(tt, tpk, ck, P);
+                chunk_double(tt, tlod, ck, LOD);
+                chunk_double(tt, tskip, ck, SKIP);
+            }
             chunk_index(tt, tcn[0], ck, C0);
             chunk_index(tt, tcn[1], ck, C1);
             chunk_index(tt, tcn[2], ck, C2);
             if (pass == 1)
                 chunk_index(tt, ttex, ck, TX);
             for (size_t j = 0; j < ck.n; j++) {
-                uint32_t p = P[j];
-                if (p == NONE || p >= np || pk_class[p] == NONE)
-                    continue;
-                if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
-                    continue;
                 const uint32_t ix[3] = {C0[j], C1[j], C2[j]};
-                /* each corner below the packet's count (NONE is not) and valid */
-                const uint32_t vc = vcount[p];
-                if (!(ix[0] < vc && ix[1] < vc && ix[2] < vc))
+                uint32_t p;
+                if (pass == 0) {
+                    KP[j] = NONE;
+                    p = P[j];
+                    if (p == NONE || p >= np || pk_class[p] == NONE)
+                        continue;
+                    if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
+                        continue;
+                    /* each corner below the packet's count (NONE is not) and valid */
+                    const uint32_t vc = vcount[p];
+                    if (!(ix[0] < vc && ix[1] < vc && ix[2] < vc))
+                        continue;
+                    const uint8_t *vv = vvalid + vfirst[p];
+                    if (!(vv[ix[0]] & vv[ix[1]] & vv[ix[2]]))
+                        continue;
+                    KP[j] = p;
+                    per_class[pk_class[p]]++;
                     continue;
-                const uint8_t *vv = vvalid + vfirst[p];
-                if (!(vv[ix[0]] & vv[ix[1]] & vv[ix[2]]))
+                }
+                p = KP[j];
+                if (p == NONE)
                     continue;
                 uint32_t cls = pk_class[p];
                 oclass *cl = &k->classes[cls];
-                if (pass == 0) {
-                    per_class[cls]++;
-                    continue;
-                }
                 otri *o = &k->tris[per_class[cls]++];
                 for (int c = 0; c < 3; c++) {
                     uint32_t g = vfirst[p] + ix[c];
@@ -976,6 +992,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
                 goto out;
         }
     }
+    free(kept);
+    kept = NULL;
     for (size_t c = 0; c < nc; c++) {
         oclass *cl = &k->classes[c];
         cl->radius = sqrt(cl->radius); /* the largest squared distance until here */
@@ -1059,6 +1077,7 @@ out:
     free(slot_first);
     free(slot_n);
     free(vvalid);
+    free(kept);
     return rc;
 }
 
