@@ -246,6 +246,35 @@ static size_t process_resident_locked(void)
 }
 #endif
 
+/* The length to map for a block of len bytes (page-rounded), lock held.
+ * A block's tail past its last 2 MiB boundary is 4 KiB pages, one fault
+ * each as it is written (~6 us on the VM of docs/performance.md, against
+ * ~0.13 ms for a whole 2 MiB huge page: a tail costs up to 25x more a
+ * byte), and a block grown or cut later keeps those pages: a row table
+ * that starts under 2 MiB and doubles stays in 4 KiB pages in its first
+ * 2 MiB for as long as it is mapped. Mapping the tail as a whole huge page
+ * instead makes up to 2 MiB - 4 KiB resident that nobody asked for, so it
+ * is done only while the process is that much below the most it has held
+ * (`peak`, the cache's bound, less its margin): the spare counts as the
+ * cache does in that bound, so rounding never raises the peak; it uses the
+ * headroom the largest levels leave for the others (issue 10's
+ * bench_decode: 14,600 -> ~3,000 faults a pass). */
+static size_t map_len_locked(size_t len)
+{
+#if BIG_CAN_CACHE
+    size_t tail = len & (HUGE_BYTES - 1);
+    if (!tail || len > SIZE_MAX - HUGE_BYTES)
+        return len;
+    size_t r = process_resident_locked();
+    size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
+    if (r == 0 || r + (HUGE_BYTES - tail) + margin > peak)
+        return len;
+    return round_up(len, HUGE_BYTES);
+#else
+    return len;
+#endif
+}
+
 static size_t find_live(const void *p)
 {
     for (size_t i = 0; i < nlive; i++)
@@ -337,6 +366,7 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     memset(&b, 0, sizeof b);
     bool grow = false;
     pthread_mutex_lock(&big_mu);
+    size_t maplen = map_len_locked(len);
     size_t fit = (size_t)-1, under = (size_t)-1;
     for (size_t i = 0; i < ncache; i++) {
         if (cache[i].len >= len) {
@@ -369,14 +399,16 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     pthread_mutex_unlock(&big_mu);
 
     *fresh = b.p == NULL;
+    bool rounded = false; /* mapped or grown here to maplen > len */
     if (grow) {
         int how;
-        uint8_t *q = grow_map(b.p, b.len, len, 0, &how);
+        uint8_t *q = grow_map(b.p, b.len, maplen, 0, &how);
         if (q) {
             if (q != b.p)
                 b.origin = q;
             b.p = q;
-            b.len = len;
+            b.len = maplen;
+            rounded = maplen != len;
         } else {
             munmap(b.p, b.len);
             memset(&b, 0, sizeof b);
@@ -384,8 +416,9 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
         }
     }
     if (!b.p) {
-        b.p = b.origin = map_fresh(len);
-        b.len = len;
+        b.p = b.origin = map_fresh(maplen);
+        b.len = maplen;
+        rounded = maplen != len;
     }
     if (!b.p)
         return NULL;
@@ -418,6 +451,8 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     pthread_mutex_lock(&big_mu);
     bool ok = add_live_locked(&b);
     counts.populated_cleared_bytes += cleared;
+    if (ok && rounded)
+        counts.rounded++;
     if (ok) {
         if (*fresh)
             counts.maps++;
@@ -627,11 +662,12 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
      * another thread may map a new block at p and register it. */
     char token;
     size_t have = b->len;
+    size_t maplen = map_len_locked(len);
     b->p = (uint8_t *)&token;
     b->moving = true;
     pthread_mutex_unlock(&big_mu);
     int how = 0;
-    uint8_t *q = grow_map(p, have, len, 1, &how);
+    uint8_t *q = grow_map(p, have, maplen, 1, &how);
     pthread_mutex_lock(&big_mu);
     i = find_live(&token);
     b = &live[i];
@@ -640,9 +676,12 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
     if (q) {
         if (q != p)
             b->origin = q;
-        live_bytes = live_bytes - have + len;
+        live_bytes = live_bytes - have + maplen;
         live_used = live_used - b->used + len;
-        b->len = b->used = len;
+        b->len = maplen;
+        b->used = len;
+        if (maplen != len)
+            counts.rounded++;
         how == 0 ? counts.grows_in_place++ : how == 1 ? counts.moves++ : counts.copies++;
         nev = evict_locked(ev);
     }

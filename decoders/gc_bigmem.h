@@ -79,6 +79,7 @@ typedef struct gc_big_stats {
     uint64_t moves;                   /* realloc growths that moved the pages (no copy) */
     uint64_t copies;                  /* growths that copied (no mremap, or it failed) */
     uint64_t evictions;               /* cached blocks unmapped to keep the bounds */
+    uint64_t rounded;                 /* maps and growths given whole huge pages past their request */
     uint64_t populated_cleared_bytes; /* gc_big_alloc_populated's pages not resident before */
 } gc_big_stats;
 void gc_big_stats_get(gc_big_stats *out);

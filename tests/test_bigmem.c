@@ -2,7 +2,8 @@
 /* The large-block allocator (decoders/gc_bigmem.h): contents survive growth
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
- * memory rises past its peak and to its limit, a discard gives back whole
+ * memory rises past its peak and to its limit, a block's tail is a whole huge
+ * page only while the process is below its peak, a discard gives back whole
  * huge pages only (cleared again when populated), and without mappings every block is malloc's.
  * Each test runs in a process of its own (Criterion), so the allocator's process-wide state starts
  * empty in each. */
@@ -181,6 +182,52 @@ Test(bigmem, the_cache_gives_way_past_the_process_peak_and_to_its_limit)
     cr_assert_eq(stats().cached_bytes, 0);
     gc_big_free(gc_big_alloc_populated(2 * MiB));
     cr_assert_eq(stats().cached_bytes, 0, "no cache");
+}
+
+Test(bigmem, a_tail_is_a_whole_huge_page_only_below_the_process_peak)
+{
+    size_t n = 3 * MiB + 4096;
+    /* a new process has held nothing more than it holds: the tail past
+     * 2 MiB stays 4 KiB pages, nothing resident that was not asked for */
+    uint8_t *p = gc_big_alloc(n);
+    cr_assert(p && mapped(p));
+    cr_assert_eq(stats().spare_bytes, 0, "no headroom: mapped as asked");
+    cr_assert_eq(stats().rounded, 0);
+    gc_big_free(p);
+    gc_big_trim();
+
+    /* below its peak, the tail is mapped as a whole huge page */
+    raise_peak(64 * MiB);
+    gc_big_trim();
+    p = gc_big_alloc(n);
+    cr_assert(p && mapped(p));
+    cr_assert_eq(stats().spare_bytes, 4 * MiB - n, "%zu", stats().spare_bytes);
+    cr_assert_eq(stats().rounded, 1);
+    fill(p, 0, n, 3);
+    /* a growth past the capacity likewise, and the contents stay */
+    uint8_t *q = gc_big_realloc(p, n, 5 * MiB + 4096);
+    cr_assert(q && mapped(q) && holds(q, n, 3));
+    cr_assert_eq(stats().live_bytes, 6 * MiB);
+    cr_assert_eq(stats().rounded, 2);
+    /* within the rounded capacity: no mapping at all */
+    uint64_t grown = stats().grows_in_place + stats().moves + stats().copies;
+    q = gc_big_realloc(q, 5 * MiB + 4096, 6 * MiB);
+    cr_assert(q && holds(q, n, 3));
+    cr_assert_eq(stats().grows_in_place + stats().moves + stats().copies, grown);
+    gc_big_free(q);
+    gc_big_trim();
+
+    /* the process past its peak: as asked again */
+    size_t big = 160 * MiB;
+    uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(m != MAP_FAILED);
+    memset(m, 1, big);
+    p = gc_big_alloc(n);
+    cr_assert(p && mapped(p));
+    cr_assert_eq(stats().spare_bytes, 0, "at a new peak: %zu spare", stats().spare_bytes);
+    cr_assert_eq(stats().rounded, 2);
+    gc_big_free(p);
+    munmap(m, big);
 }
 
 Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
