@@ -248,9 +248,9 @@ static size_t process_resident_locked(void)
 
 /* The length to map for a block of len bytes (page-rounded), lock held.
  * A block's tail past its last 2 MiB boundary is 4 KiB pages, one fault
- * each as it is written (~6 us on the VM of docs/performance.md, against
- * ~0.13 ms for a whole 2 MiB huge page: a tail costs up to 25x more a
- * byte), and a block grown or cut later keeps those pages: a row table
+ * each as it is written (~12 us on the VM of docs/performance.md, against
+ * 0.13-3 ms for a whole 2 MiB huge page, 512 times the bytes), and a
+ * block grown or cut later keeps those pages: a row table
  * that starts under 2 MiB and doubles stays in 4 KiB pages in its first
  * 2 MiB for as long as it is mapped. Mapping the tail as a whole huge page
  * instead makes up to 2 MiB - 4 KiB resident that nobody asked for, so it

@@ -9,8 +9,10 @@
  * CPU); a 2 MiB huge page costs about as much as three 4 KiB ones. A block
  * of GC_BIG_MIN_BYTES or more is here a mapping of its own:
  *  - 2 MiB-aligned and madvised for transparent huge pages: one fault per
- *    2 MiB; its length is not rounded up, so the tail past the last 2 MiB
- *    boundary stays in 4 KiB pages and nothing is resident that is not used;
+ *    2 MiB; its tail past the last 2 MiB boundary is a whole huge page too
+ *    while the process is below the most it has held (a 4 KiB page's
+ *    fault costs 1/250 to 1/10 of a huge page's for 1/512 of its bytes),
+ *    and 4 KiB pages otherwise, so that rounding never raises the peak;
  *  - grown by mremap, which moves the page tables (no byte is copied);
  *  - never cut inside a huge page (a shrink or a discard gives back whole
  *    huge pages): a split huge page costs ~4 ms when touched again;
