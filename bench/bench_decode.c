@@ -226,12 +226,12 @@ int main(int argc, char **argv)
      * its huge pages zeroed by the kernel) against one reused from the cache */
     gc_big_stats bs;
     gc_big_stats_get(&bs);
-    printf(
-        "large blocks: %llu mapped, %llu reused, %llu split, %llu evicted, %llu rounded up to whole "
-        "huge pages; cache bound %.1f MB\n",
-        (unsigned long long)bs.maps, (unsigned long long)bs.reuses, (unsigned long long)bs.splits,
-        (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
-        (double)bs.peak_without_cache_bytes / 1e6);
+    printf("large blocks: %llu mapped, %llu reused, %llu split, %llu evicted, %llu rounded up to "
+           "whole "
+           "huge pages; cache bound %.1f MB\n",
+           (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
+           (unsigned long long)bs.splits, (unsigned long long)bs.evictions,
+           (unsigned long long)bs.rounded, (double)bs.peak_without_cache_bytes / 1e6);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("peak RSS: %.1f MB (input files are mapped and count in it)\n",

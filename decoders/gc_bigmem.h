@@ -68,20 +68,20 @@ size_t gc_big_discard(void *block, const void *p, size_t n);
 void gc_big_trim(void);
 
 typedef struct gc_big_stats {
-    size_t live_bytes;                /* mapped and handed out */
-    size_t spare_bytes;               /* of those, past what their owners asked for */
-    size_t cached_bytes;              /* mapped, freed, kept for reuse */
-    size_t cached_resident_bytes;     /* of those, resident */
-    size_t peak_without_cache_bytes;  /* the bound: the process's peak less cached and spare */
-    uint64_t maps;                    /* fresh mappings */
-    uint64_t reuses;                  /* allocations served from the cache */
-    uint64_t splits;                  /* cached blocks cut in two to serve one */
-    uint64_t rejoins;                 /* growths that took back the cached rest of their mapping */
-    uint64_t grows_in_place;          /* realloc growths without moving */
-    uint64_t moves;                   /* realloc growths that moved the pages (no copy) */
-    uint64_t copies;                  /* growths that copied (no mremap, or it failed) */
-    uint64_t evictions;               /* cached blocks unmapped to keep the bounds */
-    uint64_t rounded;                 /* maps and growths given whole huge pages past their request */
+    size_t live_bytes;               /* mapped and handed out */
+    size_t spare_bytes;              /* of those, past what their owners asked for */
+    size_t cached_bytes;             /* mapped, freed, kept for reuse */
+    size_t cached_resident_bytes;    /* of those, resident */
+    size_t peak_without_cache_bytes; /* the bound: the process's peak less cached and spare */
+    uint64_t maps;                   /* fresh mappings */
+    uint64_t reuses;                 /* allocations served from the cache */
+    uint64_t splits;                 /* cached blocks cut in two to serve one */
+    uint64_t rejoins;                /* growths that took back the cached rest of their mapping */
+    uint64_t grows_in_place;         /* realloc growths without moving */
+    uint64_t moves;                  /* realloc growths that moved the pages (no copy) */
+    uint64_t copies;                 /* growths that copied (no mremap, or it failed) */
+    uint64_t evictions;              /* cached blocks unmapped to keep the bounds */
+    uint64_t rounded; /* maps and growths given whole huge pages past their request */
     uint64_t populated_cleared_bytes; /* gc_big_alloc_populated's pages not resident before */
 } gc_big_stats;
 void gc_big_stats_get(gc_big_stats *out);

@@ -196,16 +196,16 @@ int gc_cmd_sweep(int argc, char **argv)
          * how many bytes of its populated blocks the kernel had to clear */
         gc_big_stats bs;
         gc_big_stats_get(&bs);
-        gc_sb_printf(&t,
-                     "  \"big_blocks\": {\"maps\": %llu, \"reuses\": %llu, \"splits\": %llu, "
-                     "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, \"rounded\": %llu, "
-                     "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu},\n",
-                     (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
-                     (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
-                     (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
-                     (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
-                     bs.peak_without_cache_bytes,
-                     (unsigned long long)bs.populated_cleared_bytes);
+        gc_sb_printf(
+            &t,
+            "  \"big_blocks\": {\"maps\": %llu, \"reuses\": %llu, \"splits\": %llu, "
+            "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, \"rounded\": %llu, "
+            "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu},\n",
+            (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
+            (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
+            (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
+            (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
+            bs.peak_without_cache_bytes, (unsigned long long)bs.populated_cleared_bytes);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early
