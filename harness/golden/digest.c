@@ -603,14 +603,19 @@ void gc_digest_fp_rows(gc_digest_fp *f, size_t first, size_t n)
         size_t bytes = nb * rs;
         unsigned char *stage = f->stage;
         mask_copy(stage, rows + r0 * rs, f->maskrun, bytes);
-        for (size_t i = 0; i < nb; i++)
-            for (size_t k = 0; k < f->nstr; k++) {
-                unsigned char *v = stage + i * rs + f->str[k]->offset;
+        /* in locals: the stores into the stage could otherwise alias f's fields, and each
+         * row would load them again */
+        const size_t nstr = f->nstr;
+        const gc_column *const *str = f->str;
+        for (size_t i = 0; i < nb && nstr; i++)
+            for (size_t k = 0; k < nstr; k++) {
+                unsigned char *v = stage + i * rs + str[k]->offset;
+                const size_t size = str[k]->size;
                 size_t len = 0;
-                while (len < f->str[k]->size && v[len])
+                while (len < size && v[len])
                     len++;
-                if (len < f->str[k]->size)
-                    memset(v + len, 0, f->str[k]->size - len);
+                if (len < size)
+                    memset(v + len, 0, size - len);
             }
         if (XXH3_128bits_update(f->st, stage, bytes) != XXH_OK)
             f->broken = 1;
