@@ -535,6 +535,133 @@ Test(digest, table_digests_take_the_baselines_columns_only_when_the_rows_are_the
     gc_report_free(&second);
 }
 
+/* gc_digest_tables_against_fp with fingerprints fed by the caller (the sweep feeds them from
+ * the invariants' table passes) against the same baseline: *reused (when given) and the
+ * outputs. */
+static size_t against_fp(const gc_table *t, size_t nt, const gc_report *base,
+                         gc_digest_fp *const *fps, gc_report *out)
+{
+    gc_report_init(out);
+    out->selected[0] = 3;
+    out->selected_count = 1;
+    gc_rep_digest *bc = gc_digest_sorted_copy(base->digests, base->digest_count);
+    gc_rep_digest *bt = gc_digest_sorted_copy(base->table_digests, base->table_digest_count);
+    size_t reused = 0;
+    cr_assert_eq(gc_digest_tables_against_fp(t, nt, 3, bc, base->digest_count, bt,
+                                             base->table_digest_count, fps, &out->digests,
+                                             &out->digest_count, &out->table_digests,
+                                             &out->table_digest_count, &reused),
+                 0);
+    free(bc);
+    free(bt);
+    return reused;
+}
+
+static void same_digests(const gc_report *a, const gc_report *b, const char *what)
+{
+    cr_assert_eq(a->digest_count, b->digest_count, "%s", what);
+    for (size_t i = 0; i < a->digest_count; i++) {
+        cr_assert_str_eq(a->digests[i].field, b->digests[i].field, "%s", what);
+        cr_assert_str_eq(a->digests[i].digest, b->digests[i].digest, "%s", what);
+    }
+    cr_assert_eq(a->table_digest_count, b->table_digest_count, "%s", what);
+    for (size_t i = 0; i < a->table_digest_count; i++)
+        cr_assert_str_eq(a->table_digests[i].digest, b->table_digests[i].digest, "%s", what);
+}
+
+/* A fingerprint fed a run of rows at a time is the one computed in one go, however the rows
+ * are cut (one row, a few, the invariants' 256-row blocks, around the masked copy's batch
+ * of FP_BATCH_BYTES / row size rows, all at once): the baseline's table digests match it, so
+ * every table is taken from the baseline. A fingerprint fed part of its table, rows out of
+ * order or past the end, or made for another table, is not used: the digests compute it
+ * from the rows, and the outputs are the same. */
+Test(digest, a_fingerprint_fed_in_runs_is_the_one_computed_in_one_go)
+{
+    enum { NT = 2000, NR = 3001 };
+    tight *tr = malloc(NT * sizeof *tr);
+    row *r = malloc(NR * sizeof *r);
+    cr_assert(tr && r);
+    tight_rows(tr, NT);
+    memset(r, 0x5A, NR * sizeof *r); /* padding and the bytes after each NUL: not values */
+    for (size_t i = 0; i < NR; i++) {
+        r[i].file_ofs = 0x10 * i;
+        r[i].count = (uint16_t)(i * 31);
+        r[i].delta = (int32_t)i - 1500;
+        r[i].radius = (float)i / 3.0f;
+        r[i].flag = (uint8_t)(i % 3 == 0);
+        snprintf(r[i].name, sizeof r[i].name, "n%zu", i % 97);
+    }
+    gc_table t[2] = {{&tight_desc, tr, NT}, {&desc, r, NR}};
+    gc_report first;
+    cr_assert_eq(against(t, 2, NULL, &first), 0);
+    const size_t cuts[] = {1, 3, 255, 256, 511, 512, 513, 682, 683, 1000, NR};
+    for (size_t c = 0; c < GC_COUNTOF(cuts); c++) {
+        gc_digest_fp *fps[2];
+        for (size_t k = 0; k < 2; k++) {
+            fps[k] = gc_digest_fp_new(&t[k]);
+            cr_assert_not_null(fps[k]);
+            for (size_t r0 = 0; r0 < t[k].count; r0 += cuts[c])
+                gc_digest_fp_rows(fps[k], r0,
+                                  t[k].count - r0 < cuts[c] ? t[k].count - r0 : cuts[c]);
+            unsigned char fp[16];
+            cr_assert_eq(gc_digest_fp_final(fps[k], fp), 0, "runs of %zu", cuts[c]);
+        }
+        gc_report got;
+        cr_assert_eq(against_fp(t, 2, &first, fps, &got), 2, "runs of %zu", cuts[c]);
+        same_digests(&got, &first, "fed in runs");
+        gc_report_free(&got);
+        for (size_t k = 0; k < 2; k++)
+            gc_digest_fp_free(fps[k]);
+    }
+    /* part of the table, a gap, rows past the end, another table's: not used */
+    for (int bad = 0; bad < 4; bad++) {
+        gc_digest_fp *fps[2] = {gc_digest_fp_new(&t[0]), gc_digest_fp_new(&t[1])};
+        cr_assert(fps[0] && fps[1]);
+        if (bad == 0) {
+            gc_digest_fp_rows(fps[1], 0, NR - 1);
+        } else if (bad == 1) {
+            gc_digest_fp_rows(fps[1], 0, 100);
+            gc_digest_fp_rows(fps[1], 101, NR - 101);
+        } else if (bad == 2) {
+            gc_digest_fp_rows(fps[1], 0, NR - 10);
+            gc_digest_fp_rows(fps[1], NR - 10, 11);
+        } else {
+            gc_digest_fp_rows(fps[0], 0, NT);
+            gc_digest_fp *x = fps[0];
+            fps[0] = fps[1];
+            fps[1] = x; /* each made for the other table */
+            gc_digest_fp_rows(fps[0], 0, NR);
+        }
+        unsigned char fp[16];
+        if (bad < 3)
+            cr_assert_neq(gc_digest_fp_final(fps[1], fp), 0, "case %d", bad);
+        gc_report got;
+        cr_assert_eq(against_fp(t, 2, &first, fps, &got), 2, "case %d", bad);
+        same_digests(&got, &first, "a fingerprint not used");
+        gc_report_free(&got);
+        gc_digest_fp_free(fps[0]);
+        gc_digest_fp_free(fps[1]);
+    }
+    /* and one value moved after the rows were fed is seen only when the fingerprint is
+     * computed from the rows: the sweep never writes a table between its pass and its
+     * digests, which is why it may feed them */
+    {
+        gc_digest_fp *fps[2] = {gc_digest_fp_new(&t[0]), NULL};
+        gc_digest_fp_rows(fps[0], 0, NT);
+        tr[5].c ^= 1;
+        gc_report got;
+        cr_assert_eq(against_fp(t, 2, &first, fps, &got), 2);
+        gc_report_free(&got);
+        cr_assert_eq(against(t, 2, &first, &got), 1);
+        gc_report_free(&got);
+        tr[5].c ^= 1;
+        gc_digest_fp_free(fps[0]);
+    }
+    gc_report_free(&first);
+    free(tr);
+    free(r);
+}
+
 /* The baseline keeps the table digests across a write and a load. */
 Test(digest, table_digests_round_trip_through_the_baseline)
 {

@@ -681,3 +681,109 @@ Test(inv_diff, integer_to_double_is_exact_at_the_fast_conversion_bounds)
     gc_inv_result_free(&r);
     gc_inv_free(s);
 }
+
+/* An `any` over another table whose condition has `col == <expression of outer>` in a chain of
+ * `and`s looks up the rows of that key in an index (gc_agg.keyed) instead of running the
+ * condition on every row; the reference is the same unit with the index switched off (the
+ * row loop of agg_value). Keys from nullable columns (null keys, null key columns), integer
+ * edges, bools, links, paths from outer, arithmetic; the equality either way round, first,
+ * last or nested in the chain; more conditions on the inner and outer rows beside it; empty
+ * and one-row tables. */
+static void keyed_any_invariants(int count)
+{
+    static const char *const okeys[] = {"outer.%s",       "(outer.%s + 1)",
+                                        "(outer.%s & 3)", "((outer.%s >> 1) * 2)",
+                                        "outer.prev.%s",  "(outer.%s - outer.u8)"};
+    int keyed = 0;
+    for (int i = 0; i < count; i++) {
+        const int ctx = (int)rnd(3), t = (int)rnd(3);
+        char key[128], eq[256], inner[64];
+        snprintf(inner, sizeof inner, "%s", int_cols[rnd(GC_COUNTOF(int_cols))]);
+        if (ctx == 0 && rnd(4) == 0) /* outer.parent.x: a link from the outer row */
+            snprintf(key, sizeof key, "outer.parent.%s", int_cols[rnd(GC_COUNTOF(int_cols))]);
+        else
+            snprintf(key, sizeof key, okeys[rnd(GC_COUNTOF(okeys))],
+                     int_cols[rnd(GC_COUNTOF(int_cols))]);
+        if (rnd(2))
+            snprintf(eq, sizeof eq, "%s == %s", inner, key);
+        else
+            snprintf(eq, sizeof eq, "%s == %s", key, inner);
+        gen g = {malloc(1 << 14), 0, 1 << 14, t};
+        cr_assert(g.s);
+        g.s[0] = '\0';
+        const uint32_t shape = rnd(5);
+        char *e = malloc(1 << 15);
+        cr_assert(e);
+        if (shape == 0) { /* the equality alone */
+            snprintf(e, 1 << 15, "any(%s, %s)", tname[t], eq);
+        } else {
+            gen_cond(&g, 2);
+            if (shape == 1)
+                snprintf(e, 1 << 15, "any(%s, %s and %s)", tname[t], eq, g.s);
+            else if (shape == 2)
+                snprintf(e, 1 << 15, "any(%s, %s and %s)", tname[t], g.s, eq);
+            else if (shape == 3) /* nested, beside a condition on the outer row */
+                snprintf(e, 1 << 15, "any(%s, (%s and (%s and u8 <= outer.u8)))", tname[t], g.s,
+                         eq);
+            else /* in an `or`: no key; and the aggregate inside a larger expression */
+                snprintf(e, 1 << 15, "n8 == 1 or any(%s, %s or %s)", tname[t], eq, g.s);
+        }
+        char yaml[1 << 16];
+        snprintf(yaml, sizeof yaml,
+                 "invariants:\n  - id: d.k\n    why: w\n    table: %s\n    expect: |-\n      %s\n",
+                 tname[ctx], e);
+        gc_inv_set *s = load(yaml);
+        int any_keyed = 0;
+        for (uint32_t a = 0; a < s->invs[0].nagg; a++)
+            any_keyed |= s->invs[0].aggs[a].keyed;
+        cr_assert_eq(any_keyed, shape != 4, "keyed %d: %s", any_keyed, e);
+        keyed += any_keyed;
+        gc_inv_result a, b;
+        cr_assert_eq(gc_inv_eval_level(s, 0, tables, 7, MAXS, &a), 0);
+        for (uint32_t k = 0; k < s->invs[0].nagg; k++)
+            s->invs[0].aggs[k].keyed = 0; /* the reference: every row of the table */
+        cr_assert_eq(gc_inv_eval_level(s, 0, tables, 7, MAXS, &b), 0);
+        expect_same(&a, &b, yaml);
+        gc_inv_result_free(&a);
+        gc_inv_result_free(&b);
+        gc_inv_free(s);
+        free(g.s);
+        free(e);
+    }
+    cr_assert(keyed * 2 >= count, "only %d of %d keyed", keyed, count);
+}
+
+Test(inv_diff, keyed_any_matches_the_scan)
+{
+    make_tables(1300, 300, 40);
+    keyed_any_invariants(400);
+    const size_t shapes[][3] = {{300, 0, 5}, {0, 40, 3}, {1, 1, 1}, {257, 256, 0}};
+    for (size_t k = 0; k < GC_COUNTOF(shapes); k++) {
+        make_tables(shapes[k][0], shapes[k][1], shapes[k][2]);
+        keyed_any_invariants(100);
+    }
+}
+
+Test(inv_diff, keyed_any_only_where_the_equality_bounds_every_true_row)
+{
+    /* no index where a row whose column differs could still make the condition true (an `or`,
+     * a `not`, an inequality), where the key reads the inner row, or for `all` */
+    static const char *const no[] = {"any(t.parent, u8 == outer.u8 or s8 == 1)",
+                                     "any(t.parent, not (u8 == outer.u8))",
+                                     "any(t.parent, u8 != outer.u8)",
+                                     "any(t.parent, u8 == outer.u8 + s8)",
+                                     "all(t.parent, u8 == outer.u8)",
+                                     "any(t.parent, f32 == outer.f32)",
+                                     "any(t.parent, u8 + 0 == outer.u8)",
+                                     "any(t.parent, u8 == count(t.gp, u8 == 1))"};
+    for (size_t k = 0; k < GC_COUNTOF(no); k++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "invariants:\n  - id: d.k\n    why: w\n    table: t.child\n    expect: %s\n",
+                 no[k]);
+        gc_inv_set *s = load(yaml);
+        for (uint32_t a = 0; a < s->invs[0].nagg; a++)
+            cr_assert_eq(s->invs[0].aggs[a].keyed, 0, "%s", no[k]);
+        gc_inv_free(s);
+    }
+}

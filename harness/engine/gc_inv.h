@@ -82,6 +82,18 @@ int gc_inv_eval_level(const gc_inv_set *s, size_t i, const gc_table *tables, int
  * evaluation failed (that invariant's result is then empty). */
 int gc_inv_eval_level_many(const gc_inv_set *s, const size_t *idx, size_t n, const gc_table *tables,
                            int level, size_t max_samples, gc_inv_result *out, double *seconds);
+/* gc_inv_eval_level_many, and rows(ctx, t, first, count) for each block of rows of
+ * tables[t] that a shared pass reads, in row order from row 0, before its invariants read
+ * it: a caller that must read every row of the table too (the sweep's table fingerprints,
+ * gc_digest_fp_rows) does so while the block is in cache. A pass that fails part way stops
+ * calling it (the caller sees fewer rows than the table holds). The time spent in rows() is
+ * left out of seconds[] and added to *rows_seconds (CLOCK_MONOTONIC; either may be NULL).
+ * rows may be NULL (then this is gc_inv_eval_level_many). */
+typedef void (*gc_inv_rows_fn)(void *ctx, size_t table, size_t first, size_t count);
+int gc_inv_eval_level_many_with(const gc_inv_set *s, const size_t *idx, size_t n,
+                                const gc_table *tables, int level, size_t max_samples,
+                                gc_inv_result *out, double *seconds, gc_inv_rows_fn rows, void *ctx,
+                                double *rows_seconds);
 /* Corpus scope: tables of every level (levels[k] points at ndesc gc_tables), level_ids[k]
  * is the level index reported in samples. (A level-scope invariant given here is evaluated
  * level by level, its counts summed.) */

@@ -599,6 +599,77 @@ static gc_ty c_num_args(cx *c, cbuf *b, const gc_node *n, scope sc, int force_fl
     return GC_TY_INT;
 }
 
+/* 1 when the subtree calls nothing (so compiling it again registers no aggregate twice). */
+static int no_calls(const gc_node *n)
+{
+    if (n->kind == GC_N_CALL)
+        return 0;
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (!no_calls(n->kids[i]))
+            return 0;
+    return 1;
+}
+
+/* Whether code[0..n) reads nothing of the current row (so its value is one per outer row):
+ * its loads are through the row register, which it sets from `outer` only. */
+static int outer_only(const gc_ins *code, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        switch ((gc_opcode)code[i].op) {
+        case GC_I_LOAD_CUR:
+        case GC_I_ROW_CUR:
+        case GC_I_CMP_CC:
+        case GC_I_CMP_CK:
+        case GC_I_AGG:
+        case GC_I_PUSH_S:
+            return 0;
+        default:
+            break;
+        }
+    return 1;
+}
+
+/* An `any` condition's equality `col == key` (either way round) that every row the condition
+ * holds for must satisfy: a conjunct of a chain of `and`s (three-valued: the chain is true only
+ * when every conjunct is), col one integer column of the aggregated table, key an integer
+ * expression of `outer` and literals. Compiles both sides on their own into ag->keycol /
+ * ag->key and sets ag->keyed; leaves ag alone when there is none. Only called once the whole
+ * condition compiled without error, so the sides compile again without error. */
+static void find_key(cx *c, const gc_node *n, scope in, gc_agg *ag)
+{
+    if (ag->keyed)
+        return;
+    if (n->kind == GC_N_AND) {
+        find_key(c, n->kids[0], in, ag);
+        find_key(c, n->kids[1], in, ag);
+        return;
+    }
+    if (n->kind != GC_N_BIN || n->op != GC_OP_EQ)
+        return;
+    for (int side = 0; side < 2 && !ag->keyed; side++) {
+        const gc_node *col = n->kids[side], *key = n->kids[1 - side];
+        if (col->kind != GC_N_PATH || col->nparts != 1 || key->kind == GC_N_NULL || !no_calls(key))
+            continue;
+        const int refs = c->collect_refs; /* nothing here is a sample's value */
+        c->collect_refs = 0;
+        cbuf cb = {0}, kb = {0};
+        ety ce = c_expr(c, &cb, col, in);
+        ety ke = c_expr(c, &kb, key, in);
+        c->collect_refs = refs;
+        gc_prog kp;
+        if (!cb.oom && !kb.oom && ce.ty == GC_TY_INT && ke.ty == GC_TY_INT && cb.n == 1 &&
+            cb.v[0].op == GC_I_LOAD_CUR && cb.v[0].a == (uint32_t)in.table &&
+            outer_only(kb.v, kb.n) && kb.max <= GC_INV_STACK &&
+            finish(c, &kb, key->pos, &kp) == 0) {
+            ag->keyed = 1;
+            ag->keycol = cb.v[0];
+            ag->key = kp;
+        }
+        free(cb.v);
+        free(kb.v);
+    }
+}
+
 static ety c_aggregate(cx *c, cbuf *b, const gc_node *n, scope sc, gc_agg_kind kind)
 {
     const char *fn = n->str;
@@ -698,6 +769,8 @@ static ety c_aggregate(cx *c, cbuf *b, const gc_node *n, scope sc, gc_agg_kind k
     }
     if (bad)
         return ERR;
+    if (kind == GC_AGG_ANY && ag.uses_outer && n->nkids == 2)
+        find_key(c, n->kids[1], in, &ag);
     gc_unit *u = c->u;
     if (u->nagg == c->agg_cap) {
         uint32_t cap = c->agg_cap ? c->agg_cap * 2 : 4;

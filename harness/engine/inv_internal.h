@@ -226,6 +226,15 @@ typedef struct gc_agg {
     gc_prog cond;    /* absent: every row */
     int uses_outer;  /* depends on the invariant's row: not hoisted */
     uint32_t npaths; /* distinct row paths of value + cond (gc_inv_assign_paths) */
+    /* An `any` with `outer` whose condition is `col == key and ...` (the equality anywhere in a
+     * chain of `and`s; col an integer column of the aggregated table, key an integer
+     * expression of `outer` and literals alone): only rows whose col equals the key can make
+     * the condition true, so the row VM looks them up in an index of col built once per
+     * evaluation (inv_eval.c, agg_keyed) instead of running the condition on every row.
+     * keyed: 0 (no such equality) or 1; keycol: the column's load; key: the key's code. */
+    int keyed;
+    gc_ins keycol;
+    gc_prog key;
 } gc_agg;
 
 /* A value shown in failure samples. */

@@ -507,19 +507,41 @@ static GC_MASK_VEC void mask_copy(unsigned char *restrict dst, const unsigned ch
  * happens to hold never does), seeded by the table's layout (name, row size,
  * each column's name, type and offset: a table read with another layout never
  * matches). Rows with no padding and no string are hashed where they lie;
- * the others a batch at a time through a masked copy. 0, or -1 when the table
- * has no fingerprint. */
-static int table_fingerprint(const gc_table *t, unsigned char fp[16])
-{
-    const gc_table_desc *d = t->desc;
+ * the others a batch at a time through a masked copy.
+ *
+ * Computed a run of rows at a time (gc_digest_fp_rows): XXH3's streaming state
+ * gives the same hash however the input is cut, so a caller that reads a
+ * table's rows block by block anyway (the sweep's invariant passes) can hash
+ * each block while it is still in cache, and the digests then need not read
+ * the table from memory a second time. */
+struct gc_digest_fp {
+    const gc_table *t;
+    XXH3_state_t *st;
+    const gc_column **str; /* the string columns (their bytes after the NUL are zeroed) */
+    size_t nstr;
+    int full;               /* no padding, no string: rows hashed where they lie */
+    int broken;             /* rows not fed in order, or a failure: no fingerprint */
+    size_t done;            /* rows hashed so far */
+    size_t per;             /* rows per masked batch (FP_BATCH_BYTES of them) */
+    unsigned char *stage;   /* per rows: the masked copy; allocated at first use, */
+    unsigned char *maskrun; /* freed when the last row is in */
     unsigned char mask[MAX_FP_ROW];
-    const gc_column **str = malloc((d->column_count ? d->column_count : 1) * sizeof *str);
-    size_t nstr = 0;
-    int full = 0;
-    XXH3_state_t *st = XXH3_createState();
+};
+
+gc_digest_fp *gc_digest_fp_new(const gc_table *t)
+{
+    if (!t || !t->desc)
+        return NULL;
+    const gc_table_desc *d = t->desc;
+    gc_digest_fp *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->t = t;
+    f->str = malloc((d->column_count ? d->column_count : 1) * sizeof *f->str);
+    f->st = XXH3_createState();
     char layout[8192];
     size_t n = 0;
-    int rc = str && st && row_mask(d, mask, str, &nstr, &full) == 0 ? 0 : -1;
+    int rc = f->str && f->st && row_mask(d, f->mask, f->str, &f->nstr, &f->full) == 0 ? 0 : -1;
     if (rc == 0) {
         /* "GCTAB1 <name> <row size>" and " <column>:<type>@<offset>" per column */
         n = put_str(layout, sizeof layout, 0, "GCTAB1 ");
@@ -534,51 +556,108 @@ static int table_fingerprint(const gc_table *t, unsigned char fp[16])
             n = put_str(layout, sizeof layout, n, "@");
             n = put_u64(layout, sizeof layout, n, d->columns[k].offset);
         }
-        if (n >= sizeof layout || XXH3_128bits_reset_withSeed(st, XXH3_64bits(layout, n)) != XXH_OK)
+        if (n >= sizeof layout ||
+            XXH3_128bits_reset_withSeed(f->st, XXH3_64bits(layout, n)) != XXH_OK)
             rc = -1;
+    }
+    if (rc != 0) {
+        gc_digest_fp_free(f);
+        return NULL;
     }
     size_t rs = d->row_size;
-    size_t per = rc == 0 && FP_BATCH_BYTES / rs ? FP_BATCH_BYTES / rs : 1;
-    if (per > t->count)
-        per = t->count ? t->count : 1;
-    unsigned char *stage = NULL, *maskrun = NULL;
-    if (rc == 0 && !full) {
-        stage = malloc(per * rs);
-        maskrun = malloc(per * rs);
-        if (!stage || !maskrun)
-            rc = -1;
-        for (size_t i = 0; rc == 0 && i < per; i++)
-            memcpy(maskrun + i * rs, mask, rs);
+    f->per = FP_BATCH_BYTES / rs ? FP_BATCH_BYTES / rs : 1;
+    if (f->per > t->count)
+        f->per = t->count ? t->count : 1;
+    return f;
+}
+
+void gc_digest_fp_rows(gc_digest_fp *f, size_t first, size_t n)
+{
+    if (!f || f->broken)
+        return;
+    const gc_table *t = f->t;
+    if (first != f->done || n > t->count - first) { /* out of order: no fingerprint */
+        f->broken = 1;
+        return;
     }
+    const size_t rs = t->desc->row_size;
     const unsigned char *rows = t->rows;
-    if (rc == 0 && full && t->count &&
-        XXH3_128bits_update(st, rows, t->count * rs) != XXH_OK) /* where they lie */
-        rc = -1;
-    for (size_t r0 = 0; rc == 0 && !full && r0 < t->count; r0 += per) {
-        size_t nb = t->count - r0 < per ? t->count - r0 : per;
+    if (f->full) {
+        if (n && XXH3_128bits_update(f->st, rows + first * rs, n * rs) != XXH_OK)
+            f->broken = 1;
+        f->done += n;
+        return;
+    }
+    if (n && !f->stage) {
+        f->stage = malloc(f->per * rs);
+        f->maskrun = malloc(f->per * rs);
+        if (!f->stage || !f->maskrun) {
+            f->broken = 1;
+            return;
+        }
+        for (size_t i = 0; i < f->per; i++)
+            memcpy(f->maskrun + i * rs, f->mask, rs);
+    }
+    for (size_t r0 = first; r0 < first + n && !f->broken; r0 += f->per) {
+        size_t nb = first + n - r0 < f->per ? first + n - r0 : f->per;
         size_t bytes = nb * rs;
-        mask_copy(stage, rows + r0 * rs, maskrun, bytes);
-        for (size_t i = 0; i < nb; i++)
+        unsigned char *stage = f->stage;
+        mask_copy(stage, rows + r0 * rs, f->maskrun, bytes);
+        /* in locals: the stores into the stage could otherwise alias f's fields, and each
+         * row would load them again */
+        const size_t nstr = f->nstr;
+        const gc_column *const *str = f->str;
+        for (size_t i = 0; i < nb && nstr; i++)
             for (size_t k = 0; k < nstr; k++) {
                 unsigned char *v = stage + i * rs + str[k]->offset;
+                const size_t size = str[k]->size;
                 size_t len = 0;
-                while (len < str[k]->size && v[len])
+                while (len < size && v[len])
                     len++;
-                if (len < str[k]->size)
-                    memset(v + len, 0, str[k]->size - len);
+                if (len < size)
+                    memset(v + len, 0, size - len);
             }
-        if (XXH3_128bits_update(st, stage, bytes) != XXH_OK)
-            rc = -1;
+        if (XXH3_128bits_update(f->st, stage, bytes) != XXH_OK)
+            f->broken = 1;
     }
-    if (rc == 0) {
-        XXH128_hash_t h = XXH3_128bits_digest(st);
-        put_le(fp, h.low64, 8);
-        put_le(fp + 8, h.high64, 8);
+    f->done += n;
+    if (f->done == t->count) { /* the last rows: the staging goes back now */
+        free(f->stage);
+        free(f->maskrun);
+        f->stage = f->maskrun = NULL;
     }
-    XXH3_freeState(st);
-    free(stage);
-    free(maskrun);
-    free(str);
+}
+
+int gc_digest_fp_final(const gc_digest_fp *f, unsigned char fp[16])
+{
+    if (!f || f->broken || f->done != f->t->count)
+        return -1;
+    XXH128_hash_t h = XXH3_128bits_digest(f->st);
+    put_le(fp, h.low64, 8);
+    put_le(fp + 8, h.high64, 8);
+    return 0;
+}
+
+void gc_digest_fp_free(gc_digest_fp *f)
+{
+    if (!f)
+        return;
+    XXH3_freeState(f->st);
+    free(f->stage);
+    free(f->maskrun);
+    free(f->str);
+    free(f);
+}
+
+/* The fingerprint of all of t's rows in one go. 0, or -1 when the table has no
+ * fingerprint. */
+static int table_fingerprint(const gc_table *t, unsigned char fp[16])
+{
+    gc_digest_fp *f = gc_digest_fp_new(t);
+    if (f)
+        gc_digest_fp_rows(f, 0, t->count);
+    int rc = gc_digest_fp_final(f, fp);
+    gc_digest_fp_free(f);
     return rc;
 }
 
@@ -645,6 +724,16 @@ int gc_digest_tables_against(const gc_table *tables, size_t count, int level,
                              size_t *out_count, gc_rep_digest **tout, size_t *tout_count,
                              size_t *reused)
 {
+    return gc_digest_tables_against_fp(tables, count, level, base_cols, nbase_cols, base_tabs,
+                                       nbase_tabs, NULL, out, out_count, tout, tout_count, reused);
+}
+
+int gc_digest_tables_against_fp(const gc_table *tables, size_t count, int level,
+                                const gc_rep_digest *base_cols, size_t nbase_cols,
+                                const gc_rep_digest *base_tabs, size_t nbase_tabs,
+                                gc_digest_fp *const *fps, gc_rep_digest **out, size_t *out_count,
+                                gc_rep_digest **tout, size_t *tout_count, size_t *reused)
+{
     size_t n = 0, maxc = 1;
     for (size_t i = 0; i < count; i++)
         if (tables[i].desc) {
@@ -670,7 +759,11 @@ int gc_digest_tables_against(const gc_table *tables, size_t count, int level,
         size_t nc = t->desc->column_count;
         gc_rep_digest *mine = d + *out_count;
         unsigned char fp[16];
-        int have_fp = table_fingerprint(t, fp) == 0;
+        /* a fingerprint fed every row of this very table in order is the one table_fingerprint
+         * would compute; any other (none, partial, another table's) is computed here */
+        int have_fp = fps && fps[i] && fps[i]->t == t && gc_digest_fp_final(fps[i], fp) == 0;
+        if (!have_fp)
+            have_fp = table_fingerprint(t, fp) == 0;
         int taken = 0;
         char hex[GC_DIGEST_HEX + 1];
         /* the fast path: the baseline's column digests, when the baseline's

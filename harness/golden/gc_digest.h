@@ -55,6 +55,33 @@ int gc_digest_tables_against(const gc_table *tables, size_t count, int level,
                              size_t *out_count, gc_rep_digest **tout, size_t *tout_count,
                              size_t *reused);
 
+/* A table's fingerprint (the one above) computed a run of rows at a time, so
+ * that a caller that reads the table's rows block by block anyway (the sweep's
+ * shared invariant passes, gc_inv_eval_level_many_with) hashes each block while
+ * it is in cache and the digests need not stream the table from memory again.
+ * XXH3's streaming state gives the same fingerprint however the rows are cut.
+ *
+ * gc_digest_fp_new: NULL when t has no fingerprint or out of memory.
+ * gc_digest_fp_rows: rows [first, first + n) of t; rows must come in order
+ * from 0 without gaps, or the fingerprint is spoilt (final then fails).
+ * gc_digest_fp_final: 0 with fp[16] once every row of t came in order, else -1.
+ * The table's rows must not change between the first rows and the digests. */
+typedef struct gc_digest_fp gc_digest_fp;
+gc_digest_fp *gc_digest_fp_new(const gc_table *t);
+void gc_digest_fp_rows(gc_digest_fp *f, size_t first, size_t n);
+int gc_digest_fp_final(const gc_digest_fp *f, unsigned char fp[16]);
+void gc_digest_fp_free(gc_digest_fp *f);
+
+/* gc_digest_tables_against with fingerprints fed beforehand: fps[i] (NULL, or
+ * made by gc_digest_fp_new(&tables[i])) is used for table i when it is
+ * complete; a missing, partial or spoilt one is computed here from the rows.
+ * fps may be NULL. The outputs are the same as gc_digest_tables_against's. */
+int gc_digest_tables_against_fp(const gc_table *tables, size_t count, int level,
+                                const gc_rep_digest *base_cols, size_t nbase_cols,
+                                const gc_rep_digest *base_tabs, size_t nbase_tabs,
+                                gc_digest_fp *const *fps, gc_rep_digest **out, size_t *out_count,
+                                gc_rep_digest **tout, size_t *tout_count, size_t *reused);
+
 /* The digest of one column (hex into hex[GC_DIGEST_HEX + 1]). 0 or -1. */
 int gc_digest_column(const gc_table *t, const gc_column *c, char *hex);
 

@@ -516,6 +516,23 @@ static void discard_pages(void *ctx, const void *p, size_t n)
     gc_memacct_release(&s->acct, freed);
 }
 
+/* The shared invariant passes' per-block hook (gc_inv_eval_level_many_with): each block of a
+ * table's rows goes into its fingerprint while the pass has it in cache, so the digests that
+ * follow find those tables fingerprinted and read none of their rows again. A table's
+ * fingerprint starts at its first block. */
+typedef struct fp_feed {
+    const gc_table *tables;
+    gc_digest_fp **fps; /* per table, NULL until its first block */
+} fp_feed;
+
+static void feed_fingerprint(void *ctx, size_t t, size_t first, size_t n)
+{
+    fp_feed *f = ctx;
+    if (!f->fps[t] && first == 0)
+        f->fps[t] = gc_digest_fp_new(&f->tables[t]); /* NULL: the digests compute it */
+    gc_digest_fp_rows(f->fps[t], first, n);
+}
+
 /* One attempt at a level; 1 when the memory budget stopped it (to be run
  * again), 0 when done. */
 static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
@@ -604,8 +621,11 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
     for (size_t k = 0; k < c->ninv; k++)
         if (c->selected_inv[k] && gc_inv_get(c->set, k)->scope == GC_SCOPE_LEVEL)
             idx[nidx++] = k;
-    if (gc_inv_eval_level_many(c->set, idx, nidx, s->tables, s->level, c->o->max_samples,
-                               s->results, s->inv_time) != 0)
+    fp_feed feed = {s->tables, calloc(c->ndesc ? c->ndesc : 1, sizeof *feed.fps)};
+    double t_fed = 0; /* CLOCK_MONOTONIC spent fingerprinting inside the passes */
+    if (gc_inv_eval_level_many_with(c->set, idx, nidx, s->tables, s->level, c->o->max_samples,
+                                    s->results, s->inv_time, feed.fps ? feed_fingerprint : NULL,
+                                    &feed, &t_fed) != 0)
         s->oom = 1;
     free(idx);
     for (size_t m = 0; m < c->nmetric; m++)
@@ -613,6 +633,9 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
             s->oom = 1;
     /* the digests need the baseline (and a level writes nothing before them) */
     if (baseline_wait(c, 1) != 0) {
+        for (size_t t = 0; feed.fps && t < c->ndesc; t++)
+            gc_digest_fp_free(feed.fps[t]);
+        free(feed.fps);
         s->skipped = 1;
         return 0;
     }
@@ -621,18 +644,22 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
      * certifies, except when every column is to be stored (bless, --snapshots),
      * where they are all hashed from the rows themselves */
     int reuse = !c->o->store_columns && c->base_tables;
-    if (gc_digest_tables_against(s->tables, c->ndesc, s->level, reuse ? c->base_digests : NULL,
-                                 reuse ? c->base_digest_count : 0, reuse ? c->base_tables : NULL,
-                                 reuse ? c->base_table_count : 0, &s->digests, &s->digest_count,
-                                 &s->table_digests, &s->table_digest_count, &s->tables_reused) != 0)
+    if (gc_digest_tables_against_fp(s->tables, c->ndesc, s->level, reuse ? c->base_digests : NULL,
+                                    reuse ? c->base_digest_count : 0, reuse ? c->base_tables : NULL,
+                                    reuse ? c->base_table_count : 0, feed.fps, &s->digests,
+                                    &s->digest_count, &s->table_digests, &s->table_digest_count,
+                                    &s->tables_reused) != 0)
         s->oom = 1;
+    for (size_t t = 0; feed.fps && t < c->ndesc; t++)
+        gc_digest_fp_free(feed.fps[t]);
+    free(feed.fps);
     /* a snapshot store that cannot be written costs the row attribution
      * only: warned about, never a failed sweep */
     if (c->o->store_columns &&
         gc_column_store_put_tables(c->column_store, s->tables, c->ndesc) != 0)
         s->store_failed = 1;
     double t2 = cpu_now();
-    s->t_digest = t2 - td;
+    s->t_digest = t2 - td + t_fed; /* the fingerprints fed during the passes included */
     note_rss(c, s->level, "evaluate");
     s->w_eval_end = wall_now() - c->w_pool;
     /* The tables, digests and snapshots are done; what the renderer reads of
