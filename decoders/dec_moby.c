@@ -609,34 +609,39 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
      * so the compiler reloaded each of them every vertex */
     const float unit = scale / 1024.0f, bw = cr->bsphere_w;
     const double bx = cr->bsphere_x, by = cr->bsphere_y, bz = cr->bsphere_z;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
-        moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
-        if (!row)
-            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
-        row->file_ofs = vfile + (uint64_t)MOBY_VERTEX * i;
-        row->packet_row = packet_row;
-        row->class_row = class_row;
-        row->slot = (uint16_t)i;
-        row->kind = (uint8_t)((i >= three_from) + (i >= main_from)); /* 0, 1, 2 */
-        row->vertex_id = ids[i];
-        row->source_row = UINT32_MAX;
-        /* +0x0 skinning bytes */
-        row->normal_azimuth = v[8];                  /* +0x8 */
-        row->normal_elevation = v[9];                /* +0x9 */
-        int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
-        int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
-        int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
-        row->x = x, row->y = y, row->z = z;
-        float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
-        row->px = px, row->py = py, row->pz = pz;
-        double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
-        row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
-        row->bsphere_radius = bw;
-        if (seen[ids[i]])
-            p->ids_distinct = 0;
-        seen[ids[i]] = 1;
-    }
+    /* kind 0 (2-way blend) below three_from, 1 (3-way) below main_from, 2 (main) after:
+     * taken a range at a time rather than by two compares a vertex (the fault variant's n
+     * may be below either bound) */
+    const uint32_t kind_end[3] = {three_from, main_from, n};
+    for (uint32_t i = 0, kind = 0; kind < 3; kind++)
+        for (uint32_t end = kind_end[kind] < n ? kind_end[kind] : n; i < end; i++) {
+            const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
+            moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
+            if (!row)
+                return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
+            row->file_ofs = vfile + (uint64_t)MOBY_VERTEX * i;
+            row->packet_row = packet_row;
+            row->class_row = class_row;
+            row->slot = (uint16_t)i;
+            row->kind = (uint8_t)kind;
+            row->vertex_id = ids[i];
+            row->source_row = UINT32_MAX;
+            /* +0x0 skinning bytes */
+            row->normal_azimuth = v[8];                  /* +0x8 */
+            row->normal_elevation = v[9];                /* +0x9 */
+            int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
+            int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
+            int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
+            row->x = x, row->y = y, row->z = z;
+            float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
+            row->px = px, row->py = py, row->pz = pz;
+            double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
+            row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
+            row->bsphere_radius = bw;
+            if (seen[ids[i]])
+                p->ids_distinct = 0;
+            seen[ids[i]] = 1;
+        }
     /* Every vertex enters the cache at its ID once the packet's table is read. */
     size_t first = vb->count - n;
     for (uint32_t i = 0; i < n; i++)
@@ -805,19 +810,20 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
         if (st == GC_OK) { /* ST: one {s16 s, s16 t} 4.12 element per VU-buffer slot */
             gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
-            /* a slot past a short UNPACK (or no ST UNPACK) reads 0 */
+            /* read_vertices pushes the packet's rows in slot order from 0 (the vertices, then
+             * the duplicates at n + k), so row vbefore + j is slot j: no slot load and test a
+             * row. A slot past a short UNPACK (or no ST UNPACK) reads 0; a duplicate there may
+             * hold its source's values, so those rows are still written. */
             size_t st_slots = vp.st.overrun ? 0 : vp.st.size / 4;
-            for (size_t r = vbefore; r < vb->count; r++) {
-                moby_vertex_row *row = (moby_vertex_row *)vb->data + r;
-                if (row->slot < st_slots) {
-                    const uint8_t *e = vp.st.data + 4u * (size_t)row->slot;
-                    row->s = (float)(int16_t)gc_load_u16le(e) / 4096.0f;
-                    row->t = (float)(int16_t)gc_load_u16le(e + 2) / 4096.0f;
-                } else {
-                    row->s = 0.0f;
-                    row->t = 0.0f;
-                }
+            size_t rows = vb->count - vbefore, with_st = rows < st_slots ? rows : st_slots;
+            moby_vertex_row *row = (moby_vertex_row *)vb->data + vbefore;
+            const uint8_t *e = vp.st.data;
+            for (size_t j = 0; j < with_st; j++, e += 4) {
+                row[j].s = (float)(int16_t)gc_load_u16le(e) / 4096.0f;
+                row[j].t = (float)(int16_t)gc_load_u16le(e + 2) / 4096.0f;
             }
+            for (size_t j = with_st; j < rows; j++)
+                row[j].s = row[j].t = 0.0f;
         }
         if (st == GC_OK && p->vif_ok)
             st = read_triangles(lv, diag, &vp, p, (uint32_t)(first + k), class_row, cr, ls);
