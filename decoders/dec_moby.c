@@ -704,42 +704,47 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     p->texture_count = (uint8_t)(tex_count > 255 ? 255 : tex_count);
     const uint8_t *bytes = ix.data + ix.pos;
     uint64_t base = gc_tell_file(&ix);
-    uint16_t slot[MOBY_MAX_STREAM];
-    uint8_t kick[MOBY_MAX_STREAM];
-    int32_t texture[MOBY_MAX_STREAM];
+    /* Two passes: the first visits only the zero bytes (memchr), where the texture switches
+     * and the stream may end, and notes each switch's position, standing byte and texture;
+     * the second walks the bytes once, keeping the last two slots in registers. (Arrays of
+     * slot, kick and texture for every byte, filled and read back, were ~25 instructions a
+     * byte, 3.6 M index bytes a retail-corpus decode.) */
+    uint16_t sw_pos[MOBY_MAX_STREAM];
+    uint8_t sw_byte[MOBY_MAX_STREAM];
+    int32_t sw_tex[MOBY_MAX_STREAM];
     uint32_t ns = 0, sw = 0;
     uint32_t limit = left < MOBY_MAX_STREAM ? (uint32_t)left : MOBY_MAX_STREAM;
     bool ended = false, zero_based = GC_FAULT(lv, moby_index_zero_based);
-    for (; ns < limit; ns++) {
-        uint8_t b = bytes[ns];
-        if (b == 0) {
-            uint8_t secret;
-            if (sw == 0) {
-                secret = hdr[2];
-            } else if (sw <= tex_count) {
-                gc_reader t = vp->texture;
-                gc_reader q = gc_window(&t, 16u * (sw - 1) + MOBY_SECRET_AT, 1);
-                secret = gc_u8(&q);
-            } else {
-                break; /* more zero bytes than secret indices: malformed, stop here */
-            }
-            if (secret == 0) {
-                ended = true;
-                break;
-            }
-            if (sw >= tex_count)
-                break; /* a switch with no texture primitive left */
-            gc_reader t = vp->texture;
-            gc_reader q = gc_window(&t, MOBY_TEX_PRIM * sw + MOBY_TEX0_LO, 4);
-            ls->texture = gc_s32le(&q);
-            sw++;
-            b = (uint8_t)(secret ^ MOBY_NO_KICK);
+    for (;;) {
+        const uint8_t *z = limit > ns ? memchr(bytes + ns, 0, limit - ns) : NULL;
+        if (!z) {
+            ns = limit;
+            break;
         }
-        kick[ns] = (b & MOBY_NO_KICK) == 0;
-        uint32_t one_based = b & 0x7Fu;
-        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
-        slot[ns] = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
-        texture[ns] = ls->texture;
+        ns = (uint32_t)(z - bytes);
+        uint8_t secret;
+        if (sw == 0) {
+            secret = hdr[2];
+        } else if (sw <= tex_count) {
+            gc_reader t = vp->texture;
+            gc_reader q = gc_window(&t, 16u * (sw - 1) + MOBY_SECRET_AT, 1);
+            secret = gc_u8(&q);
+        } else {
+            break; /* more zero bytes than secret indices: malformed, stop here */
+        }
+        if (secret == 0) {
+            ended = true;
+            break;
+        }
+        if (sw >= tex_count)
+            break; /* a switch with no texture primitive left */
+        gc_reader t = vp->texture;
+        gc_reader q = gc_window(&t, MOBY_TEX_PRIM * sw + MOBY_TEX0_LO, 4);
+        sw_pos[sw] = (uint16_t)ns; /* < MOBY_MAX_STREAM */
+        sw_byte[sw] = (uint8_t)(secret ^ MOBY_NO_KICK);
+        sw_tex[sw] = gc_s32le(&q);
+        sw++;
+        ns++;
     }
     if (ended)
         ns = ns >= MOBY_END_DUMMY ? ns - MOBY_END_DUMMY : 0;
@@ -749,29 +754,44 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     /* the entry of the texture in force, recomputed when it switches */
     int32_t entry_of = -1;
     uint32_t entry = UINT32_MAX; /* -1 names none */
-    for (uint32_t i = 2; i < ns; i++) {
-        if (!kick[i])
-            continue;
-        moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
-        if (!t) {
-            p->triangles += tris;
-            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
+    /* the texture in force from the first byte; the LOD's state takes the last switch read
+     * (the dropped dummies' included), as when every byte set it */
+    int32_t tex = ls->texture;
+    if (sw)
+        ls->texture = sw_tex[sw - 1];
+    uint32_t next_sw = 0; /* the next switch to take */
+    uint16_t s0 = 0, s1 = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        uint8_t b = bytes[i];
+        if (next_sw < sw && i == sw_pos[next_sw]) {
+            b = sw_byte[next_sw];
+            tex = sw_tex[next_sw++];
         }
-        int32_t tex = texture[i];
-        t->file_ofs = base + i;
-        t->packet_row = packet_row;
-        t->class_row = class_row;
-        t->v0 = slot[i - 2], t->v1 = slot[i - 1], t->v2 = slot[i];
-        t->vu_vertices = vu_vertices;
-        t->texture = tex;
-        t->texture_slots = texture_slots;
-        /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
-        if (tex != entry_of) {
-            entry_of = tex;
-            entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+        uint32_t one_based = b & 0x7Fu;
+        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
+        uint16_t s2 = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
+        if (i >= 2 && (b & MOBY_NO_KICK) == 0) {
+            moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
+            if (!t) {
+                p->triangles += tris;
+                return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
+            }
+            t->file_ofs = base + i;
+            t->packet_row = packet_row;
+            t->class_row = class_row;
+            t->v0 = s0, t->v1 = s1, t->v2 = s2;
+            t->vu_vertices = vu_vertices;
+            t->texture = tex;
+            t->texture_slots = texture_slots;
+            /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
+            if (tex != entry_of) {
+                entry_of = tex;
+                entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+            }
+            t->texture_entry = entry;
+            tris++;
         }
-        t->texture_entry = entry;
-        tris++;
+        s0 = s1, s1 = s2;
     }
     p->triangles += tris;
     return GC_OK;
