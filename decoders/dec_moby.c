@@ -828,8 +828,8 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
         size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
-        if (st == GC_OK) { /* ST: one {s16 s, s16 t} 4.12 element per VU-buffer slot */
-            gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+        gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+        if (st == GC_OK && vb->count > vbefore) { /* ST: one {s16 s, s16 t} 4.12 per slot */
             /* read_vertices pushes the packet's rows in slot order from 0 (the vertices, then
              * the duplicates at n + k), so row vbefore + j is slot j: no slot load and test a
              * row. A slot past a short UNPACK (or no ST UNPACK) reads 0; a duplicate there may
