@@ -24,6 +24,9 @@
  * 0) bound the mesh but are not decoded: no corpus here has any. */
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "gc_level.h"
 #include "gc_lz.h"
@@ -226,7 +229,31 @@ static void read_faces(col_walk *w, col_cell_row *cp)
     const uint8_t *d = w->mesh.data + c.cell_offset; /* [cell, cell + bytes_needed): inside */
     uint8_t code[256];
     const uint8_t *v = d + 4;
-    for (uint32_t i = 0; i < c.vertex_count; i++) {
+    uint32_t i0 = 0;
+#if defined(__SSE2__)
+    /* Four vertices at a time: every outcode bit computed (a vertex in the
+     * cube gets 0, as below), then narrowed to bytes. The scalar loop was
+     * ~22 instructions a vertex, 3.1 M vertices a retail-corpus decode. */
+    const __m128i lo_xy = _mm_set1_epi32(-32), hi_xy = _mm_set1_epi32(32);
+    const __m128i lo_z = _mm_set1_epi32(-128), hi_z = _mm_set1_epi32(128);
+    for (; i0 + 4 <= c.vertex_count; i0 += 4) {
+        __m128i p = _mm_loadu_si128((const __m128i *)(const void *)(v + 4 * i0));
+        __m128i x = _mm_srai_epi32(_mm_slli_epi32(p, 22), 22); /* bits 0-9 */
+        __m128i y = _mm_srai_epi32(_mm_slli_epi32(p, 12), 22); /* bits 10-19 */
+        __m128i z = _mm_srai_epi32(p, 20);                     /* bits 20-31 */
+        __m128i k = _mm_and_si128(_mm_cmplt_epi32(x, lo_xy), _mm_set1_epi32(1));
+        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(x, hi_xy), _mm_set1_epi32(2)));
+        k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(y, lo_xy), _mm_set1_epi32(4)));
+        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(y, hi_xy), _mm_set1_epi32(8)));
+        k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(z, lo_z), _mm_set1_epi32(16)));
+        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(z, hi_z), _mm_set1_epi32(32)));
+        k = _mm_packs_epi32(k, k); /* 0..63: no saturation */
+        k = _mm_packus_epi16(k, k);
+        uint32_t four = (uint32_t)_mm_cvtsi128_si32(k);
+        memcpy(code + i0, &four, 4);
+    }
+#endif
+    for (uint32_t i = i0; i < c.vertex_count; i++) {
         uint32_t p = gc_load_u32le(v + 4 * i);
         int32_t x = (int32_t)(p << 22) >> 22; /* bits 0-9, 1/16 unit */
         int32_t y = (int32_t)(p << 12) >> 22; /* bits 10-19, 1/16 unit */

@@ -609,34 +609,39 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
      * so the compiler reloaded each of them every vertex */
     const float unit = scale / 1024.0f, bw = cr->bsphere_w;
     const double bx = cr->bsphere_x, by = cr->bsphere_y, bz = cr->bsphere_z;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
-        moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
-        if (!row)
-            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
-        row->file_ofs = vfile + (uint64_t)MOBY_VERTEX * i;
-        row->packet_row = packet_row;
-        row->class_row = class_row;
-        row->slot = (uint16_t)i;
-        row->kind = (uint8_t)((i >= three_from) + (i >= main_from)); /* 0, 1, 2 */
-        row->vertex_id = ids[i];
-        row->source_row = UINT32_MAX;
-        /* +0x0 skinning bytes */
-        row->normal_azimuth = v[8];                  /* +0x8 */
-        row->normal_elevation = v[9];                /* +0x9 */
-        int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
-        int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
-        int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
-        row->x = x, row->y = y, row->z = z;
-        float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
-        row->px = px, row->py = py, row->pz = pz;
-        double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
-        row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
-        row->bsphere_radius = bw;
-        if (seen[ids[i]])
-            p->ids_distinct = 0;
-        seen[ids[i]] = 1;
-    }
+    /* kind 0 (2-way blend) below three_from, 1 (3-way) below main_from, 2 (main) after:
+     * taken a range at a time rather than by two compares a vertex (the fault variant's n
+     * may be below either bound) */
+    const uint32_t kind_end[3] = {three_from, main_from, n};
+    for (uint32_t i = 0, kind = 0; kind < 3; kind++)
+        for (uint32_t end = kind_end[kind] < n ? kind_end[kind] : n; i < end; i++) {
+            const uint8_t *v = vdata + (size_t)MOBY_VERTEX * i;
+            moby_vertex_row *row = GC_ROWS_PUSH(vb, moby_vertex_row);
+            if (!row)
+                return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.vertex");
+            row->file_ofs = vfile + (uint64_t)MOBY_VERTEX * i;
+            row->packet_row = packet_row;
+            row->class_row = class_row;
+            row->slot = (uint16_t)i;
+            row->kind = (uint8_t)kind;
+            row->vertex_id = ids[i];
+            row->source_row = UINT32_MAX;
+            /* +0x0 skinning bytes */
+            row->normal_azimuth = v[8];                  /* +0x8 */
+            row->normal_elevation = v[9];                /* +0x9 */
+            int16_t x = (int16_t)gc_load_u16le(v + 0xa); /* +0xa */
+            int16_t y = (int16_t)gc_load_u16le(v + 0xc); /* +0xc */
+            int16_t z = (int16_t)gc_load_u16le(v + 0xe); /* +0xe */
+            row->x = x, row->y = y, row->z = z;
+            float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
+            row->px = px, row->py = py, row->pz = pz;
+            double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
+            row->centre_distance = (float)sqrt(dx * dx + dy * dy + dz * dz);
+            row->bsphere_radius = bw;
+            if (seen[ids[i]])
+                p->ids_distinct = 0;
+            seen[ids[i]] = 1;
+        }
     /* Every vertex enters the cache at its ID once the packet's table is read. */
     size_t first = vb->count - n;
     for (uint32_t i = 0; i < n; i++)
@@ -699,42 +704,47 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     p->texture_count = (uint8_t)(tex_count > 255 ? 255 : tex_count);
     const uint8_t *bytes = ix.data + ix.pos;
     uint64_t base = gc_tell_file(&ix);
-    uint16_t slot[MOBY_MAX_STREAM];
-    uint8_t kick[MOBY_MAX_STREAM];
-    int32_t texture[MOBY_MAX_STREAM];
+    /* Two passes: the first visits only the zero bytes (memchr), where the texture switches
+     * and the stream may end, and notes each switch's position, standing byte and texture;
+     * the second walks the bytes once, keeping the last two slots in registers. (Arrays of
+     * slot, kick and texture for every byte, filled and read back, were ~25 instructions a
+     * byte, 3.6 M index bytes a retail-corpus decode.) */
+    uint16_t sw_pos[MOBY_MAX_STREAM];
+    uint8_t sw_byte[MOBY_MAX_STREAM];
+    int32_t sw_tex[MOBY_MAX_STREAM];
     uint32_t ns = 0, sw = 0;
     uint32_t limit = left < MOBY_MAX_STREAM ? (uint32_t)left : MOBY_MAX_STREAM;
     bool ended = false, zero_based = GC_FAULT(lv, moby_index_zero_based);
-    for (; ns < limit; ns++) {
-        uint8_t b = bytes[ns];
-        if (b == 0) {
-            uint8_t secret;
-            if (sw == 0) {
-                secret = hdr[2];
-            } else if (sw <= tex_count) {
-                gc_reader t = vp->texture;
-                gc_reader q = gc_window(&t, 16u * (sw - 1) + MOBY_SECRET_AT, 1);
-                secret = gc_u8(&q);
-            } else {
-                break; /* more zero bytes than secret indices: malformed, stop here */
-            }
-            if (secret == 0) {
-                ended = true;
-                break;
-            }
-            if (sw >= tex_count)
-                break; /* a switch with no texture primitive left */
-            gc_reader t = vp->texture;
-            gc_reader q = gc_window(&t, MOBY_TEX_PRIM * sw + MOBY_TEX0_LO, 4);
-            ls->texture = gc_s32le(&q);
-            sw++;
-            b = (uint8_t)(secret ^ MOBY_NO_KICK);
+    for (;;) {
+        const uint8_t *z = limit > ns ? memchr(bytes + ns, 0, limit - ns) : NULL;
+        if (!z) {
+            ns = limit;
+            break;
         }
-        kick[ns] = (b & MOBY_NO_KICK) == 0;
-        uint32_t one_based = b & 0x7Fu;
-        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
-        slot[ns] = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
-        texture[ns] = ls->texture;
+        ns = (uint32_t)(z - bytes);
+        uint8_t secret;
+        if (sw == 0) {
+            secret = hdr[2];
+        } else if (sw <= tex_count) {
+            gc_reader t = vp->texture;
+            gc_reader q = gc_window(&t, 16u * (sw - 1) + MOBY_SECRET_AT, 1);
+            secret = gc_u8(&q);
+        } else {
+            break; /* more zero bytes than secret indices: malformed, stop here */
+        }
+        if (secret == 0) {
+            ended = true;
+            break;
+        }
+        if (sw >= tex_count)
+            break; /* a switch with no texture primitive left */
+        gc_reader t = vp->texture;
+        gc_reader q = gc_window(&t, MOBY_TEX_PRIM * sw + MOBY_TEX0_LO, 4);
+        sw_pos[sw] = (uint16_t)ns; /* < MOBY_MAX_STREAM */
+        sw_byte[sw] = (uint8_t)(secret ^ MOBY_NO_KICK);
+        sw_tex[sw] = gc_s32le(&q);
+        sw++;
+        ns++;
     }
     if (ended)
         ns = ns >= MOBY_END_DUMMY ? ns - MOBY_END_DUMMY : 0;
@@ -744,29 +754,44 @@ static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_part
     /* the entry of the texture in force, recomputed when it switches */
     int32_t entry_of = -1;
     uint32_t entry = UINT32_MAX; /* -1 names none */
-    for (uint32_t i = 2; i < ns; i++) {
-        if (!kick[i])
-            continue;
-        moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
-        if (!t) {
-            p->triangles += tris;
-            return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
+    /* the texture in force from the first byte; the LOD's state takes the last switch read
+     * (the dropped dummies' included), as when every byte set it */
+    int32_t tex = ls->texture;
+    if (sw)
+        ls->texture = sw_tex[sw - 1];
+    uint32_t next_sw = 0; /* the next switch to take */
+    uint16_t s0 = 0, s1 = 0;
+    for (uint32_t i = 0; i < ns; i++) {
+        uint8_t b = bytes[i];
+        if (next_sw < sw && i == sw_pos[next_sw]) {
+            b = sw_byte[next_sw];
+            tex = sw_tex[next_sw++];
         }
-        int32_t tex = texture[i];
-        t->file_ofs = base + i;
-        t->packet_row = packet_row;
-        t->class_row = class_row;
-        t->v0 = slot[i - 2], t->v1 = slot[i - 1], t->v2 = slot[i];
-        t->vu_vertices = vu_vertices;
-        t->texture = tex;
-        t->texture_slots = texture_slots;
-        /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
-        if (tex != entry_of) {
-            entry_of = tex;
-            entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+        uint32_t one_based = b & 0x7Fu;
+        /* 1-based: byte 0 wraps to UINT16_MAX (no such slot) */
+        uint16_t s2 = zero_based ? (uint16_t)one_based : (uint16_t)(one_based - 1);
+        if (i >= 2 && (b & MOBY_NO_KICK) == 0) {
+            moby_triangle_row *t = GC_ROWS_PUSH(tb, moby_triangle_row);
+            if (!t) {
+                p->triangles += tris;
+                return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for moby.triangle");
+            }
+            t->file_ofs = base + i;
+            t->packet_row = packet_row;
+            t->class_row = class_row;
+            t->v0 = s0, t->v1 = s1, t->v2 = s2;
+            t->vu_vertices = vu_vertices;
+            t->texture = tex;
+            t->texture_slots = texture_slots;
+            /* data_lo is class-local: slot i of the entry (moby.md); -1/-2/-3 name none */
+            if (tex != entry_of) {
+                entry_of = tex;
+                entry = tex >= 0 && (uint32_t)tex < texture_slots ? cr->slot[tex] : UINT32_MAX;
+            }
+            t->texture_entry = entry;
+            tris++;
         }
-        t->texture_entry = entry;
-        tris++;
+        s0 = s1, s1 = s2;
     }
     p->triangles += tris;
     return GC_OK;
@@ -803,21 +828,22 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
         size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
         st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
-        if (st == GC_OK) { /* ST: one {s16 s, s16 t} 4.12 element per VU-buffer slot */
-            gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
-            /* a slot past a short UNPACK (or no ST UNPACK) reads 0 */
+        gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+        if (st == GC_OK && vb->count > vbefore) { /* ST: one {s16 s, s16 t} 4.12 per slot */
+            /* read_vertices pushes the packet's rows in slot order from 0 (the vertices, then
+             * the duplicates at n + k), so row vbefore + j is slot j: no slot load and test a
+             * row. A slot past a short UNPACK (or no ST UNPACK) reads 0; a duplicate there may
+             * hold its source's values, so those rows are still written. */
             size_t st_slots = vp.st.overrun ? 0 : vp.st.size / 4;
-            for (size_t r = vbefore; r < vb->count; r++) {
-                moby_vertex_row *row = (moby_vertex_row *)vb->data + r;
-                if (row->slot < st_slots) {
-                    const uint8_t *e = vp.st.data + 4u * (size_t)row->slot;
-                    row->s = (float)(int16_t)gc_load_u16le(e) / 4096.0f;
-                    row->t = (float)(int16_t)gc_load_u16le(e + 2) / 4096.0f;
-                } else {
-                    row->s = 0.0f;
-                    row->t = 0.0f;
-                }
+            size_t rows = vb->count - vbefore, with_st = rows < st_slots ? rows : st_slots;
+            moby_vertex_row *row = (moby_vertex_row *)vb->data + vbefore;
+            const uint8_t *e = vp.st.data;
+            for (size_t j = 0; j < with_st; j++, e += 4) {
+                row[j].s = (float)(int16_t)gc_load_u16le(e) / 4096.0f;
+                row[j].t = (float)(int16_t)gc_load_u16le(e + 2) / 4096.0f;
             }
+            for (size_t j = with_st; j < rows; j++)
+                row[j].s = row[j].t = 0.0f;
         }
         if (st == GC_OK && p->vif_ok)
             st = read_triangles(lv, diag, &vp, p, (uint32_t)(first + k), class_row, cr, ls);

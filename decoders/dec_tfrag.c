@@ -1085,39 +1085,39 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             texture = t >= 0 ? (uint32_t)t : UINT32_MAX;
         }
         uint64_t strip_ofs = st->file_ofs[e / 4];
+        /* The last two entries (and their positions) ride along in registers: each triangle
+         * reads one new entry. Strip indices address the vertex-info array; the position is
+         * vertex_info[i].vertex / 2 (several entries share a position). */
+        const uint8_t *sb = ix->b + cur;
+        const bool by_index = GC_FAULT(x->lv, strip_index_position);
+        uint16_t i0 = n > 2 ? sb[0] : 0, i1 = n > 2 ? sb[1] : 0;
+        uint32_t p0 = s->vi_vertex[i0], p1 = s->vi_vertex[i1]; /* < 256 <= VI_MAX */
+        if (by_index)
+            p0 = i0, p1 = i1;
         for (int j = 0; j + 2 < n; j++) {
-            uint16_t ia = ix->b[cur + j], ib = ix->b[cur + j + 1], ic = ix->b[cur + j + 2];
-            if (j & 1) { /* alternating winding */
-                uint16_t t = ia;
-                ia = ib;
-                ib = t;
-            }
+            uint16_t i2 = sb[j + 2];
+            uint32_t p2 = by_index ? i2 : s->vi_vertex[i2];
             PUSH(x->rb_tri, tfrag_triangle_row, t);
             t->file_ofs = strip_ofs;
             t->patch_row = prow;
             t->lod = (uint8_t)lod;
             t->strip = (uint16_t)strips;
-            t->a = ia;
-            t->b = ib;
-            t->c = ic;
-            /* Strip indices address the vertex-info array; the position is
-             * vertex_info[i].vertex / 2 (several entries share a position). */
-            t->va = s->vi_vertex[ia]; /* ia..ic < 256 <= VI_MAX */
-            t->vb = s->vi_vertex[ib];
-            t->vc = s->vi_vertex[ic];
-            if (GC_FAULT(x->lv, strip_index_position)) {
-                t->va = ia;
-                t->vb = ib;
-                t->vc = ic;
+            if (j & 1) { /* alternating winding */
+                t->a = i1, t->b = i0, t->va = p1, t->vb = p0;
+            } else {
+                t->a = i0, t->b = i1, t->va = p0, t->vb = p1;
             }
+            t->c = i2;
+            t->vc = p2;
             /* UINT32_MAX (no position) is the largest value, so the max of
              * the three is already UINT32_MAX when any corner has none */
-            t->v_max =
-                t->va > t->vb ? (t->va > t->vc ? t->va : t->vc) : (t->vb > t->vc ? t->vb : t->vc);
+            uint32_t m = p0 > p1 ? p0 : p1;
+            t->v_max = m > p2 ? m : p2;
             t->adgif = adgif;
             t->texture = texture;
             t->vi_hi = vi_hi; /* vi_lo: 0, as pushed */
             tris++;
+            i0 = i1, i1 = i2, p0 = p1, p1 = p2;
         }
         cur += (uint32_t)n;
         strips++;

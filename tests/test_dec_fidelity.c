@@ -366,6 +366,66 @@ Test(dec_fidelity, collision_cells)
     gc_level_free(&lv);
 }
 
+/* The outcode of a packed vertex as docs/formats/collision.md states it, written out per axis
+ * (the decoder computes four at a time): bit 0 x < -2 units, 1 x > 2, 2 y < -2, 3 y > 2, 4
+ * z < -2, 5 z > 2; x, y in 1/16 unit (10 bits), z in 1/64 unit (12 bits). */
+static unsigned ref_outcode(int x, int y, int z)
+{
+    return (unsigned)(x < -32) | (unsigned)(x > 32) << 1 | (unsigned)(y < -32) << 2 |
+           (unsigned)(y > 32) << 3 | (unsigned)(z < -128) << 4 | (unsigned)(z > 128) << 5;
+}
+
+/* A cell of 19 vertices (four blocks of four and a tail of three) at each axis's boundaries and
+ * extremes, and 24 faces: one of each vertex alone (outside exactly when its outcode is not 0),
+ * then pairs of outside vertices with disjoint outcodes (not outside) and with a shared bit
+ * (outside), so every vertex's code, in every lane, and the bits apart are checked. */
+Test(dec_fidelity, collision_outcodes_every_lane)
+{
+    static const int xy[9] = {-512, -33, -32, -1, 0, 31, 32, 33, 511};
+    static const int zz[9] = {-2048, -129, -128, -1, 0, 127, 128, 129, 2047};
+    enum { NV = 19, NF = 24 };
+    int vx[NV], vy[NV], vz[NV];
+    unsigned code[NV];
+    fx_buf *cd = &fx.core_data;
+    const size_t t = FX_CD_COLLISION + 0x10 + 0x40; /* the triangle cell: 176 bytes to 0x500 */
+    cr_assert_leq(4u + 4u * NV + 4u * NF, 0x500u - t);
+    fx_set_u16(cd, t, NF), fx_set_u8(cd, t + 2, NV), fx_set_u8(cd, t + 3, 0);
+    for (int k = 0; k < NV; k++) {
+        vx[k] = xy[k % 9], vy[k] = xy[(k / 3 + k) % 9], vz[k] = zz[(k / 9 + 2 * k) % 9];
+        code[k] = ref_outcode(vx[k], vy[k], vz[k]);
+        fx_set_u32(cd, t + 4 + 4 * (size_t)k,
+                   ((uint32_t)vx[k] & 0x3FF) | ((uint32_t)vy[k] & 0x3FF) << 10 |
+                       ((uint32_t)vz[k] & 0xFFF) << 20);
+    }
+    int face[NF][3], nf = 0, want = 0, apart = 0, shared = 0;
+    for (int k = 0; k < NV; k++, nf++) {
+        face[nf][0] = face[nf][1] = face[nf][2] = k;
+        want += code[k] != 0;
+    }
+    for (int a = 0; a < NV && nf < NF; a++)
+        for (int b = a + 1; b < NV && nf < NF; b++) {
+            if (!code[a] || !code[b] || code[a] == code[b])
+                continue;
+            bool disjoint = (code[a] & code[b]) == 0;
+            if (disjoint ? apart >= 3 : shared >= 2)
+                continue;
+            apart += disjoint, shared += !disjoint;
+            face[nf][0] = a, face[nf][1] = face[nf][2] = b, nf++;
+            want += !disjoint;
+        }
+    cr_assert_eq(nf, NF);
+    cr_assert(want > 3 && want < NF - 3, "a face set that tells right from wrong (%d)", want);
+    for (int f = 0; f < NF; f++)
+        for (int j = 0; j < 3; j++)
+            fx_set_u8(cd, t + 4 + 4 * NV + 4 * (size_t)f + (size_t)j, (uint8_t)face[f][j]);
+    gc_level lv;
+    decode(&lv);
+    cr_assert_eq(fx_col(&lv, "collision.cell", 1, "inside"), 1);
+    cr_assert_eq(fx_col(&lv, "collision.cell", 1, "vertex_count"), NV);
+    cr_assert_eq(fx_col(&lv, "collision.cell", 1, "faces_outside"), want);
+    gc_level_free(&lv);
+}
+
 Test(dec_fidelity, collision_bad_inputs, .timeout = 20)
 {
     gc_level lv;
