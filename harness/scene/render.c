@@ -217,11 +217,14 @@ static int next_chunk(const gc_table *t, chunk *ck)
 
 /* Each reader walks the column with a pointer stepping a row at a time, and
  * decides what does not change per row (the type, nullability) before its
- * loop, so the loop is a load, a conversion and a store. */
+ * loop, so the loop is a load, a conversion and a store. Unrolled four times:
+ * otherwise the pointer step, the counter and the branch were twice the
+ * load and store (~6 instructions a value, 0.7 G of the sweep's frames). */
 #define COL_LOOP(T, base, stride, n, v, body)                                                      \
     do {                                                                                           \
         const uint8_t *q_ = (base);                                                                \
-        for (size_t k = 0; k < (n); k++, q_ += (stride)) {                                         \
+        _Pragma("GCC unroll 4") for (size_t k = 0; k < (n); k++, q_ += (stride))                   \
+        {                                                                                          \
             T v;                                                                                   \
             memcpy(&v, q_, sizeof v);                                                              \
             body;                                                                                  \
