@@ -918,81 +918,92 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
     if (!kept)
         goto out;
-    for (int pass = 0; pass < 2; pass++) {
-        FOR_CHUNKS(tt, ck)
-        {
-            uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
-            double LOD[CHUNK], SKIP[CHUNK];
-            uint32_t *const KP = kept + ck.i0;
-            if (pass == 0) {
-                chunk_index(tt, tpk, ck, P);
-                chunk_double(tt, tlod, ck, LOD);
-                chunk_double(tt, tskip, ck, SKIP);
-            }
-            chunk_index(tt, tcn[0], ck, C0);
-            chunk_index(tt, tcn[1], ck, C1);
-            chunk_index(tt, tcn[2], ck, C2);
-            if (pass == 1)
-                chunk_index(tt, ttex, ck, TX);
-            for (size_t j = 0; j < ck.n; j++) {
-                const uint32_t ix[3] = {C0[j], C1[j], C2[j]};
-                uint32_t p;
-                if (pass == 0) {
-                    KP[j] = NONE;
-                    p = P[j];
-                    if (p == NONE || p >= np || pk_class[p] == NONE)
-                        continue;
-                    if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
-                        continue;
-                    /* each corner below the packet's count (NONE is not) and valid */
-                    const uint32_t vc = vcount[p];
-                    if (!(ix[0] < vc && ix[1] < vc && ix[2] < vc))
-                        continue;
-                    const uint8_t *vv = vvalid + vfirst[p];
-                    if (!(vv[ix[0]] & vv[ix[1]] & vv[ix[2]]))
-                        continue;
-                    KP[j] = p;
-                    per_class[pk_class[p]]++;
-                    continue;
-                }
-                p = KP[j];
-                if (p == NONE)
-                    continue;
-                uint32_t cls = pk_class[p];
-                oclass *cl = &k->classes[cls];
-                otri *o = &k->tris[per_class[cls]++];
-                for (int c = 0; c < 3; c++) {
-                    uint32_t g = vfirst[p] + ix[c];
-                    o->v[c] = g;
-                    if (g < cl->vlo)
-                        cl->vlo = g;
-                    if (g + 1 > cl->vhi)
-                        cl->vhi = g + 1;
-                    /* the largest squared distance here, its square root once
-                     * below: sqrt is correctly rounded and monotonic, so that is
-                     * the largest of the corners' distances, bit for bit */
-                    const double x = k->kx[g], y = k->ky[g], z = k->kz[g];
-                    const double len2 = x * x + y * y + z * z;
-                    if (len2 > cl->radius)
-                        cl->radius = len2;
-                }
-                o->texture = TX[j];
-            }
+    /* (the two passes as two loops, a row's corners in scalars: as one loop
+     * switching on the pass, with the corners in an array, the compiler
+     * rebuilt the array on the stack for every row of both passes) */
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
+        double LOD[CHUNK], SKIP[CHUNK];
+        uint32_t *const KP = kept + ck.i0;
+        chunk_index(tt, tpk, ck, P);
+        if (tlod.ok)
+            chunk_double(tt, tlod, ck, LOD);
+        if (tskip.ok)
+            chunk_double(tt, tskip, ck, SKIP);
+        chunk_index(tt, tcn[0], ck, C0);
+        chunk_index(tt, tcn[1], ck, C1);
+        chunk_index(tt, tcn[2], ck, C2);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = P[j], i0 = C0[j], i1 = C1[j], i2 = C2[j];
+            KP[j] = NONE;
+            if (p == NONE || p >= np || pk_class[p] == NONE)
+                continue;
+            if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
+                continue;
+            /* each corner below the packet's count (NONE is not) and valid */
+            const uint32_t vc = vcount[p];
+            if (!(i0 < vc && i1 < vc && i2 < vc))
+                continue;
+            const uint8_t *vv = vvalid + vfirst[p];
+            if (!(vv[i0] & vv[i1] & vv[i2]))
+                continue;
+            KP[j] = p;
+            per_class[pk_class[p]]++;
         }
-        if (pass == 0) {
-            uint64_t run = 0;
-            for (size_t c = 0; c < nc; c++) {
-                k->classes[c].tri_first = (uint32_t)run;
-                k->classes[c].tri_count = per_class[c];
-                per_class[c] = (uint32_t)run;
-                run += k->classes[c].tri_count;
-                if (run > UINT32_MAX / 2)
-                    goto out;
-            }
-            k->ntris = (size_t)run;
-            k->tris = gc_big_calloc(run ? run : 1, sizeof *k->tris);
-            if (!k->tris)
+    }
+    {
+        uint64_t run = 0;
+        for (size_t c = 0; c < nc; c++) {
+            k->classes[c].tri_first = (uint32_t)run;
+            k->classes[c].tri_count = per_class[c];
+            per_class[c] = (uint32_t)run;
+            run += k->classes[c].tri_count;
+            if (run > UINT32_MAX / 2)
                 goto out;
+        }
+        k->ntris = (size_t)run;
+        /* every entry is written below (one per kept row): not zeroed first */
+        k->tris = gc_big_alloc((run ? run : 1) * sizeof *k->tris);
+        if (!k->tris)
+            goto out;
+    }
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+        const uint32_t *const KP = kept + ck.i0;
+        chunk_index(tt, tcn[0], ck, C0);
+        chunk_index(tt, tcn[1], ck, C1);
+        chunk_index(tt, tcn[2], ck, C2);
+        chunk_index(tt, ttex, ck, TX);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = KP[j];
+            if (p == NONE)
+                continue;
+            const uint32_t cls = pk_class[p], vf = vfirst[p];
+            oclass *cl = &k->classes[cls];
+            otri *o = &k->tris[per_class[cls]++];
+            const uint32_t g[3] = {vf + C0[j], vf + C1[j], vf + C2[j]};
+            uint32_t vlo = cl->vlo, vhi = cl->vhi;
+            double radius = cl->radius;
+            for (int c = 0; c < 3; c++) {
+                o->v[c] = g[c];
+                if (g[c] < vlo)
+                    vlo = g[c];
+                if (g[c] + 1 > vhi)
+                    vhi = g[c] + 1;
+                /* the largest squared distance here, its square root once
+                 * below: sqrt is correctly rounded and monotonic, so that is
+                 * the largest of the corners' distances, bit for bit */
+                const double x = k->kx[g[c]], y = k->ky[g[c]], z = k->kz[g[c]];
+                const double len2 = x * x + y * y + z * z;
+                if (len2 > radius)
+                    radius = len2;
+            }
+            o->texture = TX[j];
+            cl->vlo = vlo;
+            cl->vhi = vhi;
+            cl->radius = radius;
         }
     }
     free(kept);
