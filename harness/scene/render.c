@@ -2090,13 +2090,17 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
                     k->serial = 1;
                 }
             }
-            gc_rs_project(cam, in->m, n, k->kx + cl->vlo, k->ky + cl->vlo, k->kz + cl->vlo, k->pv);
+            gc_rs_pbounds pb;
+            gc_rs_project_bounds(cam, in->m, n, k->kx + cl->vlo, k->ky + cl->vlo, k->kz + cl->vlo,
+                                 k->pv, &pb);
             for (uint32_t e = 0; cl->stbad && e < n; e++)
                 k->pv[e].code |= k->stbad[cl->vlo + e] ? GC_RS_PV_BAD : 0u;
+            if (cl->stbad)
+                pb.code |= GC_RS_PV_BAD;
             obj_ctx ctx = {s, k, in, cl, lit};
-            gc_rs_draw_indexed(t, cam, k->pv, cl->vlo, k->tris[cl->tri_first].v,
-                               sizeof(otri) / sizeof(uint32_t), cl->tri_count, object_corners,
-                               &ctx);
+            gc_rs_draw_indexed_bounded(t, cam, k->pv, &pb, cl->vlo, k->tris[cl->tri_first].v,
+                                       sizeof(otri) / sizeof(uint32_t), cl->tri_count,
+                                       object_corners, &ctx);
         }
     }
 }
