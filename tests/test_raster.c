@@ -46,6 +46,33 @@ static const uint8_t *px(const gc_rs_target *t, uint32_t x, uint32_t y)
  * sample points: (0.5,0.5) (10.5,0.5) (0.5,10.5). Centre (x+.5, y+.5) is
  * inside iff x >= 0, y >= 0, x + y < 10; on the top edge (y = 0) and the
  * left edge (x = 0) it is included, on the hypotenuse (x + y = 10) not. */
+/* A clear puts the colour's four bytes in every pixel (widths and heights
+ * whose pixel counts are and are not multiples of the 16-pixel copies,
+ * after a frame of other bytes), depth 0 and no writes everywhere. */
+Test(raster, clear_fills_every_pixel)
+{
+    const uint32_t dims[][2] = {{1, 1}, {3, 5}, {16, 1}, {17, 3}, {31, 7}, {96, 72}, {97, 13}};
+    const uint8_t col[4] = {0x12, 0x34, 0x56, 0x78};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        gc_rs_target t;
+        cr_assert_eq(gc_rs_target_init(&t, dims[d][0], dims[d][1], 1), 0);
+        const size_t n = (size_t)dims[d][0] * dims[d][1];
+        memset(t.rgba, 0xEE, n * 4);
+        for (size_t i = 0; i < n; i++) {
+            t.depth[i] = 1.0f;
+            t.writes[i] = 3;
+        }
+        gc_rs_target_clear(&t, col);
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_eq(memcmp(t.rgba + 4 * i, col, 4), 0, "%ux%u pixel %zu", dims[d][0],
+                         dims[d][1], i);
+            cr_assert_eq(t.depth[i], 0.0f);
+            cr_assert_eq(t.writes[i], 0);
+        }
+        gc_rs_target_free(&t);
+    }
+}
+
 Test(raster, single_triangle_top_left_coverage)
 {
     for (int winding = 0; winding < 2; winding++) {

@@ -73,17 +73,18 @@ int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int coun
 void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4])
 {
     size_t n = (size_t)t->width * t->height;
-    /* two pixels a store (the pattern's bytes twice over: no byte order) */
-    uint8_t two[8];
-    memcpy(two, rgba, 4);
-    memcpy(two + 4, rgba, 4);
-    uint64_t pat;
-    memcpy(&pat, two, 8);
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2)
-        memcpy(t->rgba + 4 * i, &pat, 8);
-    for (; i < n; i++)
-        memcpy(t->rgba + 4 * i, rgba, 4);
+    /* sixteen pixels a copy of a 64-byte pattern (the colour's bytes
+     * repeated: no byte order), the rest one by one; was two a store, half
+     * of a clear's instructions */
+    uint8_t pat[64];
+    for (int k = 0; k < 16; k++)
+        memcpy(pat + 4 * k, rgba, 4);
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        memcpy(t->rgba + 4 * j, pat, sizeof pat);
+    for (; j < n; j++)
+        memcpy(t->rgba + 4 * j, rgba, 4);
+    size_t i;
     for (i = 0; i < n; i++)
         t->depth[i] = 0.0f;
     if (t->writes)
