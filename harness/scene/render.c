@@ -861,7 +861,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->ky = calloc(k->nverts + 3, sizeof *k->ky);
     k->kz = calloc(k->nverts + 3, sizeof *k->kz);
     vvalid = calloc(sum ? sum : 1, 1);
-    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz)
+    k->stbad = calloc(sum ? sum : 1, 1);
+    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
         goto out;
     FOR_CHUNKS(tv, ck)
     {
@@ -905,6 +906,11 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             }
             vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
                         finite_f(o->s) && finite_f(o->t);
+            /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30,
+             * NaN out (here, where s and t are written, not in a pass of its
+             * own; a vertex no row names keeps 0, as its zeroed s and t give) */
+            k->stbad[g] = (fbits(o->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
+                          (fbits(o->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
         }
     }
     for (size_t c = 0; c < nc; c++) {
@@ -1020,15 +1026,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     k->pv = calloc((size_t)k->span + 3, sizeof *k->pv);
     k->ccol = calloc(k->span ? k->span : 1, sizeof *k->ccol);
     k->cstate = calloc(k->span ? k->span : 1, 1);
-    k->stbad = calloc(k->nverts ? k->nverts : 1, 1);
-    if (!k->pv || !k->ccol || !k->cstate || !k->stbad)
+    if (!k->pv || !k->ccol || !k->cstate)
         goto out;
-    for (size_t g = 0; g < k->nverts; g++) {
-        const overt *ov = &k->verts[g];
-        /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30, NaN out */
-        k->stbad[g] = (fbits(ov->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
-                      (fbits(ov->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
-    }
     for (size_t c = 0; c < nc; c++)
         for (uint32_t g = k->classes[c].vlo; g < k->classes[c].vhi; g++)
             k->classes[c].stbad |= k->stbad[g];
