@@ -46,6 +46,33 @@ static const uint8_t *px(const gc_rs_target *t, uint32_t x, uint32_t y)
  * sample points: (0.5,0.5) (10.5,0.5) (0.5,10.5). Centre (x+.5, y+.5) is
  * inside iff x >= 0, y >= 0, x + y < 10; on the top edge (y = 0) and the
  * left edge (x = 0) it is included, on the hypotenuse (x + y = 10) not. */
+/* A clear puts the colour's four bytes in every pixel (widths and heights
+ * whose pixel counts are and are not multiples of the 16-pixel copies,
+ * after a frame of other bytes), depth 0 and no writes everywhere. */
+Test(raster, clear_fills_every_pixel)
+{
+    const uint32_t dims[][2] = {{1, 1}, {3, 5}, {16, 1}, {17, 3}, {31, 7}, {96, 72}, {97, 13}};
+    const uint8_t col[4] = {0x12, 0x34, 0x56, 0x78};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        gc_rs_target t;
+        cr_assert_eq(gc_rs_target_init(&t, dims[d][0], dims[d][1], 1), 0);
+        const size_t n = (size_t)dims[d][0] * dims[d][1];
+        memset(t.rgba, 0xEE, n * 4);
+        for (size_t i = 0; i < n; i++) {
+            t.depth[i] = 1.0f;
+            t.writes[i] = 3;
+        }
+        gc_rs_target_clear(&t, col);
+        for (size_t i = 0; i < n; i++) {
+            cr_assert_eq(memcmp(t.rgba + 4 * i, col, 4), 0, "%ux%u pixel %zu", dims[d][0],
+                         dims[d][1], i);
+            cr_assert_eq(t.depth[i], 0.0f);
+            cr_assert_eq(t.writes[i], 0);
+        }
+        gc_rs_target_free(&t);
+    }
+}
+
 Test(raster, single_triangle_top_left_coverage)
 {
     for (int winding = 0; winding < 2; winding++) {
@@ -751,6 +778,122 @@ Test(raster, indexed_mesh_equals_triangles)
     cr_assert_gt(a.stats.triangles_culled, 10);
     cr_assert_gt(a.stats.triangles_skipped, 0);
     cr_assert_lt(calls, drawn / 2, "corners asked for %zu of %zu triangles", calls, drawn);
+    gc_rs_target_free(&a);
+    gc_rs_target_free(&b);
+}
+
+static int64_t fdiv16_floor(int64_t a)
+{
+    return a >= 0 ? a / 16 : -((-a + 15) / 16);
+}
+
+static int64_t fdiv16_ceil(int64_t a)
+{
+    return -fdiv16_floor(-a);
+}
+
+/* gc_rs_project_bounds: the same points as gc_rs_project, and its bounds are
+ * the OR of the codes and the least and greatest x and y of points 0 .. n-1
+ * (n not a multiple of four, the slack entries far outside: a bound taken
+ * over a scratch lane fails). gc_rs_draw_indexed_bounded: meshes from far
+ * smaller than a pixel to crossing the near plane, drawn with and without
+ * the bounds, give the same frame, depths, write counts and counters; some
+ * meshes take the counting-only path (every point inside the guard band,
+ * no pixel centre in their box) with triangles of non-zero area (a count
+ * of setups left out fails) and none of those asks for a corner. */
+Test(raster, project_bounds_and_bounded_draw)
+{
+    enum { G = 5, NV = G * G, NT = 2 * (G - 1) * (G - 1), TRIALS = 400 };
+    static float kx[NV + 3], ky[NV + 3], kz[NV + 3];
+    static gc_rs_vertex wv[NV];
+    static uint32_t tris[NT][4];
+    static gc_rs_pvertex pv[NV + 3], pv_plain[NV + 3];
+    uint32_t seed = 11;
+    gc_rs_camera cam;
+    const float eye[3] = {0.0f, 0.0f, -1.0f}, target[3] = {0, 0, 4}, up[3] = {0, 1, 0};
+    cr_assert_eq(gc_rs_camera_look(&cam, eye, target, up, 1.0f, 0.05f, 96, 72), 0);
+    gc_rs_target a, b;
+    new_target(&a, 96, 72);
+    new_target(&b, 96, 72);
+    int nt = 0;
+    for (int y = 0; y + 1 < G; y++)
+        for (int x = 0; x + 1 < G; x++) {
+            uint32_t v0 = (uint32_t)(y * G + x), v1 = v0 + 1, v2 = v0 + G, v3 = v2 + 1;
+            const uint32_t t0[4] = {v0, v1, v3, 0}, t1[4] = {v0, v3, v2, 0};
+            memcpy(tris[nt++], t0, sizeof t0);
+            memcpy(tris[nt++], t1, sizeof t1);
+        }
+    int counted_only = 0, drawn_in_box = 0;
+    for (int trial = 0; trial < TRIALS; trial++) {
+        /* sizes from a hundredth of a pixel to several times the frame */
+        const float size = 1e-4f * (float)(1u << (lcg(&seed) % 16)) * (float)(1 + lcg(&seed) % 7);
+        const float ox = (float)((int)(lcg(&seed) % 2001) - 1000) * 1e-3f * 2.0f,
+                    oy = (float)((int)(lcg(&seed) % 2001) - 1000) * 1e-3f * 1.5f,
+                    oz = (float)(lcg(&seed) % 1000) * 6e-3f - 0.5f;
+        for (int i = 0; i < NV; i++) {
+            kx[i] = ((float)(i % G) + (float)(lcg(&seed) % 100) * 4e-3f) * size;
+            ky[i] = ((float)(i / G) + (float)(lcg(&seed) % 100) * 4e-3f) * size;
+            kz[i] = (float)(lcg(&seed) % 100) * 1e-2f * size;
+            memset(&wv[i], 0, sizeof wv[i]);
+            for (int k = 0; k < 4; k++)
+                wv[i].rgba[k] = (uint8_t)(k == 3 ? 0x80 : lcg(&seed) % 256);
+        }
+        /* the points past n (here the last row's slack) lie far outside */
+        const size_t n = NV - (size_t)(trial % 4);
+        for (size_t i = n; i < NV + 3; i++)
+            kx[i] = ky[i] = 1e4f * (float)(i % 2 ? 1 : -1), kz[i] = 3.0f;
+        const float m[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, ox, oy, oz};
+        gc_rs_project(&cam, m, n, kx, ky, kz, pv_plain);
+        gc_rs_pbounds pb;
+        gc_rs_project_bounds(&cam, m, n, kx, ky, kz, pv, &pb);
+        cr_assert_eq(memcmp(pv, pv_plain, n * sizeof *pv), 0);
+        gc_rs_pbounds want = {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+        for (size_t i = 0; i < n; i++) {
+            want.code |= pv[i].code;
+            want.x0 = pv[i].x < want.x0 ? pv[i].x : want.x0;
+            want.x1 = pv[i].x > want.x1 ? pv[i].x : want.x1;
+            want.y0 = pv[i].y < want.y0 ? pv[i].y : want.y0;
+            want.y1 = pv[i].y > want.y1 ? pv[i].y : want.y1;
+        }
+        cr_assert_eq(pb.code, want.code, "trial %d", trial);
+        if (want.code == 0) {
+            cr_assert_eq(pb.x0, want.x0, "trial %d", trial);
+            cr_assert_eq(pb.x1, want.x1, "trial %d", trial);
+            cr_assert_eq(pb.y0, want.y0, "trial %d", trial);
+            cr_assert_eq(pb.y1, want.y1, "trial %d", trial);
+        }
+        /* the triangles whose corners are all below n */
+        size_t ntris = 0;
+        static uint32_t use[NT][4];
+        for (int j = 0; j < nt; j++)
+            if (tris[j][0] < n && tris[j][1] < n && tris[j][2] < n)
+                memcpy(use[ntris++], tris[j], sizeof use[0]);
+        mesh_ctx ma = {wv, (const uint32_t(*)[4])use, NULL, 0};
+        mesh_ctx mb = {wv, (const uint32_t(*)[4])use, NULL, 0};
+        const gc_rs_stats before = b.stats;
+        gc_rs_draw_indexed(&a, &cam, pv, 0, use[0], 4, ntris, mesh_corners, &ma);
+        gc_rs_draw_indexed_bounded(&b, &cam, pv, &pb, 0, use[0], 4, ntris, mesh_corners, &mb);
+        cr_assert_eq(memcmp(&a.stats, &b.stats, sizeof a.stats), 0, "trial %d", trial);
+        cr_assert_eq(ma.calls, mb.calls, "trial %d", trial);
+        /* no pixel centre 16 p + 8 of the frame within [x0, x1] x [y0, y1] */
+        const int64_t px0 = fdiv16_ceil((int64_t)pb.x0 - 8), px1 = fdiv16_floor((int64_t)pb.x1 - 8),
+                      py0 = fdiv16_ceil((int64_t)pb.y0 - 8), py1 = fdiv16_floor((int64_t)pb.y1 - 8);
+        const int empty = (px0 > 95 || px1 < 0 || px0 > px1) || (py0 > 71 || py1 < 0 || py0 > py1);
+        if (pb.code == 0 && empty && b.stats.setups > before.setups) {
+            counted_only++;
+            cr_assert_eq(mb.calls, 0);
+        }
+        drawn_in_box += pb.code == 0 && !empty && mb.calls > 0;
+    }
+    cr_assert_eq(memcmp(a.rgba, b.rgba, (size_t)96 * 72 * 4), 0);
+    cr_assert_eq(memcmp(a.depth, b.depth, (size_t)96 * 72 * sizeof *a.depth), 0);
+    cr_assert_eq(memcmp(a.writes, b.writes, (size_t)96 * 72 * sizeof *a.writes), 0);
+    cr_log_info("counted only %d, drawn %d of %d; written %llu, clipped %llu", counted_only,
+                drawn_in_box, TRIALS, (unsigned long long)b.stats.pixels_written,
+                (unsigned long long)b.stats.triangles_clipped);
+    cr_assert_gt(counted_only, 10);
+    cr_assert_gt(drawn_in_box, 10);
+    cr_assert_gt(b.stats.triangles_clipped, 0);
     gc_rs_target_free(&a);
     gc_rs_target_free(&b);
 }

@@ -226,6 +226,18 @@ typedef struct gc_rs_pvertex {
 void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
                    const float *y, const float *z, gc_rs_pvertex *out);
 
+/* What gc_rs_project_bounds found over points 0 .. n-1: the OR of their
+ * codes, and the least and greatest x and y (meaningful when code is 0). */
+typedef struct gc_rs_pbounds {
+    uint32_t code;
+    int32_t x0, x1, y0, y1;
+} gc_rs_pbounds;
+
+/* gc_rs_project, and the points' bounds into *b (n 0: code 0, an empty box).
+ * A caller that sets GC_RS_PV_BAD in a code afterwards sets it in b->code. */
+void gc_rs_project_bounds(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                          const float *y, const float *z, gc_rs_pvertex *out, gc_rs_pbounds *b);
+
 /* Fill v[0..2].s, .t, .rgba (pos is not read) for triangle j of a
  * gc_rs_draw_indexed call and return its texture (NULL: vertex colour). */
 typedef const gc_rs_texture *(*gc_rs_corners_fn)(void *ctx, size_t j, gc_rs_vertex v[3]);
@@ -235,6 +247,13 @@ typedef const gc_rs_texture *(*gc_rs_corners_fn)(void *ctx, size_t j, gc_rs_vert
 void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
                         uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
                         gc_rs_corners_fn corners, void *ctx);
+/* gc_rs_draw_indexed for points whose bounds *b gc_rs_project_bounds gave
+ * (every vertex the triangles name among them): the same frame and
+ * counters, and when no pixel centre lies in the points' box, only the
+ * counting (no corner is asked for). */
+void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
+                                const gc_rs_pbounds *b, uint32_t base, const uint32_t *idx,
+                                size_t stride, size_t ntris, gc_rs_corners_fn corners, void *ctx);
 
 /* 1 when every pixel of the box x0..x1, y0..y1 (clamped to the frame; an
  * empty box too) holds a depth >= q: a surface none of whose pixels can

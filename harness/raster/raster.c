@@ -73,17 +73,18 @@ int gc_rs_target_init(gc_rs_target *t, uint32_t width, uint32_t height, int coun
 void gc_rs_target_clear(gc_rs_target *t, const uint8_t rgba[4])
 {
     size_t n = (size_t)t->width * t->height;
-    /* two pixels a store (the pattern's bytes twice over: no byte order) */
-    uint8_t two[8];
-    memcpy(two, rgba, 4);
-    memcpy(two + 4, rgba, 4);
-    uint64_t pat;
-    memcpy(&pat, two, 8);
-    size_t i = 0;
-    for (; i + 2 <= n; i += 2)
-        memcpy(t->rgba + 4 * i, &pat, 8);
-    for (; i < n; i++)
-        memcpy(t->rgba + 4 * i, rgba, 4);
+    /* sixteen pixels a copy of a 64-byte pattern (the colour's bytes
+     * repeated: no byte order), the rest one by one; was two a store, half
+     * of a clear's instructions */
+    uint8_t pat[64];
+    for (int k = 0; k < 16; k++)
+        memcpy(pat + 4 * k, rgba, 4);
+    size_t j = 0;
+    for (; j + 16 <= n; j += 16)
+        memcpy(t->rgba + 4 * j, pat, sizeof pat);
+    for (; j < n; j++)
+        memcpy(t->rgba + 4 * j, rgba, 4);
+    size_t i;
     for (i = 0; i < n; i++)
         t->depth[i] = 0.0f;
     if (t->writes)
@@ -1057,12 +1058,43 @@ INLINE v4i camera_lanes(const gc_rs_camera *cam, v4f wx, v4f wy, v4f wz, v4f *px
 
 /* The projection of points inside the guard band (outcode 0): project()'s
  * expressions lane by lane. */
-INLINE void project_lanes(const gc_rs_camera *cam, v4f px, v4f py, v4f pz, v4f *q, v4i *sx, v4i *sy)
+INLINE void project_lanes_f(const gc_rs_camera *cam, v4f px, v4f py, v4f pz, v4f *q, v4i *sx,
+                            v4i *sy, v4f *fx, v4f *fy)
 {
     const v4f fv = splat(cam->focal_px);
     *q = splat(1.0f) / pz;
-    *sx = to_fixed4_inside(splat(cam->cx) + (fv * px) * *q);
-    *sy = to_fixed4_inside(splat(cam->cy) - (fv * py) * *q);
+    *fx = splat(cam->cx) + (fv * px) * *q;
+    *fy = splat(cam->cy) - (fv * py) * *q;
+    *sx = to_fixed4_inside(*fx);
+    *sy = to_fixed4_inside(*fy);
+}
+
+INLINE void project_lanes(const gc_rs_camera *cam, v4f px, v4f py, v4f pz, v4f *q, v4i *sx, v4i *sy)
+{
+    v4f fx, fy;
+    project_lanes_f(cam, px, py, pz, q, sx, sy, &fx, &fy);
+}
+
+/* The lesser and greater of each lane (the operand order of minps / maxps;
+ * only ever given numbers here). */
+INLINE v4f min4(v4f a, v4f b)
+{
+#if GC_RS_SSE2
+    return (v4f)_mm_min_ps((__m128)a, (__m128)b);
+#else
+    const v4i m = a < b;
+    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
+#endif
+}
+
+INLINE v4f max4(v4f a, v4f b)
+{
+#if GC_RS_SSE2
+    return (v4f)_mm_max_ps((__m128)a, (__m128)b);
+#else
+    const v4i m = a > b;
+    return (v4f)(((v4i)a & m) | ((v4i)b & ~m));
+#endif
 }
 
 /* A triangle crossing a clip plane (any_out: the planes its corners are
@@ -1194,8 +1226,12 @@ INLINE void transpose4(v4i a, v4i b, v4i c, v4i d, v4i out[4])
     out[3] = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
 }
 
-void gc_rs_project(const gc_rs_camera *cam_in, const float m[12], size_t n, const float *x,
-                   const float *y, const float *z, gc_rs_pvertex *out)
+/* gc_rs_project, and with `bounds` the OR of the n points' codes and the
+ * bounds of their x and y (an instance per value of `bounds`, so the plain
+ * projection pays nothing for them). */
+INLINE void project_points(const gc_rs_camera *cam_in, const float m[12], size_t n, const float *x,
+                           const float *y, const float *z, gc_rs_pvertex *out, gc_rs_pbounds *pb,
+                           const int bounds)
 {
     /* A local copy of the camera: the stores to out[] could alias *cam_in,
      * so with it the compiler reloaded and re-broadcast every camera field
@@ -1211,6 +1247,16 @@ void gc_rs_project(const gc_rs_camera *cam_in, const float m[12], size_t n, cons
     v4f mb[12];
     for (int e = 0; e < 12; e++)
         mb[e] = splat(m[e]);
+    /* The bounds over whole passes of four in lanes (the last pass's lanes
+     * past n are scratch: those points are added one by one below), taken
+     * on the screen positions before they are snapped: the snap (x 16, a
+     * half away from zero, truncation) never decreases as its argument
+     * grows, so the snap of the least position is the least snapped
+     * position, and likewise the greatest. Only read when every code is 0,
+     * when no lane holds a NaN. */
+    const size_t whole = bounds ? n / 4 * 4 : 0;
+    v4i b_code = {0, 0, 0, 0};
+    v4f b_x0 = splat(__builtin_inff()), b_y0 = b_x0, b_x1 = -b_x0, b_y1 = b_x1;
     for (size_t i = 0; i < n; i += 4) {
         /* four points a pass (the arrays are padded to a multiple of four) */
         v4f lx, ly, lz;
@@ -1230,8 +1276,9 @@ void gc_rs_project(const gc_rs_camera *cam_in, const float m[12], size_t n, cons
         const v4f one = splat(1.0f);
         v4f q;
         v4i sx, sy;
-        project_lanes(cam, (v4f)((v4i)px & in), (v4f)((v4i)py & in),
-                      (v4f)(((v4i)pz & in) | ((v4i)one & ~in)), &q, &sx, &sy);
+        v4f fx, fy;
+        project_lanes_f(cam, (v4f)((v4i)px & in), (v4f)((v4i)py & in),
+                        (v4f)(((v4i)pz & in) | ((v4i)one & ~in)), &q, &sx, &sy, &fx, &fy);
         v4i head[4], tail[4];
         transpose4(sx, sy, (v4i)q, code, head);
         transpose4((v4i)px, (v4i)py, (v4i)pz, (v4i){0, 0, 0, 0}, tail);
@@ -1239,7 +1286,54 @@ void gc_rs_project(const gc_rs_camera *cam_in, const float m[12], size_t n, cons
             memcpy(&out[i + (size_t)k], &head[k], 16);
             memcpy((char *)&out[i + (size_t)k] + 16, &tail[k], 16);
         }
+        if (bounds && i < whole) {
+            b_code |= code;
+            b_x0 = min4(fx, b_x0);
+            b_x1 = max4(fx, b_x1);
+            b_y0 = min4(fy, b_y0);
+            b_y1 = max4(fy, b_y1);
+        }
     }
+    if (bounds) {
+        gc_rs_pbounds b = {0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN};
+        for (int k = 0; k < 4; k++)
+            b.code |= (uint32_t)b_code[k];
+        if (whole && b.code == 0) {
+            float x0 = b_x0[0], x1 = b_x1[0], y0 = b_y0[0], y1 = b_y1[0];
+            for (int k = 1; k < 4; k++) {
+                x0 = b_x0[k] < x0 ? b_x0[k] : x0;
+                x1 = b_x1[k] > x1 ? b_x1[k] : x1;
+                y0 = b_y0[k] < y0 ? b_y0[k] : y0;
+                y1 = b_y1[k] > y1 ? b_y1[k] : y1;
+            }
+            const v4i lo = to_fixed4_inside((v4f){x0, y0, 0.0f, 0.0f}),
+                      hi = to_fixed4_inside((v4f){x1, y1, 0.0f, 0.0f});
+            b.x0 = lo[0];
+            b.y0 = lo[1];
+            b.x1 = hi[0];
+            b.y1 = hi[1];
+        }
+        for (size_t i = whole; i < n; i++) {
+            b.code |= out[i].code;
+            b.x0 = out[i].x < b.x0 ? out[i].x : b.x0;
+            b.x1 = out[i].x > b.x1 ? out[i].x : b.x1;
+            b.y0 = out[i].y < b.y0 ? out[i].y : b.y0;
+            b.y1 = out[i].y > b.y1 ? out[i].y : b.y1;
+        }
+        *pb = b;
+    }
+}
+
+void gc_rs_project(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                   const float *y, const float *z, gc_rs_pvertex *out)
+{
+    project_points(cam, m, n, x, y, z, out, NULL, 0);
+}
+
+void gc_rs_project_bounds(const gc_rs_camera *cam, const float m[12], size_t n, const float *x,
+                          const float *y, const float *z, gc_rs_pvertex *out, gc_rs_pbounds *b)
+{
+    project_points(cam, m, n, x, y, z, out, b, 1);
 }
 
 INLINE int64_t min3(int64_t a, int64_t b, int64_t c)
@@ -1329,6 +1423,42 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
     t->stats.triangles_skipped += n_skipped;
     t->stats.triangles_culled += n_culled;
     t->stats.setups += n_setups;
+}
+
+void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
+                                const gc_rs_pbounds *b, uint32_t base, const uint32_t *idx,
+                                size_t stride, size_t ntris, gc_rs_corners_fn corners, void *ctx)
+{
+    /* Every point inside the guard band (so no triangle is skipped, culled
+     * or clipped) and no pixel centre in the points' box: each triangle's
+     * pixel box lies inside that box (the box of a subset, and the rounding
+     * and clamping below are monotonic), so gc_rs_draw_indexed would stop
+     * every triangle at its area or its box, counting it and, when its
+     * area is not zero, a setup. A third of the sweep's object triangles
+     * are in such instances (far objects smaller than a pixel). */
+    if (b->code == 0) {
+        const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
+        int64_t px0 = -floor_div16(-((int64_t)b->x0 - 8)), px1 = floor_div16((int64_t)b->x1 - 8);
+        int64_t py0 = -floor_div16(-((int64_t)b->y0 - 8)), py1 = floor_div16((int64_t)b->y1 - 8);
+        px0 = px0 < 0 ? 0 : px0;
+        py0 = py0 < 0 ? 0 : py0;
+        px1 = px1 > xmax ? xmax : px1;
+        py1 = py1 > ymax ? ymax : py1;
+        if (px0 > px1 || py0 > py1) {
+            uint64_t n_setups = 0;
+            for (size_t j = 0; j < ntris; j++, idx += stride) {
+                const gc_rs_pvertex *p0 = &pv[idx[0] - base], *p1 = &pv[idx[1] - base],
+                                    *p2 = &pv[idx[2] - base];
+                const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x,
+                              cy = p2->y;
+                n_setups += (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) != 0;
+            }
+            t->stats.triangles += ntris;
+            t->stats.setups += n_setups;
+            return;
+        }
+    }
+    gc_rs_draw_indexed(t, cam, pv, base, idx, stride, ntris, corners, ctx);
 }
 
 int gc_rs_depth_hides(const gc_rs_target *t, int64_t x0, int64_t y0, int64_t x1, int64_t y1,
