@@ -76,6 +76,7 @@ typedef struct big_block {
     size_t used;     /* live: the bytes asked for, page-rounded (<= len); the rest is spare */
     size_t res;      /* cached: bytes resident when it was cached (an upper bound) */
     uint8_t *origin; /* start of the mapping it was cut from: pieces of one mapping rejoin */
+    size_t pad;      /* live: bytes its mapping was rounded up by, perhaps not resident yet */
     bool moving;     /* live: gc_big_realloc is moving its pages */
 } big_block;
 
@@ -101,6 +102,7 @@ static size_t nlive;
 static big_block cache[CACHE_MAX]; /* oldest first */
 static size_t ncache;
 static size_t live_bytes, live_used, cached_bytes, cached_res, peak;
+static size_t live_pad; /* the live blocks' pad: what rounding may still add to the resident size */
 static size_t cache_limit = BIG_CAN_CACHE ? SIZE_MAX : 0;
 static int mapping = BIG_CAN_MAP && !BIG_ASAN;
 static int statm_fd = -2;   /* -2: not opened yet, -1: cannot be read (no cache) */
@@ -121,9 +123,9 @@ static size_t page_bytes(void)
 
 /* Anonymous mapping of len bytes starting on a 2 MiB boundary (a huge page
  * can back a 2 MiB range only if it lies whole in the mapping). The length
- * is not rounded up to 2 MiB: the tail past the last boundary stays in
- * 4 KiB pages, so a block's resident size is what it touches, not a
- * multiple of 2 MiB. NULL on failure. */
+ * is the caller's (map_len_locked decides whether a tail past the last
+ * boundary is rounded up to a huge page or stays in 4 KiB pages). NULL on
+ * failure. */
 static uint8_t *map_aligned(size_t len, int prot)
 {
     if (len > SIZE_MAX - HUGE_BYTES)
@@ -255,9 +257,11 @@ static size_t process_resident_locked(void)
  * 2 MiB for as long as it is mapped. Mapping the tail as a whole huge page
  * instead makes up to 2 MiB - 4 KiB resident that nobody asked for, so it
  * is done only while the process is that much below the most it has held
- * (`peak`, the cache's bound, less its margin): the spare counts as the
- * cache does in that bound, so rounding never raises the peak; it uses the
- * headroom the largest levels leave for the others (issue 10's
+ * (`peak`, the cache's bound, less its margin), counting the rounding of
+ * every live block as resident already (its tail may not be written yet);
+ * the spare counts as the cache does in that bound, so rounding never
+ * raises the peak; it uses the headroom the largest levels leave for the
+ * others (issue 10's
  * bench_decode: 14,600 -> ~3,000 faults a pass). */
 static size_t map_len_locked(size_t len)
 {
@@ -267,7 +271,7 @@ static size_t map_len_locked(size_t len)
         return len;
     size_t r = process_resident_locked();
     size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
-    if (r == 0 || r + (HUGE_BYTES - tail) + margin > peak)
+    if (r == 0 || r + live_pad + (HUGE_BYTES - tail) + margin > peak)
         return len;
     return round_up(len, HUGE_BYTES);
 #else
@@ -342,6 +346,7 @@ static bool add_live_locked(const big_block *b)
     live[nlive++] = *b;
     live_bytes += b->len;
     live_used += b->used;
+    live_pad += b->pad;
     return true;
 }
 
@@ -423,6 +428,7 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     if (!b.p)
         return NULL;
     b.used = len;
+    b.pad = rounded ? maplen - len : 0;
     b.res = 0;
     b.moving = false;
 #if BIG_CAN_POPULATE
@@ -550,6 +556,8 @@ void gc_big_free(void *p)
     live[i] = live[--nlive];
     live_bytes -= b.len;
     live_used -= b.used;
+    live_pad -= b.pad;
+    b.pad = 0;
     bool keep = false;
 #if BIG_CAN_CACHE
     if (cache_limit > 0 && statm_fd != -1) {
@@ -629,6 +637,8 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         nev = evict_locked(ev); /* measured before what the shrink gives back */
         live_bytes -= tail_len;
         live_used = live_used - b->used + len;
+        live_pad -= b->pad; /* what is left of it is in the huge page written up to len */
+        b->pad = 0;
         b->len = cut;
         b->used = len;
         pthread_mutex_unlock(&big_mu);
@@ -652,6 +662,10 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
     if (len <= b->len) { /* within the capacity: nothing to map */
         live_used = live_used - b->used + len;
         b->used = len;
+        if (b->pad > b->len - len) {
+            live_pad -= b->pad - (b->len - len);
+            b->pad = b->len - len;
+        }
         nev = evict_locked(ev);
         pthread_mutex_unlock(&big_mu);
         unmap_all(ev, nev);
@@ -680,6 +694,8 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         live_used = live_used - b->used + len;
         b->len = maplen;
         b->used = len;
+        live_pad = live_pad - b->pad + (maplen - len);
+        b->pad = maplen - len;
         if (maplen != len)
             counts.rounded++;
         how == 0 ? counts.grows_in_place++ : how == 1 ? counts.moves++ : counts.copies++;
