@@ -371,7 +371,6 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     memset(&b, 0, sizeof b);
     bool grow = false;
     pthread_mutex_lock(&big_mu);
-    size_t maplen = map_len_locked(len);
     size_t fit = (size_t)-1, under = (size_t)-1;
     for (size_t i = 0; i < ncache; i++) {
         if (cache[i].len >= len) {
@@ -381,6 +380,8 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
             under = i;
         }
     }
+    /* what a mapping or growth would be (a cached block that fits is handed out as it is) */
+    size_t maplen = fit == (size_t)-1 ? map_len_locked(len) : len;
     if (fit != (size_t)-1) {
         b = cache[fit];
         cache_remove_locked(fit);

@@ -431,9 +431,12 @@ static void tight_rows(tight *r, size_t n)
                        (uint8_t)(i & 1)};
 }
 
-/* Column digests of the tables, hashed the full way, and the table digests, against `base` (the
- * sorted column and table digests of an earlier run, or none). */
-static size_t against(const gc_table *t, size_t nt, const gc_report *base, gc_report *out)
+/* Column digests of the tables and the table digests against `base` (the sorted column and
+ * table digests of an earlier run, or none): with fps, through gc_digest_tables_against_fp and
+ * the fingerprints the caller fed (the sweep feeds them from the invariants' table passes),
+ * else through gc_digest_tables_against, every table hashed the full way. Returns *reused. */
+static size_t against_fp(const gc_table *t, size_t nt, const gc_report *base,
+                         gc_digest_fp *const *fps, gc_report *out)
 {
     gc_report_init(out);
     out->selected[0] = 3;
@@ -441,15 +444,23 @@ static size_t against(const gc_table *t, size_t nt, const gc_report *base, gc_re
     gc_rep_digest *bc = base ? gc_digest_sorted_copy(base->digests, base->digest_count) : NULL;
     gc_rep_digest *bt =
         base ? gc_digest_sorted_copy(base->table_digests, base->table_digest_count) : NULL;
+    const size_t nbc = bc ? base->digest_count : 0, nbt = bt ? base->table_digest_count : 0;
     size_t reused = 0;
-    cr_assert_eq(gc_digest_tables_against(t, nt, 3, bc, bc ? base->digest_count : 0, bt,
-                                          bt ? base->table_digest_count : 0, &out->digests,
-                                          &out->digest_count, &out->table_digests,
-                                          &out->table_digest_count, &reused),
-                 0);
+    int rc = fps ? gc_digest_tables_against_fp(t, nt, 3, bc, nbc, bt, nbt, fps, &out->digests,
+                                               &out->digest_count, &out->table_digests,
+                                               &out->table_digest_count, &reused)
+                 : gc_digest_tables_against(t, nt, 3, bc, nbc, bt, nbt, &out->digests,
+                                            &out->digest_count, &out->table_digests,
+                                            &out->table_digest_count, &reused);
+    cr_assert_eq(rc, 0);
     free(bc);
     free(bt);
     return reused;
+}
+
+static size_t against(const gc_table *t, size_t nt, const gc_report *base, gc_report *out)
+{
+    return against_fp(t, nt, base, NULL, out);
 }
 
 Test(digest, table_digests_take_the_baselines_columns_only_when_the_rows_are_the_same)
@@ -533,28 +544,6 @@ Test(digest, table_digests_take_the_baselines_columns_only_when_the_rows_are_the
     gc_report_free(&full);
     gc_report_free(&first);
     gc_report_free(&second);
-}
-
-/* gc_digest_tables_against_fp with fingerprints fed by the caller (the sweep feeds them from
- * the invariants' table passes) against the same baseline: *reused (when given) and the
- * outputs. */
-static size_t against_fp(const gc_table *t, size_t nt, const gc_report *base,
-                         gc_digest_fp *const *fps, gc_report *out)
-{
-    gc_report_init(out);
-    out->selected[0] = 3;
-    out->selected_count = 1;
-    gc_rep_digest *bc = gc_digest_sorted_copy(base->digests, base->digest_count);
-    gc_rep_digest *bt = gc_digest_sorted_copy(base->table_digests, base->table_digest_count);
-    size_t reused = 0;
-    cr_assert_eq(gc_digest_tables_against_fp(t, nt, 3, bc, base->digest_count, bt,
-                                             base->table_digest_count, fps, &out->digests,
-                                             &out->digest_count, &out->table_digests,
-                                             &out->table_digest_count, &reused),
-                 0);
-    free(bc);
-    free(bt);
-    return reused;
 }
 
 static void same_digests(const gc_report *a, const gc_report *b, const char *what)
