@@ -397,6 +397,14 @@ static int is_sorted(const gc_rep_digest *d, size_t n)
     return 1;
 }
 
+static int strictly_sorted(const gc_rep_digest *d, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_digest(&d[i - 1], &d[i]) >= 0)
+            return 0;
+    return 1;
+}
+
 void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
 {
     /* Both sides usually come sorted already (the sweep's baseline digests are its sorted
@@ -415,9 +423,22 @@ void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
     }
     if (r->digest_count && !is_sorted(r->digests, r->digest_count))
         qsort(r->digests, r->digest_count, sizeof *r->digests, cmp_digest);
+    /* With no key twice on either side (every sweep and baseline: one digest a column of a
+     * level), the binary searches below find what one merge walk of the two sorted lists
+     * finds, in ~50 k string compares instead of ~750 k on a retail sweep's serial tail */
+    const int walk = strictly_sorted(so, old_count) && strictly_sorted(r->digests, r->digest_count);
+    size_t j = 0;
     for (size_t i = 0; i < r->digest_count; i++) {
         const gc_rep_digest *n = &r->digests[i];
-        const gc_rep_digest *o = find(so, old_count, n->level, n->field);
+        const gc_rep_digest *o = NULL;
+        if (walk) {
+            int c = -1;
+            while (j < old_count && (c = cmp_digest(&so[j], n)) < 0)
+                j++;
+            o = j < old_count && c == 0 ? &so[j] : NULL;
+        } else {
+            o = find(so, old_count, n->level, n->field);
+        }
         if (!o)
             r->digests_unblessed++;
         else if (o->rows != n->rows || strcmp(o->digest, n->digest) != 0)
@@ -425,12 +446,22 @@ void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
     }
     /* a column of a level that ran, gone from this run: only when this run
      * has digests for that level at all (an older report has none) */
+    j = 0;
     for (size_t i = 0; i < old_count; i++) {
         const gc_rep_digest *o = &so[i];
         int present = 0;
         for (size_t k = 0; k < r->selected_count && !present; k++)
             present = r->selected[k] == o->level;
-        if (!present || find(r->digests, r->digest_count, o->level, o->field))
+        int found;
+        if (walk) {
+            int c = -1;
+            while (j < r->digest_count && (c = cmp_digest(&r->digests[j], o)) < 0)
+                j++;
+            found = j < r->digest_count && c == 0;
+        } else {
+            found = present && find(r->digests, r->digest_count, o->level, o->field) != NULL;
+        }
+        if (!present || found)
             continue;
         int level_has = 0;
         for (size_t k = 0; k < r->digest_count && !level_has; k++)

@@ -230,5 +230,9 @@ gc_rep_result *gc_report_add_result(gc_report *r, const char *invariant, int lev
 gc_rep_frame *gc_report_add_frame(gc_report *r, int level, const char *view);
 gc_rep_digest *gc_report_add_digest(gc_report *r, int level, const char *field, uint64_t rows,
                                     const char *digest);
+/* The n digests of src appended as n gc_report_add_digest calls would append them (the level
+ * given, each field and digest text as "%s" copies them); 0, or -1 on allocation failure with
+ * nothing appended. */
+int gc_report_add_digests(gc_report *r, int level, const gc_rep_digest *src, size_t n);
 
 #endif

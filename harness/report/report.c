@@ -134,6 +134,45 @@ gc_rep_digest *gc_report_add_digest(gc_report *r, int level, const char *field, 
     return d;
 }
 
+/* A copy of a NUL-terminated text into dst[cap], cut as snprintf "%s" cuts it, the rest of dst
+ * zero (dst was zeroed). */
+static void copy_text(char *dst, size_t cap, const char *src)
+{
+    const char *end = memchr(src, '\0', cap - 1);
+    memcpy(dst, src, end ? (size_t)(end - src) : cap - 1);
+}
+
+int gc_report_add_digests(gc_report *r, int level, const gc_rep_digest *src, size_t n)
+{
+    if (n == 0)
+        return 0;
+    /* one growth for the level's columns, not one a column (~26 k a retail sweep, on the
+     * sweep's serial tail): room for n more, doubling as gc_grow_one does */
+    size_t need = r->digest_count + n, cap = r->digest_count < 8 ? 16 : 2 * r->digest_count;
+    if (need < r->digest_count || need > SIZE_MAX / 2 / sizeof *r->digests)
+        return -1;
+    if (cap < need)
+        cap = need;
+    gc_rep_digest *d = r->digests;
+#if GC_GROW_USABLE_SIZE
+    if (!d || need * sizeof *d > malloc_usable_size(d))
+#endif
+        d = realloc(d, cap * sizeof *d);
+    if (!d)
+        return -1;
+    r->digests = d;
+    d += r->digest_count;
+    memset(d, 0, n * sizeof *d);
+    for (size_t i = 0; i < n; i++) {
+        d[i].level = level;
+        copy_text(d[i].field, sizeof d[i].field, src[i].field);
+        d[i].rows = src[i].rows;
+        copy_text(d[i].digest, sizeof d[i].digest, src[i].digest);
+    }
+    r->digest_count = need;
+    return 0;
+}
+
 /* Corpus (-1) sorts after every level. */
 static int level_key(int level)
 {
@@ -425,27 +464,52 @@ void gc_report_format_sample(const gc_rep_sample *s, char *buf, size_t len)
 #undef APPEND
 }
 
+static int metrics_sorted(const gc_rep_metric *m, size_t n, int strictly)
+{
+    for (size_t i = 1; i < n; i++)
+        if (cmp_metric(&m[i - 1], &m[i]) >= (strictly ? 0 : 1))
+            return 0;
+    return 1;
+}
+
 void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t old_count)
 {
+    /* A baseline is written sorted: then it is read as it is, not copied and sorted again
+     * (glibc's qsort is a stable merge sort, so a sorted array is what sorting would give). */
     gc_rep_metric *sorted_old = NULL;
-    if (old_count) {
+    const gc_rep_metric *so = old_m;
+    if (old_count && !metrics_sorted(old_m, old_count, 0)) {
         sorted_old = malloc(old_count * sizeof *sorted_old);
         if (!sorted_old)
             return;
         memcpy(sorted_old, old_m, old_count * sizeof *sorted_old);
         qsort(sorted_old, old_count, sizeof *sorted_old, cmp_metric);
+        so = sorted_old;
     }
     qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
+    /* With no key twice on either side, one merge walk of the two sorted lists finds what the
+     * binary searches find (~14 k metrics a retail sweep, on its serial tail) */
+    const int walk =
+        metrics_sorted(so, old_count, 1) && metrics_sorted(r->metrics, r->metric_count, 1);
     /* Only levels present in this run are compared: a shard or a --levels
      * subset does not report the other levels as vanished. */
     /* Corpus figures are compared only when every level ran: over a --levels
      * subset they describe the subset, not the corpus the baseline holds. */
     int complete = gc_report_complete(r);
+    size_t j = 0;
     for (size_t i = 0; i < r->metric_count; i++) {
         const gc_rep_metric *n = &r->metrics[i];
         if (n->level == GC_LEVEL_CORPUS && !complete)
             continue;
-        const gc_rep_metric *o = find_metric(sorted_old, old_count, n->level, n->name);
+        const gc_rep_metric *o;
+        if (walk) {
+            int c = -1;
+            while (j < old_count && (c = cmp_metric(&so[j], n)) < 0)
+                j++;
+            o = j < old_count && c == 0 ? &so[j] : NULL;
+        } else {
+            o = find_metric(so, old_count, n->level, n->name);
+        }
         /* A figure the baseline does not have yet (a new invariant or
          * metric) has not regressed: it is counted, and blessed later. */
         if (!o)
@@ -453,18 +517,26 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
         else if (!same_value(o, n))
             add_change(r, n->level, n->name, o, n);
     }
+    j = 0;
     for (size_t i = 0; i < old_count; i++) {
-        const gc_rep_metric *o = &sorted_old[i];
+        const gc_rep_metric *o = &so[i];
         int level_present = o->level == GC_LEVEL_CORPUS && complete;
         for (size_t k = 0; k < r->selected_count && !level_present; k++)
             level_present = r->selected[k] == o->level;
+        int found = 0;
+        if (walk) {
+            int c = -1;
+            while (j < r->metric_count && (c = cmp_metric(&r->metrics[j], o)) < 0)
+                j++;
+            found = j < r->metric_count && c == 0;
+        }
         /* An invariant's counters vanish when it is not selected (--only,
          * --tier gate); that is a narrower run, not a change. */
         size_t nl = strlen(o->name);
         int counter = (nl > 8 && strcmp(o->name + nl - 8, ".checked") == 0) ||
                       (nl > 7 && strcmp(o->name + nl - 7, ".failed") == 0);
         if (level_present && !counter &&
-            !find_metric(r->metrics, r->metric_count, o->level, o->name))
+            !(walk ? found : find_metric(r->metrics, r->metric_count, o->level, o->name) != NULL))
             add_change(r, o->level, o->name, o, NULL);
     }
     free(sorted_old);

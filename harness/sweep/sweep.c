@@ -1205,13 +1205,11 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         for (size_t m = 0; m < c.nmetric; m++)
             gc_report_add_metric(rep, s->level, gc_inv_metric_name(set, m), s->metric_values[m],
                                  s->metric_null[m]);
-        for (size_t d = 0; d < s->digest_count; d++)
-            if (!gc_report_add_digest(rep, s->level, s->digests[d].field, s->digests[d].rows,
-                                      s->digests[d].digest)) {
-                snprintf(err, errlen, "out of memory");
-                rc = 2;
-                goto out;
-            }
+        if (gc_report_add_digests(rep, s->level, s->digests, s->digest_count) != 0) {
+            snprintf(err, errlen, "out of memory");
+            rc = 2;
+            goto out;
+        }
         for (size_t d = 0; d < s->table_digest_count; d++) {
             gc_rep_digest *x = gc_grow_one(rep->table_digests, rep->table_digest_count, sizeof *x);
             if (!x) {

@@ -49,6 +49,23 @@ static uint64_t all_ones(size_t size)
     return size >= 8 ? UINT64_MAX : ((uint64_t)1 << (size * 8)) - 1;
 }
 
+/* What "%lld" / "%llu" print, without the printf machinery: the section holds every value of
+ * the kept tables' rows, most of them integers, and vsnprintf was ~1,000 instructions a value
+ * on the sweep's serial tail (issue 18). */
+static void put_decimal(gc_strbuf *b, int negative, uint64_t magnitude)
+{
+    char buf[24]; /* '-' and 20 digits of 2^64 - 1, and the NUL */
+    char *p = buf + sizeof buf - 1;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude);
+    if (negative)
+        *--p = '-';
+    gc_sb_puts(b, p);
+}
+
 static void put_value(gc_strbuf *b, const gc_column *c, const unsigned char *row)
 {
     const unsigned char *p = row + c->offset;
@@ -110,20 +127,27 @@ static void put_value(gc_strbuf *b, const gc_column *c, const unsigned char *row
         return;
     }
     if (c->type == GC_T_S8 || c->type == GC_T_S16 || c->type == GC_T_S32 || c->type == GC_T_S64) {
-        gc_sb_printf(b, "%lld", (long long)s);
+        put_decimal(b, s < 0, s < 0 ? 0 - (uint64_t)s : (uint64_t)s);
         return;
     }
     if ((c->flags & GC_CF_NULL_IF_MAX) && u == all_ones(c->size)) {
         gc_sb_puts(b, "null");
         return;
     }
-    gc_sb_printf(b, "%llu", (unsigned long long)u);
+    put_decimal(b, 0, u);
 }
 
 char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
                                   const gc_table_desc *const *descs, size_t ndesc,
                                   const gc_table *const *levels, const int *ids, size_t nlevels)
 {
+    /* which tables go in is a property of the selection, not of the level: asked once a table
+     * (each asking scans every invariant's text) */
+    unsigned char *needed = calloc(ndesc ? ndesc : 1, 1);
+    if (!needed)
+        return NULL;
+    for (size_t t = 0; t < ndesc; t++)
+        needed[t] = gc_sweep_table_needed(set, selected, descs[t]->name) != 0;
     gc_strbuf b;
     gc_sb_init(&b);
     gc_sb_puts(&b, "{");
@@ -131,7 +155,7 @@ char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
     for (size_t l = 0; l < nlevels; l++) {
         int any_table = 0;
         for (size_t t = 0; t < ndesc; t++) {
-            if (!gc_sweep_table_needed(set, selected, descs[t]->name))
+            if (!needed[t])
                 continue;
             const gc_table *tab = &levels[l][t];
             if (!any_table)
@@ -157,6 +181,7 @@ char *gc_sweep_corpus_tables_json(const gc_inv_set *set, const int *selected,
             gc_sb_puts(&b, "}");
     }
     gc_sb_puts(&b, any_level ? "\n  }" : "}");
+    free(needed);
     if (b.failed) {
         gc_sb_free(&b);
         return NULL;
