@@ -98,6 +98,8 @@ void gc_digest_compare(gc_report *r, const gc_rep_digest *old, size_t old_count)
 /* A copy of d[0..n) sorted by (level, field) for gc_digest_find; NULL when n
  * is 0 or out of memory. The caller frees it. */
 gc_rep_digest *gc_digest_sorted_copy(const gc_rep_digest *d, size_t n);
+/* d sorted where it lies, as gc_digest_sorted_copy sorts its copy. */
+void gc_digest_sort(gc_rep_digest *d, size_t n);
 /* The entry of `level` and `field` in a sorted array, or NULL. */
 const gc_rep_digest *gc_digest_find(const gc_rep_digest *sorted, size_t n, int level,
                                     const char *field);

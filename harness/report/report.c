@@ -238,22 +238,29 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* qsort, except that an array already in order is left as it is: glibc's qsort is a stable
+ * merge sort, which gives a sorted array back unchanged, after ~n log n / 2 compares (a retail
+ * sweep's ~26 k digests and ~14 k metrics come here sorted, on the sweep's serial tail). */
+static void sort_unless_sorted(void *base, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    const char *p = base;
+    for (size_t i = 1; i < n; i++)
+        if (cmp(p + (i - 1) * size, p + i * size) > 0) {
+            qsort(base, n, size, cmp);
+            return;
+        }
+}
+
 void gc_report_summarise(gc_report *r)
 {
-    if (r->level_count)
-        qsort(r->levels, r->level_count, sizeof *r->levels, cmp_level);
-    if (r->result_count)
-        qsort(r->results, r->result_count, sizeof *r->results, cmp_result);
-    if (r->metric_count)
-        qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
-    if (r->frame_count)
-        qsort(r->frames, r->frame_count, sizeof *r->frames, cmp_frame);
-    if (r->change_count)
-        qsort(r->changes, r->change_count, sizeof *r->changes, cmp_change);
-    if (r->digest_count)
-        qsort(r->digests, r->digest_count, sizeof *r->digests, cmp_digest);
-    if (r->selected_count)
-        qsort(r->selected, r->selected_count, sizeof *r->selected, cmp_int);
+    sort_unless_sorted(r->levels, r->level_count, sizeof *r->levels, cmp_level);
+    sort_unless_sorted(r->results, r->result_count, sizeof *r->results, cmp_result);
+    sort_unless_sorted(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
+    sort_unless_sorted(r->frames, r->frame_count, sizeof *r->frames, cmp_frame);
+    sort_unless_sorted(r->changes, r->change_count, sizeof *r->changes, cmp_change);
+    sort_unless_sorted(r->digests, r->digest_count, sizeof *r->digests, cmp_digest);
+    sort_unless_sorted(r->selected, r->selected_count, sizeof *r->selected, cmp_int);
     r->checks = r->failures = r->gating_failures = r->warnings = 0;
     r->items_passed = r->items_failed = r->items_skipped = 0;
     for (size_t i = 0; i < r->result_count; i++) {
