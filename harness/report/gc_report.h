@@ -234,5 +234,8 @@ gc_rep_digest *gc_report_add_digest(gc_report *r, int level, const char *field, 
  * given, each field and digest text as "%s" copies them); 0, or -1 on allocation failure with
  * nothing appended. */
 int gc_report_add_digests(gc_report *r, int level, const gc_rep_digest *src, size_t n);
+/* Room for n digests in all (a sweep's every level), so that adding them grows nothing; 0, or
+ * -1 on allocation failure (nothing lost). */
+int gc_report_reserve_digests(gc_report *r, size_t n);
 
 #endif

@@ -142,6 +142,21 @@ static void copy_text(char *dst, size_t cap, const char *src)
     memcpy(dst, src, end ? (size_t)(end - src) : cap - 1);
 }
 
+int gc_report_reserve_digests(gc_report *r, size_t n)
+{
+    if (n <= r->digest_count || n > SIZE_MAX / 2 / sizeof *r->digests)
+        return n <= r->digest_count ? 0 : -1;
+#if GC_GROW_USABLE_SIZE
+    if (r->digests && n * sizeof *r->digests <= malloc_usable_size(r->digests))
+        return 0;
+#endif
+    gc_rep_digest *d = realloc(r->digests, n * sizeof *d);
+    if (!d)
+        return -1;
+    r->digests = d;
+    return 0;
+}
+
 int gc_report_add_digests(gc_report *r, int level, const gc_rep_digest *src, size_t n)
 {
     if (n == 0)

@@ -1176,6 +1176,16 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             write_failed = 1;
         }
 
+    /* the report's digest array at its final size at once (5.6 MB for a retail sweep): grown
+     * level by level it was copied and its fresh pages faulted twice over, on the serial tail */
+    size_t ndigests = rep->digest_count;
+    for (size_t i = 0; i < nsel; i++)
+        ndigests += c.slots[i].digest_count;
+    if (gc_report_reserve_digests(rep, ndigests) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+        goto out;
+    }
     for (size_t i = 0; i < nsel; i++) {
         level_slot *s = &c.slots[i];
         if (s->oom) {
