@@ -153,9 +153,7 @@ typedef struct sweep_ctx sweep_ctx;
  * before anything is decoded all the same, from the file's header (gc_baseline_peek), and
  * again on what was loaded. A level waits for it before its digests (and before anything it
  * writes); when reading it fails, the levels stop and the sweep reports exactly the error it
- * reported when the baseline was read first. The same thread computes the report's column
- * coverage, which depends on the invariants and the baseline's digests alone (it was most of
- * the serial tail after the levels). */
+ * reported when the baseline was read first. */
 typedef struct baseline_job {
     sweep_ctx *c;
     const char *path, *shown_path; /* the file ("": none); as messages name it */
@@ -163,8 +161,6 @@ typedef struct baseline_job {
     int accept_mismatch;
     gc_baseline base; /* read (when found) */
     int found, mismatch_accepted;
-    gc_rep_coverage coverage; /* gc_coverage_compute against the baseline's digests */
-    int coverage_rc;
     int rc; /* 0, or 2 with err */
     char err[8192];
     pthread_t thread;
@@ -259,22 +255,48 @@ static void baseline_read(baseline_job *j)
     }
 }
 
-/* The baseline, then what guards each decoded column: the loaded invariants and metrics,
- * and the baseline's column digests (none without a baseline: its columns are then guarded
- * only by what the invariants and metrics check). */
-static void baseline_run(baseline_job *j)
+/* What guards each decoded column: the loaded invariants and metrics, and the baseline's
+ * column digests (none without a baseline: its columns are then guarded only by what the
+ * invariants and metrics check). It needs nothing of the levels, and is wanted only in the
+ * report: computed on a thread of its own while the main thread builds the report after the
+ * levels, on the core that serial tail leaves idle (beside the levels it took that core's
+ * time from them). */
+typedef struct coverage_job {
+    const gc_inv_set *set;
+    const gc_rep_digest *digests;
+    size_t ndigests;
+    gc_rep_coverage coverage;
+    int rc;
+    pthread_t thread;
+    int threaded;
+} coverage_job;
+
+static void *coverage_main(void *arg)
 {
-    baseline_read(j);
-    if (j->rc == 0)
-        j->coverage_rc =
-            gc_coverage_compute(j->c->set, j->found ? j->base.digests : NULL,
-                                j->found ? j->base.digest_count : 0, NULL, NULL, &j->coverage);
+    coverage_job *j = arg;
+    j->rc = gc_coverage_compute(j->set, j->digests, j->ndigests, NULL, NULL, &j->coverage);
+    return NULL;
+}
+
+static void coverage_start(coverage_job *j)
+{
+    j->threaded = pthread_create(&j->thread, NULL, coverage_main, j) == 0;
+    if (!j->threaded)
+        coverage_main(j);
+}
+
+static void coverage_join(coverage_job *j)
+{
+    if (j->threaded) {
+        pthread_join(j->thread, NULL);
+        j->threaded = 0;
+    }
 }
 
 static void *baseline_thread(void *arg)
 {
     baseline_job *j = arg;
-    baseline_run(j);
+    baseline_read(j);
     /* What reading it freed (the arrays' growth, the unsorted digests, qsort's buffer) lies
      * between what it keeps: give those pages back now, or they stay resident through the
      * levels (the sweep's malloc_trim ran before the pool, while this was still reading). */
@@ -1040,6 +1062,8 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
     int base_found = 0;
     baseline_job bl;
     memset(&bl, 0, sizeof bl);
+    coverage_job cov;
+    memset(&cov, 0, sizeof cov);
     if (!c.slots) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
@@ -1078,7 +1102,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
             bl.threaded = pthread_create(&bl.thread, NULL, baseline_thread, &bl) == 0;
     }
     if (!bl.threaded) {
-        baseline_run(&bl);
+        baseline_read(&bl);
         bl.done = 1;
         if (bl.rc != 0) {
             snprintf(err, errlen, "%s", bl.err);
@@ -1166,6 +1190,10 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
         base = bl.base;
         base_found = bl.found;
         memset(&bl.base, 0, sizeof bl.base);
+        cov.set = set;
+        cov.digests = base_found ? base.digests : NULL;
+        cov.ndigests = base_found ? base.digest_count : 0;
+        coverage_start(&cov);
         rep->corpus_mismatch_accepted = bl.mismatch_accepted;
     }
     int write_failed = 0;
@@ -1292,18 +1320,20 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
                     c.column_store);
             break;
         }
-    /* What guards each decoded column in this run (computed beside the levels, baseline_run) */
-    if (bl.coverage_rc != 0) {
+    /* What guards each decoded column in this run (computed beside this tail, coverage_job) */
+    coverage_join(&cov);
+    if (cov.rc != 0) {
         snprintf(err, errlen, "out of memory");
         rc = 2;
         goto out;
     }
-    rep->coverage = bl.coverage;
+    rep->coverage = cov.coverage;
     gc_sweep_frames_annotate(rep);
     gc_report_summarise(rep);
     rc = write_failed ? gc_exit_with_write_failure(rep->exit_code) : rep->exit_code;
 
 out:
+    coverage_join(&cov); /* it reads the baseline freed below */
     if (c.bl) {
         /* the baseline's error comes first, as when it was read before anything else */
         if (baseline_join(&bl) != 0) {
