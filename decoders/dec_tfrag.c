@@ -48,6 +48,7 @@
 #include "gc_reader.h"
 #include "gc_vif.h"
 #include "ps2fpu_core.h"
+#include "ps2fpu_sse2.h"
 
 /* ---- on-disk constants (formats.md §5) ---------------------------------- */
 
@@ -1369,7 +1370,6 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
 /* The divide-unit model of the one RSQRT in the pass (docs/ps2-float.md,
  * "Two models of the divide unit"): the console's. */
 #define LIGHT_FDIV GC_PS2_FDIV_CONSOLE
-#define PS2_128    0x43000000u /* 128.0 */
 
 typedef struct light_set {
     uint32_t col[2][4]; /* colour_a, colour_b: r, g, b, w */
@@ -1513,8 +1513,9 @@ static inline uint32_t light_term(int host_float, const uint32_t n[3], const uin
 
 static inline uint8_t to_gs(uint32_t v)
 {
-    /* clamp to [0, 1.0] (MAX.S, MIN.S), scale by 128, FTOI0: 0..0x80 */
-    return (uint8_t)gc_ps2i_ftoi(gc_ps2i_mul(gc_ps2i_clamp(v, 0, GC_PS2_ONE), PS2_128), 0);
+    /* clamp to [0, 1.0] (MAX.S, MIN.S), scale by 128, FTOI0: 0..0x80, in
+     * closed form (the same bits: ps2fpu_core.h) */
+    return (uint8_t)gc_ps2i_gs_colour(v);
 }
 
 /* Per select word: the light set the pass uses (set, or the blend of set and
@@ -1617,7 +1618,7 @@ typedef struct lit_entry {
     uint16_t select;
     uint8_t ovf[2];     /* bit k: the product of channel k overflowed (MADD.S returns it) */
     uint32_t next;      /* next entry of the same pair, or UINT32_MAX */
-    uint32_t p[2][3];   /* [light a/b][r, g, b] */
+    uint32_t p[2][4];   /* [light a/b][r, g, b, 0]: a row loads as one SSE2 vector */
     uint32_t first_col; /* head of this entry's colour_entry list, or UINT32_MAX */
     uint32_t ncol;      /* entries in that list (at most LIGHT_COLOURS_KEPT) */
 } lit_entry;
@@ -1687,6 +1688,7 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
             e->p[h][k] = gc_ps2i_mul_ovf(L->col[h][k], t, &ovf);
             e->ovf[h] |= (uint8_t)(ovf << k);
         }
+        e->p[h][3] = 0;
     }
     return e;
 }
@@ -1697,6 +1699,39 @@ static inline uint32_t madd_product(uint32_t acc, uint32_t prod, int overflowed)
 {
     return overflowed ? prod : gc_ps2i_add(acc, prod);
 }
+
+/* The three channels' base + product a + product b (two MADD.S each, the
+ * products already formed): out[k] = madd_product(madd_product(base[k],
+ * p[0][k], ovf 0 bit k), p[1][k], ovf 1 bit k). With SSE2 the three
+ * channels' ADD.S run as lanes of gc_ps2v_add (the same bits). */
+#if GC_PS2V
+static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t out[3])
+{
+    /* lane k all ones when bit k of the index is set: an overflowed product
+     * is MADD.S's result whatever the accumulator */
+    static const int32_t ovf_lanes[8][4] = {
+        {0, 0, 0, 0},   {-1, 0, 0, 0},   {0, -1, 0, 0},   {-1, -1, 0, 0},
+        {0, 0, -1, 0},  {-1, 0, -1, 0},  {0, -1, -1, 0},  {-1, -1, -1, 0},
+    };
+    __m128i p0 = _mm_loadu_si128((const __m128i *)(const void *)e->p[0]);
+    __m128i p1 = _mm_loadu_si128((const __m128i *)(const void *)e->p[1]);
+    __m128i m0 = _mm_loadu_si128((const __m128i *)(const void *)ovf_lanes[e->ovf[0] & 7u]);
+    __m128i m1 = _mm_loadu_si128((const __m128i *)(const void *)ovf_lanes[e->ovf[1] & 7u]);
+    __m128i acc = _mm_setr_epi32((int32_t)base[0], (int32_t)base[1], (int32_t)base[2], 0);
+    acc = gc_ps2v_select(m0, p0, gc_ps2v_add(acc, p0));
+    acc = gc_ps2v_select(m1, p1, gc_ps2v_add(acc, p1));
+    uint32_t lanes[4];
+    _mm_storeu_si128((__m128i *)(void *)lanes, acc);
+    out[0] = lanes[0], out[1] = lanes[1], out[2] = lanes[2];
+}
+#else
+static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = madd_product(madd_product(base[k], e->p[0][k], e->ovf[0] >> k & 1), e->p[1][k],
+                              e->ovf[1] >> k & 1);
+}
+#endif
 
 /* The three lit patterns mixed (multiply-xorshift) and folded to 12 bits:
  * any change to any of them moves the value to another of 4,096, so the
@@ -1752,10 +1787,9 @@ static void light_vertex(light_ctx *cx, tfrag_light_row *l)
             if (cx->cols[i].color == c)
                 ce = &cx->cols[i];
         if (!ce) {
-            for (int k = 0; k < 3; k++)
-                res.out[k] =
-                    madd_product(madd_product(cx->itof7[field[k]], e->p[0][k], e->ovf[0] >> k & 1),
-                                 e->p[1][k], e->ovf[1] >> k & 1);
+            const uint32_t base[3] = {cx->itof7[field[0]], cx->itof7[field[1]],
+                                      cx->itof7[field[2]]};
+            add_products(e, base, res.out);
             if (e->ncol < LIGHT_COLOURS_KEPT) {
                 keep = &cx->cols[cx->ncols];
                 res.color = c;

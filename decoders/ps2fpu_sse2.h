@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/* ADD.S in four SSE2 lanes: gc_ps2v_add(a, b) gives, lane by lane, the bits
+ * gc_ps2i_add (ps2fpu_core.h) gives for every pair of patterns. The tfrag
+ * lighting pass adds a vertex's three channels with it (two ADD.S each, the
+ * channels independent), one instruction stream for three lanes instead of
+ * three scalar bodies of about 50 instructions (docs/performance.md, dec29).
+ *
+ * The steps are those of gc_ps2i_add, with the same names: order by
+ * magnitude, align y to x keeping one guard bit, add or subtract, bring the
+ * top bit to bit 23 truncating, pack with the exponent clamps. SSE2 has no
+ * per-lane shift and no count of leading zeros, so two steps go through the
+ * host's float converter, used as an exact integer device, never to round:
+ *
+ *  - the aligner's shift, (sig_y << 1) >> gap with gap 0..24, is the float
+ *    whose exponent field is 151 - gap and whose fraction is y's fraction
+ *    (the value sig_y * 2^(1 - gap), at least 1), converted back with
+ *    truncation (CVTTPS2DQ truncates whatever the rounding mode);
+ *  - the normalisation: the sum is below 2^26; the one or two bits that
+ *    truncation drops when it is 2^24 or more are cleared first, so the sum
+ *    has at most 24 significant bits and CVTDQ2PS converts it exactly. That
+ *    float's exponent field is 127 + (the top bit's position) and its
+ *    fraction field is the truncated significand's: the packed result's
+ *    exponent and fraction.
+ *
+ * Every value converted is an integer below 2^26 with at most 24
+ * significant bits, or an exact power-of-two scaling of one that stays at or
+ * above 1: no conversion rounds, and none is denormal, so neither the
+ * rounding mode nor DAZ/FTZ can change a bit. tests/test_ps2fpu.c checks the
+ * lanes against gc_ps2_add and against the exact reference over every pair
+ * of (sign, exponent) with edge fractions and millions of random operands.
+ *
+ * Private to the library (not installed); only where SSE2 is (baseline on
+ * x86-64): GC_PS2V is 1 then, else 0 and nothing is defined. */
+#ifndef GC_PS2FPU_SSE2_H
+#define GC_PS2FPU_SSE2_H
+
+#if defined(__SSE2__)
+#define GC_PS2V 1
+#include <emmintrin.h>
+
+/* m ? t : f, lane by lane (m all ones or all zeros) */
+static inline __m128i gc_ps2v_select(__m128i m, __m128i t, __m128i f)
+{
+    return _mm_or_si128(_mm_and_si128(m, t), _mm_andnot_si128(m, f));
+}
+
+static inline __m128i gc_ps2v_add(__m128i a, __m128i b)
+{
+    const __m128i abs = _mm_set1_epi32(0x7fffffff), frac = _mm_set1_epi32(0x007fffff);
+    const __m128i sign = _mm_set1_epi32((int)0x80000000u), zero = _mm_setzero_si128();
+    /* order by magnitude: the low 31 bits as one number (both below 2^31, so
+     * the signed compare orders them); equal magnitudes keep a first */
+    __m128i am = _mm_and_si128(a, abs), bm = _mm_and_si128(b, abs);
+    __m128i d = _mm_and_si128(_mm_xor_si128(a, b), _mm_cmpgt_epi32(bm, am));
+    __m128i x = _mm_xor_si128(a, d), y = _mm_xor_si128(b, d);
+    __m128i ex = _mm_srli_epi32(_mm_and_si128(x, abs), 23);
+    __m128i ey = _mm_srli_epi32(_mm_and_si128(y, abs), 23);
+    __m128i gap = _mm_sub_epi32(ex, ey); /* 0..255 */
+    /* x itself: a gap of 25 or more, or y a zero (exponent 0; x is then the
+     * nonzero one, or both are zeros, settled last) */
+    __m128i keep_x =
+        _mm_or_si128(_mm_cmpgt_epi32(gap, _mm_set1_epi32(24)), _mm_cmpeq_epi32(ey, zero));
+    __m128i g = _mm_andnot_si128(keep_x, gap); /* 0..24 */
+    /* small = (sig_y << 1) >> g, through the float sig_y * 2^(1 - g) */
+    __m128i fy = _mm_or_si128(_mm_slli_epi32(_mm_sub_epi32(_mm_set1_epi32(151), g), 23),
+                              _mm_and_si128(y, frac));
+    __m128i small = _mm_cvttps_epi32(_mm_castsi128_ps(fy));
+    __m128i big = _mm_slli_epi32(_mm_or_si128(_mm_and_si128(x, frac), _mm_set1_epi32(0x800000)), 1);
+    __m128i neg = _mm_srai_epi32(_mm_xor_si128(x, y), 31); /* all ones when the signs differ */
+    __m128i sum = _mm_add_epi32(big, _mm_sub_epi32(_mm_xor_si128(small, neg), neg)); /* < 2^26 */
+    /* the bits truncation drops (1 at 2^24.., 2 at 2^25..), cleared: exact conversion */
+    __m128i st =
+        _mm_andnot_si128(_mm_or_si128(_mm_srli_epi32(sum, 24), _mm_srli_epi32(sum, 25)), sum);
+    __m128i fb = _mm_castps_si128(_mm_cvtepi32_ps(st)); /* exponent field 127 + top bit */
+    __m128i e = _mm_add_epi32(ex, _mm_sub_epi32(_mm_srli_epi32(fb, 23), _mm_set1_epi32(151)));
+    __m128i sx = _mm_and_si128(x, sign);
+    __m128i r = _mm_or_si128(sx, _mm_or_si128(_mm_slli_epi32(e, 23), _mm_and_si128(fb, frac)));
+    r = gc_ps2v_select(_mm_cmpgt_epi32(e, _mm_set1_epi32(255)), _mm_or_si128(sx, abs), r);
+    r = gc_ps2v_select(_mm_cmplt_epi32(e, _mm_set1_epi32(1)), sx, r);
+    r = _mm_andnot_si128(_mm_cmpeq_epi32(sum, zero), r); /* x - x is +0 */
+    r = gc_ps2v_select(keep_x, x, r);
+    /* two zeros: -0 only if both are negative */
+    return gc_ps2v_select(_mm_cmpeq_epi32(ex, zero), _mm_and_si128(_mm_and_si128(a, b), sign), r);
+}
+
+#else
+#define GC_PS2V 0
+#endif
+
+#endif
