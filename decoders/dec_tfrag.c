@@ -1710,8 +1710,8 @@ static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t ou
     /* lane k all ones when bit k of the index is set: an overflowed product
      * is MADD.S's result whatever the accumulator */
     static const int32_t ovf_lanes[8][4] = {
-        {0, 0, 0, 0},   {-1, 0, 0, 0},   {0, -1, 0, 0},   {-1, -1, 0, 0},
-        {0, 0, -1, 0},  {-1, 0, -1, 0},  {0, -1, -1, 0},  {-1, -1, -1, 0},
+        {0, 0, 0, 0},  {-1, 0, 0, 0},  {0, -1, 0, 0},  {-1, -1, 0, 0},
+        {0, 0, -1, 0}, {-1, 0, -1, 0}, {0, -1, -1, 0}, {-1, -1, -1, 0},
     };
     __m128i p0 = _mm_loadu_si128((const __m128i *)(const void *)e->p[0]);
     __m128i p1 = _mm_loadu_si128((const __m128i *)(const void *)e->p[1]);
