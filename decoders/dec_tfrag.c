@@ -1681,6 +1681,36 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
     e->ncol = 0;
     e->next = ne->first_lit;
     ne->first_lit = cx->nlit++;
+#if GC_PS2V
+    /* the same operations in SSE2 lanes (the same bits, ps2fpu_sse2.h): the
+     * two lights' dot products side by side (lanes 0, 1), then each light's
+     * three colour products */
+    const uint32_t *n = ne->n;
+    __m128i o01, o2, ow, oa, ob;
+    __m128i m01 =
+        gc_ps2v_mul(_mm_setr_epi32((int32_t)n[0], (int32_t)n[0], (int32_t)n[1], (int32_t)n[1]),
+                    _mm_setr_epi32((int32_t)L->dir[0][0], (int32_t)L->dir[1][0],
+                                   (int32_t)L->dir[0][1], (int32_t)L->dir[1][1]),
+                    &o01);
+    __m128i m2 =
+        gc_ps2v_mul(_mm_setr_epi32((int32_t)n[2], (int32_t)n[2], 0, 0),
+                    _mm_setr_epi32((int32_t)L->dir[0][2], (int32_t)L->dir[1][2], 0, 0), &o2);
+    __m128i m1 = _mm_srli_si128(m01, 8), o1 = _mm_srli_si128(o01, 8);
+    __m128i dd = gc_ps2v_select(o1, m1, gc_ps2v_add(m01, m1)); /* MADD.S */
+    dd = gc_ps2v_select(o2, m2, gc_ps2v_add(dd, m2));
+    __m128i dw =
+        gc_ps2v_mul(dd, _mm_setr_epi32((int32_t)L->col[0][3], (int32_t)L->col[1][3], 0, 0), &ow);
+    __m128i t = gc_ps2v_max(dd, dw);
+    const __m128i rgb = _mm_setr_epi32(-1, -1, -1, 0); /* lane 3 is w: p[h][3] = 0 */
+    __m128i pa = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[0]),
+                             _mm_shuffle_epi32(t, 0x00), &oa);
+    __m128i pb = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[1]),
+                             _mm_shuffle_epi32(t, 0x55), &ob);
+    _mm_storeu_si128((__m128i *)(void *)e->p[0], _mm_and_si128(pa, rgb));
+    _mm_storeu_si128((__m128i *)(void *)e->p[1], _mm_and_si128(pb, rgb));
+    e->ovf[0] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(oa)) & 7);
+    e->ovf[1] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(ob)) & 7);
+#else
     for (int h = 0; h < 2; h++) {
         uint32_t t = light_term(0, ne->n, L->dir[h], L->col[h][3]);
         for (int k = 0; k < 3; k++) {
@@ -1690,6 +1720,7 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
         }
         e->p[h][3] = 0;
     }
+#endif
     return e;
 }
 

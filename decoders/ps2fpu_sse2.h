@@ -83,6 +83,48 @@ static inline __m128i gc_ps2v_add(__m128i a, __m128i b)
     return gc_ps2v_select(_mm_cmpeq_epi32(ex, zero), _mm_and_si128(_mm_and_si128(a, b), sign), r);
 }
 
+/* MUL.S in four lanes, the bits of gc_ps2i_mul_ovf; *over gets all ones in
+ * a lane whose exponent overflowed (MADD.S returns that product). The
+ * 48-bit product of the significands comes from PMULUDQ, two lanes at a
+ * time: integer arithmetic only. */
+static inline __m128i gc_ps2v_mul(__m128i a, __m128i b, __m128i *over)
+{
+    const __m128i abs = _mm_set1_epi32(0x7fffffff), frac = _mm_set1_epi32(0x007fffff);
+    const __m128i hidden = _mm_set1_epi32(0x00800000), zero = _mm_setzero_si128();
+    __m128i sign = _mm_and_si128(_mm_xor_si128(a, b), _mm_set1_epi32((int)0x80000000u));
+    __m128i ea = _mm_srli_epi32(_mm_and_si128(a, abs), 23);
+    __m128i eb = _mm_srli_epi32(_mm_and_si128(b, abs), 23);
+    __m128i sa = _mm_or_si128(_mm_and_si128(a, frac), hidden);
+    __m128i sb = _mm_or_si128(_mm_and_si128(b, frac), hidden);
+    /* prod >> 23 (below 2^25) of lanes 0, 2 and of lanes 1, 3, each in the
+     * low half of a 64-bit lane, merged back into four 32-bit lanes */
+    __m128i lo = _mm_srli_epi64(_mm_mul_epu32(sa, sb), 23);
+    __m128i hi = _mm_srli_epi64(_mm_mul_epu32(_mm_srli_epi64(sa, 32), _mm_srli_epi64(sb, 32)), 23);
+    __m128i q = _mm_or_si128(lo, _mm_slli_epi64(hi, 32));
+    __m128i top = _mm_srli_epi32(q, 24); /* the product of significands is >= 2 */
+    __m128i sig = gc_ps2v_select(_mm_sub_epi32(zero, top), _mm_srli_epi32(q, 1), q);
+    __m128i e = _mm_sub_epi32(_mm_add_epi32(_mm_add_epi32(ea, eb), top), _mm_set1_epi32(127));
+    __m128i ovf = _mm_cmpgt_epi32(e, _mm_set1_epi32(255));
+    __m128i r = _mm_or_si128(sign, _mm_or_si128(_mm_slli_epi32(e, 23), _mm_and_si128(sig, frac)));
+    r = gc_ps2v_select(ovf, _mm_or_si128(sign, abs), r);
+    r = gc_ps2v_select(_mm_cmplt_epi32(e, _mm_set1_epi32(1)), sign, r);
+    /* a zero operand (exponent 0) gives the signed zero and no overflow:
+     * its e is at most 255 + 1 - 127, so ovf is already clear there */
+    __m128i z = _mm_or_si128(_mm_cmpeq_epi32(ea, zero), _mm_cmpeq_epi32(eb, zero));
+    *over = ovf;
+    return gc_ps2v_select(z, sign, r);
+}
+
+/* MAX.S in four lanes (gc_ps2i_max): sign-magnitude order through a signed
+ * key (a negative pattern's key is ~magnitude, -0 just below +0); equal
+ * keys give a. */
+static inline __m128i gc_ps2v_max(__m128i a, __m128i b)
+{
+    __m128i ka = _mm_xor_si128(a, _mm_srli_epi32(_mm_srai_epi32(a, 31), 1));
+    __m128i kb = _mm_xor_si128(b, _mm_srli_epi32(_mm_srai_epi32(b, 31), 1));
+    return gc_ps2v_select(_mm_cmpgt_epi32(kb, ka), b, a);
+}
+
 #else
 #define GC_PS2V 0
 #endif

@@ -1587,6 +1587,73 @@ Test(ps2fpu_sse2, add_every_exponent_pair)
     finish(&t);
 }
 
+/* gc_ps2v_mul and gc_ps2v_max against MUL.S (with its overflow flag) and
+ * MAX.S for every pair of (sign, exponent) with every pair of the edge
+ * fractions, the lanes holding different pairs; then gc_ps2v_mul against
+ * the exact reference over 2M random pairs. */
+Test(ps2fpu_sse2, mul_max_every_exponent_pair)
+{
+    tally t = {"sse2 mul", 0, 0}, o = {"sse2 mul overflow", 0, 0}, m = {"sse2 max", 0, 0};
+    uint32_t a[4], b[4];
+    int n = 0;
+    for (uint32_t sa = 0; sa < 2; sa++)
+        for (uint32_t ea = 0; ea < 256; ea++)
+            for (uint32_t sb = 0; sb < 2; sb++)
+                for (uint32_t eb = 0; eb < 256; eb++)
+                    for (size_t fa = 0; fa < 7; fa++)
+                        for (size_t fb = 0; fb < 7; fb++) {
+                            a[n] = make(sa, ea, edge_fractions[fa]);
+                            b[n] = make(sb, eb, edge_fractions[fb]);
+                            if (++n < 4)
+                                continue;
+                            n = 0;
+                            __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a);
+                            __m128i vb = _mm_loadu_si128((const __m128i *)(const void *)b);
+                            __m128i vo;
+                            uint32_t pr[4], ov[4], mx[4];
+                            _mm_storeu_si128((__m128i *)(void *)pr, gc_ps2v_mul(va, vb, &vo));
+                            _mm_storeu_si128((__m128i *)(void *)ov, vo);
+                            _mm_storeu_si128((__m128i *)(void *)mx, gc_ps2v_max(va, vb));
+                            for (int k = 0; k < 4; k++) {
+                                int want_ovf;
+                                uint32_t want = gc_ps2i_mul_ovf(a[k], b[k], &want_ovf);
+                                t.checked++, o.checked++, m.checked++;
+                                if (pr[k] != want)
+                                    mismatch(&t, a[k], b[k], (uint32_t)k, pr[k], want);
+                                if (ov[k] != (want_ovf ? 0xffffffffu : 0u))
+                                    mismatch(&o, a[k], b[k], (uint32_t)k, ov[k],
+                                             (uint32_t)want_ovf);
+                                if (mx[k] != gc_ps2_max(a[k], b[k]))
+                                    mismatch(&m, a[k], b[k], (uint32_t)k, mx[k],
+                                             gc_ps2_max(a[k], b[k]));
+                            }
+                        }
+    finish(&t);
+    finish(&o);
+    finish(&m);
+    uint64_t s = 0x3a1e;
+    tally r = {"sse2 mul (random)", 0, 0};
+    for (long i = 0; i < 500000; i++) {
+        uint32_t want[4], got[4], ov[4];
+        for (int k = 0; k < 4; k++) {
+            a[k] = gen_any(&s);
+            b[k] = rng_below(&s, 2) ? gen_any(&s) : gen_partner(&s, 0x3f800000);
+            want[k] = ref_mul(a[k], b[k]);
+        }
+        __m128i vo;
+        _mm_storeu_si128((__m128i *)(void *)got,
+                         gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                     _mm_loadu_si128((const __m128i *)(const void *)b), &vo));
+        _mm_storeu_si128((__m128i *)(void *)ov, vo);
+        for (int k = 0; k < 4; k++) {
+            r.checked++;
+            if (got[k] != want[k] || (ov[k] != 0) != ref_mul_overflows(a[k], b[k]))
+                mismatch(&r, a[k], b[k], ov[k], got[k], want[k]);
+        }
+    }
+    finish(&r);
+}
+
 /* gc_ps2v_add against the exact reference (not the scalar body) over 2M
  * random and edge pairs at chosen exponent gaps, and over the operands the
  * lighting pass adds: a base colour (k * 8 / 128) and a product of either
