@@ -47,23 +47,25 @@ static inline __m128i gc_ps2v_select(__m128i m, __m128i t, __m128i f)
 static inline __m128i gc_ps2v_add(__m128i a, __m128i b)
 {
     const __m128i abs = _mm_set1_epi32(0x7fffffff), frac = _mm_set1_epi32(0x007fffff);
-    const __m128i sign = _mm_set1_epi32((int)0x80000000u), zero = _mm_setzero_si128();
+    const __m128i expo = _mm_set1_epi32(0x7f800000), sign = _mm_set1_epi32((int)0x80000000u);
+    const __m128i zero = _mm_setzero_si128();
     /* order by magnitude: the low 31 bits as one number (both below 2^31, so
      * the signed compare orders them); equal magnitudes keep a first */
     __m128i am = _mm_and_si128(a, abs), bm = _mm_and_si128(b, abs);
     __m128i d = _mm_and_si128(_mm_xor_si128(a, b), _mm_cmpgt_epi32(bm, am));
     __m128i x = _mm_xor_si128(a, d), y = _mm_xor_si128(b, d);
-    __m128i ex = _mm_srli_epi32(_mm_and_si128(x, abs), 23);
-    __m128i ey = _mm_srli_epi32(_mm_and_si128(y, abs), 23);
-    __m128i gap = _mm_sub_epi32(ex, ey); /* 0..255 */
+    /* exponents and their gap kept in place (<< 23): no shifts needed */
+    __m128i xe = _mm_and_si128(x, expo), ye = _mm_and_si128(y, expo);
+    __m128i gap = _mm_sub_epi32(xe, ye); /* (0..255) << 23 */
     /* x itself: a gap of 25 or more, or y a zero (exponent 0; x is then the
      * nonzero one, or both are zeros, settled last) */
     __m128i keep_x =
-        _mm_or_si128(_mm_cmpgt_epi32(gap, _mm_set1_epi32(24)), _mm_cmpeq_epi32(ey, zero));
-    __m128i g = _mm_andnot_si128(keep_x, gap); /* 0..24 */
-    /* small = (sig_y << 1) >> g, through the float sig_y * 2^(1 - g) */
-    __m128i fy = _mm_or_si128(_mm_slli_epi32(_mm_sub_epi32(_mm_set1_epi32(151), g), 23),
-                              _mm_and_si128(y, frac));
+        _mm_or_si128(_mm_cmpgt_epi32(gap, _mm_set1_epi32(24 << 23)), _mm_cmpeq_epi32(ye, zero));
+    /* small = (sig_y << 1) >> g (g = 0..24), through the float sig_y * 2^(1 - g):
+     * exponent field 151 - g, y's fraction */
+    __m128i fy =
+        _mm_or_si128(_mm_sub_epi32(_mm_set1_epi32(151 << 23), _mm_andnot_si128(keep_x, gap)),
+                     _mm_and_si128(y, frac));
     __m128i small = _mm_cvttps_epi32(_mm_castsi128_ps(fy));
     __m128i big = _mm_slli_epi32(_mm_or_si128(_mm_and_si128(x, frac), _mm_set1_epi32(0x800000)), 1);
     __m128i neg = _mm_srai_epi32(_mm_xor_si128(x, y), 31); /* all ones when the signs differ */
@@ -71,16 +73,21 @@ static inline __m128i gc_ps2v_add(__m128i a, __m128i b)
     /* the bits truncation drops (1 at 2^24.., 2 at 2^25..), cleared: exact conversion */
     __m128i st =
         _mm_andnot_si128(_mm_or_si128(_mm_srli_epi32(sum, 24), _mm_srli_epi32(sum, 25)), sum);
-    __m128i fb = _mm_castps_si128(_mm_cvtepi32_ps(st)); /* exponent field 127 + top bit */
-    __m128i e = _mm_add_epi32(ex, _mm_sub_epi32(_mm_srli_epi32(fb, 23), _mm_set1_epi32(151)));
-    __m128i sx = _mm_and_si128(x, sign);
-    __m128i r = _mm_or_si128(sx, _mm_or_si128(_mm_slli_epi32(e, 23), _mm_and_si128(fb, frac)));
-    r = gc_ps2v_select(_mm_cmpgt_epi32(e, _mm_set1_epi32(255)), _mm_or_si128(sx, abs), r);
-    r = gc_ps2v_select(_mm_cmplt_epi32(e, _mm_set1_epi32(1)), sx, r);
+    /* fb: exponent field 127 + p (p the top bit's position), fraction the
+     * truncated significand's; adding x's exponent field less 151 << 23 gives
+     * (e << 23) + fraction with e = ex + p - 24, the result's exponent. As a
+     * signed number (e is -24..256): at least 1 << 23 when 1 <= e <= 255,
+     * below -(24 << 23) when e = 256 (it wrapped): the two clamps */
+    __m128i fb = _mm_castps_si128(_mm_cvtepi32_ps(st));
+    __m128i r = _mm_add_epi32(fb, _mm_sub_epi32(xe, _mm_set1_epi32(151 << 23)));
+    __m128i in_range = _mm_cmpgt_epi32(r, _mm_set1_epi32(0x007fffff));
+    __m128i over = _mm_cmplt_epi32(r, _mm_set1_epi32(-(24 << 23)));
+    r = _mm_or_si128(_mm_and_si128(x, sign),
+                     _mm_or_si128(_mm_and_si128(in_range, r), _mm_and_si128(over, abs)));
     r = _mm_andnot_si128(_mm_cmpeq_epi32(sum, zero), r); /* x - x is +0 */
-    r = gc_ps2v_select(keep_x, x, r);
-    /* two zeros: -0 only if both are negative */
-    return gc_ps2v_select(_mm_cmpeq_epi32(ex, zero), _mm_and_si128(_mm_and_si128(a, b), sign), r);
+    /* x where kept, except two zeros: -0 only if both are negative */
+    __m128i kill = _mm_andnot_si128(_mm_and_si128(y, sign), _mm_cmpeq_epi32(xe, zero));
+    return gc_ps2v_select(keep_x, _mm_andnot_si128(kill, x), r);
 }
 
 /* MUL.S in four lanes, the bits of gc_ps2i_mul_ovf; *over gets all ones in
