@@ -1724,13 +1724,6 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
     return e;
 }
 
-/* MADD.S(acc, a, b) given the product a * b already formed: the product
- * itself when it overflowed, else ADD.S (gc_ps2i_madd, split in two). */
-static inline uint32_t madd_product(uint32_t acc, uint32_t prod, int overflowed)
-{
-    return overflowed ? prod : gc_ps2i_add(acc, prod);
-}
-
 /* The three channels' base + product a + product b (two MADD.S each, the
  * products already formed): out[k] = madd_product(madd_product(base[k],
  * p[0][k], ovf 0 bit k), p[1][k], ovf 1 bit k). With SSE2 the three
@@ -1756,6 +1749,13 @@ static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t ou
     out[0] = lanes[0], out[1] = lanes[1], out[2] = lanes[2];
 }
 #else
+/* MADD.S(acc, a, b) given the product a * b already formed: the product
+ * itself when it overflowed, else ADD.S (gc_ps2i_madd, split in two). */
+static inline uint32_t madd_product(uint32_t acc, uint32_t prod, int overflowed)
+{
+    return overflowed ? prod : gc_ps2i_add(acc, prod);
+}
+
 static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t out[3])
 {
     for (int k = 0; k < 3; k++)
