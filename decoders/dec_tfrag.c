@@ -38,6 +38,7 @@
  *    the two differ (docs/formats/tfrag.md §10), so the invariants can hold
  *    a file to both. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1618,10 +1619,14 @@ typedef struct lit_entry {
     uint16_t select;
     uint8_t ovf[2];     /* bit k: the product of channel k overflowed (MADD.S returns it) */
     uint32_t next;      /* next entry of the same pair, or UINT32_MAX */
-    uint32_t p[2][4];   /* [light a/b][r, g, b, 0]: a row loads as one SSE2 vector */
+    uint32_t p[2][3];   /* [light a/b][r, g, b] */
     uint32_t first_col; /* head of this entry's colour_entry list, or UINT32_MAX */
     uint32_t ncol;      /* entries in that list (at most LIGHT_COLOURS_KEPT) */
 } lit_entry;
+/* add_products loads p[0] and p[1] as 16 bytes each (the fourth lane, p[1][0]
+ * or first_col, is computed on and dropped): both loads stay inside the entry */
+_Static_assert(offsetof(lit_entry, first_col) == offsetof(lit_entry, p) + 24,
+               "p[1] is followed by 4 bytes of the same entry");
 
 /* Per (lit entry, vertex colour word): the finished pass for that vertex.
  * The lit colour depends on nothing else (the base is the colour's PEXT5
@@ -1701,13 +1706,15 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
     __m128i dw =
         gc_ps2v_mul(dd, _mm_setr_epi32((int32_t)L->col[0][3], (int32_t)L->col[1][3], 0, 0), &ow);
     __m128i t = gc_ps2v_max(dd, dw);
-    const __m128i rgb = _mm_setr_epi32(-1, -1, -1, 0); /* lane 3 is w: p[h][3] = 0 */
+    /* lane 3 is w times t: computed, not stored */
     __m128i pa = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[0]),
                              _mm_shuffle_epi32(t, 0x00), &oa);
     __m128i pb = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[1]),
                              _mm_shuffle_epi32(t, 0x55), &ob);
-    _mm_storeu_si128((__m128i *)(void *)e->p[0], _mm_and_si128(pa, rgb));
-    _mm_storeu_si128((__m128i *)(void *)e->p[1], _mm_and_si128(pb, rgb));
+    _mm_storel_epi64((__m128i *)(void *)e->p[0], pa);
+    e->p[0][2] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(pa, 0xaa));
+    _mm_storel_epi64((__m128i *)(void *)e->p[1], pb);
+    e->p[1][2] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(pb, 0xaa));
     e->ovf[0] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(oa)) & 7);
     e->ovf[1] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(ob)) & 7);
 #else
@@ -1718,7 +1725,6 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
             e->p[h][k] = gc_ps2i_mul_ovf(L->col[h][k], t, &ovf);
             e->ovf[h] |= (uint8_t)(ovf << k);
         }
-        e->p[h][3] = 0;
     }
 #endif
     return e;
