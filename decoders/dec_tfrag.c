@@ -38,6 +38,7 @@
  *    the two differ (docs/formats/tfrag.md §10), so the invariants can hold
  *    a file to both. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@
 #include "gc_reader.h"
 #include "gc_vif.h"
 #include "ps2fpu_core.h"
+#include "ps2fpu_sse2.h"
 
 /* ---- on-disk constants (formats.md §5) ---------------------------------- */
 
@@ -1369,7 +1371,6 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
 /* The divide-unit model of the one RSQRT in the pass (docs/ps2-float.md,
  * "Two models of the divide unit"): the console's. */
 #define LIGHT_FDIV GC_PS2_FDIV_CONSOLE
-#define PS2_128    0x43000000u /* 128.0 */
 
 typedef struct light_set {
     uint32_t col[2][4]; /* colour_a, colour_b: r, g, b, w */
@@ -1513,8 +1514,9 @@ static inline uint32_t light_term(int host_float, const uint32_t n[3], const uin
 
 static inline uint8_t to_gs(uint32_t v)
 {
-    /* clamp to [0, 1.0] (MAX.S, MIN.S), scale by 128, FTOI0: 0..0x80 */
-    return (uint8_t)gc_ps2i_ftoi(gc_ps2i_mul(gc_ps2i_clamp(v, 0, GC_PS2_ONE), PS2_128), 0);
+    /* clamp to [0, 1.0] (MAX.S, MIN.S), scale by 128, FTOI0: 0..0x80, in
+     * closed form (the same bits: ps2fpu_core.h) */
+    return (uint8_t)gc_ps2i_gs_colour(v);
 }
 
 /* Per select word: the light set the pass uses (set, or the blend of set and
@@ -1621,6 +1623,10 @@ typedef struct lit_entry {
     uint32_t first_col; /* head of this entry's colour_entry list, or UINT32_MAX */
     uint32_t ncol;      /* entries in that list (at most LIGHT_COLOURS_KEPT) */
 } lit_entry;
+/* add_products loads p[0] and p[1] as 16 bytes each (the fourth lane, p[1][0]
+ * or first_col, is computed on and dropped): both loads stay inside the entry */
+_Static_assert(offsetof(lit_entry, first_col) == offsetof(lit_entry, p) + 24,
+               "p[1] is followed by 4 bytes of the same entry");
 
 /* Per (lit entry, vertex colour word): the finished pass for that vertex.
  * The lit colour depends on nothing else (the base is the colour's PEXT5
@@ -1680,6 +1686,38 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
     e->ncol = 0;
     e->next = ne->first_lit;
     ne->first_lit = cx->nlit++;
+#if GC_PS2V
+    /* the same operations in SSE2 lanes (the same bits, ps2fpu_sse2.h): the
+     * two lights' dot products side by side (lanes 0, 1), then each light's
+     * three colour products */
+    const uint32_t *n = ne->n;
+    __m128i o01, o2, ow, oa, ob;
+    __m128i m01 =
+        gc_ps2v_mul(_mm_setr_epi32((int32_t)n[0], (int32_t)n[0], (int32_t)n[1], (int32_t)n[1]),
+                    _mm_setr_epi32((int32_t)L->dir[0][0], (int32_t)L->dir[1][0],
+                                   (int32_t)L->dir[0][1], (int32_t)L->dir[1][1]),
+                    &o01);
+    __m128i m2 =
+        gc_ps2v_mul(_mm_setr_epi32((int32_t)n[2], (int32_t)n[2], 0, 0),
+                    _mm_setr_epi32((int32_t)L->dir[0][2], (int32_t)L->dir[1][2], 0, 0), &o2);
+    __m128i m1 = _mm_srli_si128(m01, 8), o1 = _mm_srli_si128(o01, 8);
+    __m128i dd = gc_ps2v_select(o1, m1, gc_ps2v_add(m01, m1)); /* MADD.S */
+    dd = gc_ps2v_select(o2, m2, gc_ps2v_add(dd, m2));
+    __m128i dw =
+        gc_ps2v_mul(dd, _mm_setr_epi32((int32_t)L->col[0][3], (int32_t)L->col[1][3], 0, 0), &ow);
+    __m128i t = gc_ps2v_max(dd, dw);
+    /* lane 3 is w times t: computed, not stored */
+    __m128i pa = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[0]),
+                             _mm_shuffle_epi32(t, 0x00), &oa);
+    __m128i pb = gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)L->col[1]),
+                             _mm_shuffle_epi32(t, 0x55), &ob);
+    _mm_storel_epi64((__m128i *)(void *)e->p[0], pa);
+    e->p[0][2] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(pa, 0xaa));
+    _mm_storel_epi64((__m128i *)(void *)e->p[1], pb);
+    e->p[1][2] = (uint32_t)_mm_cvtsi128_si32(_mm_shuffle_epi32(pb, 0xaa));
+    e->ovf[0] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(oa)) & 7);
+    e->ovf[1] = (uint8_t)(_mm_movemask_ps(_mm_castsi128_ps(ob)) & 7);
+#else
     for (int h = 0; h < 2; h++) {
         uint32_t t = light_term(0, ne->n, L->dir[h], L->col[h][3]);
         for (int k = 0; k < 3; k++) {
@@ -1688,15 +1726,49 @@ static lit_entry *lit_products(light_ctx *cx, normal_entry *ne, uint16_t select,
             e->ovf[h] |= (uint8_t)(ovf << k);
         }
     }
+#endif
     return e;
 }
 
+/* The three channels' base + product a + product b (two MADD.S each, the
+ * products already formed): out[k] = madd_product(madd_product(base[k],
+ * p[0][k], ovf 0 bit k), p[1][k], ovf 1 bit k). With SSE2 the three
+ * channels' ADD.S run as lanes of gc_ps2v_add (the same bits). */
+#if GC_PS2V
+static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t out[3])
+{
+    /* lane k all ones when bit k of the index is set: an overflowed product
+     * is MADD.S's result whatever the accumulator */
+    static const int32_t ovf_lanes[8][4] = {
+        {0, 0, 0, 0},  {-1, 0, 0, 0},  {0, -1, 0, 0},  {-1, -1, 0, 0},
+        {0, 0, -1, 0}, {-1, 0, -1, 0}, {0, -1, -1, 0}, {-1, -1, -1, 0},
+    };
+    __m128i p0 = _mm_loadu_si128((const __m128i *)(const void *)e->p[0]);
+    __m128i p1 = _mm_loadu_si128((const __m128i *)(const void *)e->p[1]);
+    __m128i m0 = _mm_loadu_si128((const __m128i *)(const void *)ovf_lanes[e->ovf[0] & 7u]);
+    __m128i m1 = _mm_loadu_si128((const __m128i *)(const void *)ovf_lanes[e->ovf[1] & 7u]);
+    __m128i acc = _mm_setr_epi32((int32_t)base[0], (int32_t)base[1], (int32_t)base[2], 0);
+    acc = gc_ps2v_select(m0, p0, gc_ps2v_add(acc, p0));
+    acc = gc_ps2v_select(m1, p1, gc_ps2v_add(acc, p1));
+    uint32_t lanes[4];
+    _mm_storeu_si128((__m128i *)(void *)lanes, acc);
+    out[0] = lanes[0], out[1] = lanes[1], out[2] = lanes[2];
+}
+#else
 /* MADD.S(acc, a, b) given the product a * b already formed: the product
  * itself when it overflowed, else ADD.S (gc_ps2i_madd, split in two). */
 static inline uint32_t madd_product(uint32_t acc, uint32_t prod, int overflowed)
 {
     return overflowed ? prod : gc_ps2i_add(acc, prod);
 }
+
+static void add_products(const lit_entry *e, const uint32_t base[3], uint32_t out[3])
+{
+    for (int k = 0; k < 3; k++)
+        out[k] = madd_product(madd_product(base[k], e->p[0][k], e->ovf[0] >> k & 1), e->p[1][k],
+                              e->ovf[1] >> k & 1);
+}
+#endif
 
 /* The three lit patterns mixed (multiply-xorshift) and folded to 12 bits:
  * any change to any of them moves the value to another of 4,096, so the
@@ -1752,10 +1824,9 @@ static void light_vertex(light_ctx *cx, tfrag_light_row *l)
             if (cx->cols[i].color == c)
                 ce = &cx->cols[i];
         if (!ce) {
-            for (int k = 0; k < 3; k++)
-                res.out[k] =
-                    madd_product(madd_product(cx->itof7[field[k]], e->p[0][k], e->ovf[0] >> k & 1),
-                                 e->p[1][k], e->ovf[1] >> k & 1);
+            const uint32_t base[3] = {cx->itof7[field[0]], cx->itof7[field[1]],
+                                      cx->itof7[field[2]]};
+            add_products(e, base, res.out);
             if (e->ncol < LIGHT_COLOURS_KEPT) {
                 keep = &cx->cols[cx->ncols];
                 res.color = c;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The PlayStation 2 float model: the EE core's FPU (COP1) on raw uint32_t
- * bit patterns, computed with integer arithmetic only (no host float anywhere
- * in the library), so a result is the same bits under any compiler, flag or
- * optimisation level. The rules, their sources and the decisions taken where
- * the sources are silent are in docs/ps2-float.md; in short:
+ * bit patterns, computed with integer arithmetic only (no host float
+ * arithmetic anywhere in the library; the one exact use of the float
+ * converter, ps2fpu_sse2.h, is in docs/ps2-float.md), so a result is the same
+ * bits under any compiler, flag or optimisation level. The rules, their sources and the decisions
+ * taken where the sources are silent are in docs/ps2-float.md; in short:
  *
  *  - A pattern is sign, 8-bit exponent, 23-bit fraction, as in IEEE single,
  *    but exponent 0 is zero whatever the fraction (an input with exponent 0

@@ -184,4 +184,26 @@ static inline int32_t gc_ps2i_ftoi(uint32_t a, unsigned frac_bits)
     return (a & GC_PS2_SIGN) ? -(int32_t)mag : (int32_t)mag;
 }
 
+/* FTOI0(MUL.S(MIN.S(MAX.S(v, +0), 1.0), 128.0)), a colour channel on the
+ * GS's 0..0x80 scale, in closed form (the lighting pass takes three a
+ * vertex; the composed operations cost about 45 instructions each):
+ *  - MAX.S with +0 turns every negative pattern and -0 into +0: 0;
+ *  - MIN.S with 1.0 turns every pattern at or above 0x3f800000 into 1.0:
+ *    128 (exponent 255 is a number, so 0x7fffffff too);
+ *  - otherwise v is kept and MUL.S by 128 is exact (the fraction kept, the
+ *    exponent e + 7, far from both clamps; exponent 0 stays +0), and FTOI0
+ *    takes the integer part: 0 below 1/128 (e < 120), else the significand
+ *    shifted right by 150 - (e + 7), at most 0x7f.
+ * tests/test_ps2fpu.c checks it against the composed operations for every
+ * sign, exponent and leading fraction bits. */
+static inline uint32_t gc_ps2i_gs_colour(uint32_t v)
+{
+    if (v & GC_PS2_SIGN)
+        return 0;
+    if (v >= GC_PS2_ONE)
+        return 0x80;
+    uint32_t e = gc_ps2i_exp(v);
+    return e < 120 ? 0 : gc_ps2i_sig(v) >> (143 - e);
+}
+
 #endif

@@ -24,6 +24,8 @@
 #include <string.h>
 
 #include "gc_ps2fpu.h"
+#include "ps2fpu_core.h" /* gc_ps2i_gs_colour */
+#include "ps2fpu_sse2.h" /* gc_ps2v_add */
 
 typedef unsigned __int128 u128;
 
@@ -1508,3 +1510,184 @@ Test(ps2fpu_diff, truncating_fdiv)
      * 38% above-truncation share, less the exact ones). */
     cr_assert(below_console > d.checked / 10, "%ld of %ld differ", below_console, d.checked);
 }
+
+/* ==== 4. the fast forms the lighting pass uses ===================================== */
+
+/* gc_ps2i_gs_colour is FTOI0(MUL.S(CLAMP(v, +0, 1.0), 128.0)) in closed form.
+ * Its result depends on the sign, the exponent and at most the top 7
+ * fraction bits, so every sign and exponent with every value of the top 10
+ * fraction bits and four patterns of the low 13 covers it (2M patterns),
+ * against the composed exported operations; then hand-derived rows. */
+Test(ps2fpu_rules, gs_colour_closed_form)
+{
+    static const uint32_t low[] = {0, 1, 0x1555, 0x1fff};
+    tally t = {"gs_colour", 0, 0};
+    for (uint32_t sign = 0; sign < 2; sign++)
+        for (uint32_t e = 0; e < 256; e++)
+            for (uint32_t top = 0; top < 1024; top++)
+                for (int k = 0; k < 4; k++) {
+                    uint32_t v = make(sign, e, top << 13 | low[k]);
+                    uint32_t want = (uint32_t)gc_ps2_ftoi0(
+                        gc_ps2_mul(gc_ps2_clamp(v, 0, GC_PS2_ONE), 0x43000000u));
+                    t.checked++;
+                    if (gc_ps2i_gs_colour(v) != want)
+                        mismatch(&t, v, 0, 0, gc_ps2i_gs_colour(v), want);
+                }
+    finish(&t);
+    cr_assert_eq(gc_ps2i_gs_colour(GC_PS2_ONE), 0x80);
+    cr_assert_eq(gc_ps2i_gs_colour(GC_PS2_MAX), 0x80); /* exponent 255 is a number */
+    cr_assert_eq(gc_ps2i_gs_colour(0x3f7fffff), 0x7f); /* 128 - 2^-17 */
+    cr_assert_eq(gc_ps2i_gs_colour(0x3c000000), 1);    /* 1/128 */
+    cr_assert_eq(gc_ps2i_gs_colour(0x3bffffff), 0);    /* just below 1/128 */
+    cr_assert_eq(gc_ps2i_gs_colour(0x3f000000), 0x40); /* 0.5 */
+    cr_assert_eq(gc_ps2i_gs_colour(SIGNBIT), 0);       /* -0 */
+    cr_assert_eq(gc_ps2i_gs_colour(0xbf800000), 0);    /* -1 */
+    cr_assert_eq(gc_ps2i_gs_colour(0x00400000), 0);    /* exponent 0: zero */
+}
+
+#if GC_PS2V
+/* Four pairs through gc_ps2v_add, each lane checked against want[]. */
+static void check_lanes(tally *t, const uint32_t a[4], const uint32_t b[4], const uint32_t want[4])
+{
+    uint32_t got[4];
+    __m128i r = gc_ps2v_add(_mm_loadu_si128((const __m128i *)(const void *)a),
+                            _mm_loadu_si128((const __m128i *)(const void *)b));
+    _mm_storeu_si128((__m128i *)(void *)got, r);
+    for (int k = 0; k < 4; k++) {
+        t->checked++;
+        if (got[k] != want[k])
+            mismatch(t, a[k], b[k], (uint32_t)k, got[k], want[k]);
+    }
+}
+
+/* gc_ps2v_add against the scalar ADD.S for every pair of (sign, exponent)
+ * with every pair of the edge fractions (12.8M pairs: every gap, the
+ * guard-bit cases, the exponent clamps, zeros of either sign with stray
+ * fraction bits, equal magnitudes), the lanes holding different pairs. */
+Test(ps2fpu_sse2, add_every_exponent_pair)
+{
+    tally t = {"sse2 add", 0, 0};
+    uint32_t a[4], b[4], want[4];
+    int n = 0;
+    for (uint32_t sa = 0; sa < 2; sa++)
+        for (uint32_t ea = 0; ea < 256; ea++)
+            for (uint32_t sb = 0; sb < 2; sb++)
+                for (uint32_t eb = 0; eb < 256; eb++)
+                    for (size_t fa = 0; fa < 7; fa++)
+                        for (size_t fb = 0; fb < 7; fb++) {
+                            a[n] = make(sa, ea, edge_fractions[fa]);
+                            b[n] = make(sb, eb, edge_fractions[fb]);
+                            want[n] = gc_ps2_add(a[n], b[n]);
+                            if (++n == 4) {
+                                check_lanes(&t, a, b, want);
+                                n = 0;
+                            }
+                        }
+    cr_assert_eq(n, 0);
+    finish(&t);
+}
+
+/* gc_ps2v_mul and gc_ps2v_max against MUL.S (with its overflow flag) and
+ * MAX.S for every pair of (sign, exponent) with every pair of the edge
+ * fractions, the lanes holding different pairs; then gc_ps2v_mul against
+ * the exact reference over 2M random pairs. */
+Test(ps2fpu_sse2, mul_max_every_exponent_pair)
+{
+    tally t = {"sse2 mul", 0, 0}, o = {"sse2 mul overflow", 0, 0}, m = {"sse2 max", 0, 0};
+    uint32_t a[4], b[4];
+    int n = 0;
+    for (uint32_t sa = 0; sa < 2; sa++)
+        for (uint32_t ea = 0; ea < 256; ea++)
+            for (uint32_t sb = 0; sb < 2; sb++)
+                for (uint32_t eb = 0; eb < 256; eb++)
+                    for (size_t fa = 0; fa < 7; fa++)
+                        for (size_t fb = 0; fb < 7; fb++) {
+                            a[n] = make(sa, ea, edge_fractions[fa]);
+                            b[n] = make(sb, eb, edge_fractions[fb]);
+                            if (++n < 4)
+                                continue;
+                            n = 0;
+                            __m128i va = _mm_loadu_si128((const __m128i *)(const void *)a);
+                            __m128i vb = _mm_loadu_si128((const __m128i *)(const void *)b);
+                            __m128i vo;
+                            uint32_t pr[4], ov[4], mx[4];
+                            _mm_storeu_si128((__m128i *)(void *)pr, gc_ps2v_mul(va, vb, &vo));
+                            _mm_storeu_si128((__m128i *)(void *)ov, vo);
+                            _mm_storeu_si128((__m128i *)(void *)mx, gc_ps2v_max(va, vb));
+                            for (int k = 0; k < 4; k++) {
+                                int want_ovf;
+                                uint32_t want = gc_ps2i_mul_ovf(a[k], b[k], &want_ovf);
+                                t.checked++, o.checked++, m.checked++;
+                                if (pr[k] != want)
+                                    mismatch(&t, a[k], b[k], (uint32_t)k, pr[k], want);
+                                if (ov[k] != (want_ovf ? 0xffffffffu : 0u))
+                                    mismatch(&o, a[k], b[k], (uint32_t)k, ov[k],
+                                             (uint32_t)want_ovf);
+                                if (mx[k] != gc_ps2_max(a[k], b[k]))
+                                    mismatch(&m, a[k], b[k], (uint32_t)k, mx[k],
+                                             gc_ps2_max(a[k], b[k]));
+                            }
+                        }
+    finish(&t);
+    finish(&o);
+    finish(&m);
+    uint64_t s = 0x3a1e;
+    tally r = {"sse2 mul (random)", 0, 0};
+    for (long i = 0; i < 500000; i++) {
+        uint32_t want[4], got[4], ov[4];
+        for (int k = 0; k < 4; k++) {
+            a[k] = gen_any(&s);
+            b[k] = rng_below(&s, 2) ? gen_any(&s) : gen_partner(&s, 0x3f800000);
+            want[k] = ref_mul(a[k], b[k]);
+        }
+        __m128i vo;
+        _mm_storeu_si128((__m128i *)(void *)got,
+                         gc_ps2v_mul(_mm_loadu_si128((const __m128i *)(const void *)a),
+                                     _mm_loadu_si128((const __m128i *)(const void *)b), &vo));
+        _mm_storeu_si128((__m128i *)(void *)ov, vo);
+        for (int k = 0; k < 4; k++) {
+            r.checked++;
+            if (got[k] != want[k] || (ov[k] != 0) != ref_mul_overflows(a[k], b[k]))
+                mismatch(&r, a[k], b[k], ov[k], got[k], want[k]);
+        }
+    }
+    finish(&r);
+}
+
+/* gc_ps2v_add against the exact reference (not the scalar body) over 2M
+ * random and edge pairs at chosen exponent gaps, and over the operands the
+ * lighting pass adds: a base colour (k * 8 / 128) and a product of either
+ * sign, then that sum and a second product. */
+Test(ps2fpu_sse2, add_against_reference)
+{
+    uint64_t s = 0x55e2;
+    tally t = {"sse2 add (random)", 0, 0}, l = {"sse2 add (lighting)", 0, 0};
+    uint32_t a[4], b[4], want[4];
+    for (long i = 0; i < 500000; i++) {
+        for (int k = 0; k < 4; k++) {
+            a[k] = gen_any(&s);
+            b[k] = gen_partner(&s, a[k]);
+            if (rng_below(&s, 2)) {
+                uint32_t x = a[k];
+                a[k] = b[k], b[k] = x;
+            }
+            want[k] = ref_add(a[k], b[k]);
+        }
+        check_lanes(&t, a, b, want);
+        for (int k = 0; k < 4; k++) {
+            a[k] = gc_ps2_itof((int32_t)(rng_below(&s, 32) << 3), 7);
+            b[k] = make(rng_below(&s, 2), 100 + rng_below(&s, 30), (uint32_t)rng_next(&s));
+            want[k] = ref_add(a[k], b[k]);
+        }
+        check_lanes(&l, a, b, want);
+        for (int k = 0; k < 4; k++) {
+            a[k] = want[k];
+            b[k] = make(rng_below(&s, 2), 100 + rng_below(&s, 30), (uint32_t)rng_next(&s));
+            want[k] = ref_add(a[k], b[k]);
+        }
+        check_lanes(&l, a, b, want);
+    }
+    finish(&t);
+    finish(&l);
+}
+#endif
