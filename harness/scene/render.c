@@ -742,6 +742,8 @@ static uint32_t texture_span(const uint32_t *first, size_t n, size_t stride)
 
 /* Gather one kind. A kind whose tables are absent or lack a column simply
  * has nothing to draw (0); -1 only when memory runs out. */
+enum { VV_VALID = 1, VV_CORNER = 2 }; /* okind_gather's per-vertex flags */
+
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
 {
     memset(k, 0, sizeof *k);
@@ -806,6 +808,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     uint32_t *per_class = calloc(nc + 1, sizeof *per_class);
     uint32_t *slot_first = calloc(np + 1, sizeof *slot_first),
              *slot_n = calloc(np + 1, sizeof *slot_n);
+    /* per vertex: VV_VALID finite position, s and t; VV_CORNER a corner of a
+     * kept triangle (set by the second triangle pass) */
     uint8_t *vvalid = NULL;
     uint32_t *kept = NULL; /* per triangle row: its packet, or NONE when not drawn */
     int rc = -1;
@@ -952,7 +956,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             if (!(i0 < vc && i1 < vc && i2 < vc))
                 continue;
             const uint8_t *vv = vvalid + vfirst[p];
-            if (!(vv[i0] & vv[i1] & vv[i2]))
+            if (!(vv[i0] & vv[i1] & vv[i2] & VV_VALID))
                 continue;
             KP[j] = p;
             per_class[pk_class[p]]++;
@@ -991,29 +995,44 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             otri *o = &k->tris[per_class[cls]++];
             const uint32_t g[3] = {vf + C0[j], vf + C1[j], vf + C2[j]};
             uint32_t vlo = cl->vlo, vhi = cl->vhi;
-            double radius = cl->radius;
             for (int c = 0; c < 3; c++) {
                 o->v[c] = g[c];
                 if (g[c] < vlo)
                     vlo = g[c];
                 if (g[c] + 1 > vhi)
                     vhi = g[c] + 1;
-                /* the largest squared distance here, its square root once
-                 * below: sqrt is correctly rounded and monotonic, so that is
-                 * the largest of the corners' distances, bit for bit */
-                const double x = k->kx[g[c]], y = k->ky[g[c]], z = k->kz[g[c]];
-                const double len2 = x * x + y * y + z * z;
-                if (len2 > radius)
-                    radius = len2;
+                vvalid[g[c]] |= VV_CORNER;
             }
             o->texture = TX[j];
             cl->vlo = vlo;
             cl->vhi = vhi;
-            cl->radius = radius;
         }
     }
     free(kept);
     kept = NULL;
+    /* The class's radius: the largest squared distance of a vertex some kept
+     * triangle names (marked above), its square root once below: sqrt is
+     * correctly rounded and monotonic, so that is the largest of the
+     * corners' distances, bit for bit. Once a vertex, not once a corner
+     * (each vertex is a corner of about three triangles): the same values,
+     * and a maximum does not depend on the order or on repeats. A corner
+     * of a packet's triangle is a vertex of that packet, so its class is
+     * the packet's. */
+    for (size_t p = 0; p < np; p++) {
+        if (pk_class[p] == NONE)
+            continue;
+        oclass *cl = &k->classes[pk_class[p]];
+        double radius = cl->radius;
+        for (uint32_t g = vfirst[p], ge = vfirst[p] + vcount[p]; g < ge; g++) {
+            if (!(vvalid[g] & VV_CORNER))
+                continue;
+            const double x = k->kx[g], y = k->ky[g], z = k->kz[g];
+            const double len2 = x * x + y * y + z * z;
+            if (len2 > radius)
+                radius = len2;
+        }
+        cl->radius = radius;
+    }
     for (size_t c = 0; c < nc; c++) {
         oclass *cl = &k->classes[c];
         cl->radius = sqrt(cl->radius); /* the largest squared distance until here */
@@ -2068,9 +2087,17 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             if (!cl->untextured_known) {
                 for (uint32_t j = 0; j < cl->tri_count; j++) {
                     const uint32_t tx = k->tris[cl->tri_first + j].texture;
-                    /* (decoded before: the lookup's fast path, inline) */
-                    cl->untextured +=
-                        !((tx < k->ntex && k->tex[tx].state == 1) || object_texture(s, k, tx));
+                    /* The lookup's answer inline once it is settled: no
+                     * texture (NONE or past the table: get_texture_of's
+                     * NULL), decoded, or failed (a million lookups of the
+                     * retail sweep's objects are of failed or absent
+                     * textures); only a first lookup goes through it. */
+                    if (tx >= k->ntex)
+                        cl->untextured++;
+                    else if (k->tex[tx].state != 0)
+                        cl->untextured += k->tex[tx].state != 1;
+                    else
+                        cl->untextured += !object_texture(s, k, tx);
                 }
                 cl->untextured_known = 1;
             }
