@@ -434,6 +434,8 @@ typedef struct oinst {
 /* How a kind's instances are lit (docs/golden.md "What is lit"). */
 enum { OLIGHT_NONE = 0, OLIGHT_TIE, OLIGHT_SHRUB, OLIGHT_MOBY };
 
+#define RSQ_BITS   10
+#define RSQ_SLOTS  (1u << RSQ_BITS)
 #define MEMO_BITS  12
 #define MEMO_SLOTS (1u << MEMO_BITS)
 typedef struct mmemo {
@@ -479,6 +481,8 @@ typedef struct okind {
      * colour, so what the memo keeps changes the time only. */
     struct mmemo *memo;
     uint32_t serial;
+    /* moby: RSQRT.S of recent column lengths (instance_rotation), 8 KB; key 0 empty */
+    uint32_t rsq_key[RSQ_SLOTS], rsq_val[RSQ_SLOTS];
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
     rtex *tex;              /* ntex, decoded on first use */
@@ -1870,12 +1874,25 @@ static uint8_t gs_colour(uint32_t x)
  * each normalised (RSQRT.S of the column's dot with itself), which is R
  * for a rotation under any per-axis scale; a zero column stays zero. Once
  * per instance, so no vertex pays a square root or a divide. */
-static void instance_rotation(const oinst *in, uint32_t rot[9])
+static void instance_rotation(okind *k, const oinst *in, uint32_t rot[9])
 {
     for (int c = 0; c < 3; c++) {
         uint32_t col[3] = {fbits(in->m[3 * c]), fbits(in->m[3 * c + 1]), fbits(in->m[3 * c + 2])};
         uint32_t len2 = gc_ps2i_dot3(col, col);
-        uint32_t inv = gc_ps2_is_zero(len2) ? 0 : gc_ps2_rsqrt(GC_PS2_ONE, len2);
+        uint32_t inv = 0;
+        if (!gc_ps2_is_zero(len2)) {
+            /* RSQRT.S is a function of len2's bits alone (the float model
+             * keeps no state), ~2,800 instructions of it, and instances
+             * repeat their scales (most columns' len2 is one of a few
+             * patterns near 1.0): a direct-mapped memo of len2 -> result.
+             * A zero len2 never gets here, so key 0 marks an empty slot. */
+            const uint32_t h = (len2 * 2654435761u) >> (32 - RSQ_BITS);
+            if (k->rsq_key[h] != len2) {
+                k->rsq_key[h] = len2;
+                k->rsq_val[h] = gc_ps2_rsqrt(GC_PS2_ONE, len2);
+            }
+            inv = k->rsq_val[h];
+        }
         for (int a = 0; a < 3; a++)
             rot[3 * c + a] = gc_ps2i_mul(col[a], inv);
     }
@@ -2110,7 +2127,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             memset(k->cstate, 0, n);
             memset(k->pstate, 0, sizeof k->pstate);
             if (lit && k->lightable == OLIGHT_MOBY) {
-                instance_rotation(in, k->rot);
+                instance_rotation(k, in, k->rot);
                 if (++k->serial == 0) { /* wrapped: no stamp may match a past instance */
                     memset(k->memo, 0, MEMO_SLOTS * sizeof *k->memo);
                     k->serial = 1;
