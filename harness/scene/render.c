@@ -309,6 +309,27 @@ static void chunk_float(const gc_table *t, colref c, chunk ck, float *out)
         out[k] = get_fl(row_at(t, ck.i0 + k), c);
 }
 
+/* A colour channel: the column's value c (get_f's double; `absent` when the
+ * column is not there) as (uint8_t)(c > 0 ? (c < hi ? c : hi) : 0). A U8
+ * column (every colour the decoders publish) is read as bytes, the clamp
+ * on the integer (0 and the values below hi are themselves, the rest hi,
+ * as through the double), without a double per value. */
+static void chunk_byte(const gc_table *t, colref c, chunk ck, double absent, uint8_t hi,
+                       uint8_t *out)
+{
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL)) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = v < hi ? v : hi);
+        return;
+    }
+    double d[CHUNK];
+    chunk_double(t, c, ck, d);
+    for (size_t k = 0; k < ck.n; k++) {
+        const double x = c.ok ? d[k] : absent;
+        out[k] = (uint8_t)(x > 0 ? (x < hi ? x : hi) : 0);
+    }
+}
+
 /* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
 static uint32_t wrap_mode(const uint8_t *row, colref c)
 {
@@ -1283,19 +1304,16 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     {
         uint32_t P[CHUNK], IX[CHUNK];
         float X[CHUNK], Y[CHUNK], Z[CHUNK];
-        double C[4][CHUNK];
+        uint8_t C[4][CHUNK];
         chunk_index(tv, vp, ck, P);
         chunk_index(tv, vix, ck, IX);
         chunk_float(tv, vx, ck, X);
         chunk_float(tv, vy, ck, Y);
         chunk_float(tv, vz, ck, Z);
         const colref cc[4] = {vr, vg, vb, va};
-        for (int k = 0; k < 4; k++) {
-            chunk_double(tv, cc[k], ck, C[k]);
-            /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
-            for (size_t j = 0; !cc[k].ok && j < ck.n; j++)
-                C[k][j] = 128.0;
-        }
+        /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
+        for (int k = 0; k < 4; k++)
+            chunk_byte(tv, cc[k], ck, 128.0, 255, C[k]);
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j], ix = IX[j];
             if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
@@ -1304,10 +1322,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             v->pos[0] = X[j];
             v->pos[1] = Y[j];
             v->pos[2] = Z[j];
-            for (int k = 0; k < 4; k++) {
-                double c = C[k][j];
-                v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
-            }
+            for (int k = 0; k < 4; k++)
+                v->rgba[k] = C[k][j];
             v->flags |= RV_VALID;
         }
     }
@@ -1325,23 +1341,22 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             FOR_CHUNKS(tl, ck)
             {
                 uint32_t P[CHUNK], IX[CHUNK];
-                double LIT[CHUNK], C[3][CHUNK];
+                double LIT[CHUNK];
+                uint8_t C[3][CHUNK];
                 chunk_index(tl, lp, ck, P);
                 chunk_index(tl, lix, ck, IX);
                 chunk_double(tl, llit, ck, LIT);
                 const colref cc[3] = {lr, lg, lb};
                 for (int k = 0; k < 3; k++)
-                    chunk_double(tl, cc[k], ck, C[k]);
+                    chunk_byte(tl, cc[k], ck, 0.0, 0x80, C[k]);
                 for (size_t j = 0; j < ck.n; j++) {
                     uint32_t p = P[j], ix = IX[j];
                     if (p == NONE || p >= s->npatches || ix == NONE ||
                         ix >= s->patches[p].vert_count || LIT[j] == 0.0)
                         continue;
                     rvert *v = &s->verts[s->patches[p].vert_first + ix];
-                    for (int k = 0; k < 3; k++) {
-                        double c = C[k][j];
-                        v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
-                    }
+                    for (int k = 0; k < 3; k++)
+                        v->lit_rgb[k] = C[k][j];
                     v->flags |= RV_LIT;
                     s->vertices_lit++;
                 }
