@@ -2315,6 +2315,10 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
         s->stats.patches++;
         s->stats.patches_by_lod[picks[i].strip_lod]++;
     }
+    gc_rs_texture texbuf;
+    const gc_rs_texture *tex = NULL;
+    int have_last = 0;
+    uint32_t last_tex = NONE, last_adgif = NONE;
     for (size_t i = 0; i < s->ntris; i++) {
         const rtri *tr = &s->tris[i];
         const patch_pick *pk = &picks[tr->patch];
@@ -2327,23 +2331,31 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
             s->stats.triangles_bad_index++;
             continue;
         }
-        gc_rs_texture texbuf;
         const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
-        const gc_rs_texture *tex = get_texture(s, tex_index, &texbuf);
-        if (tex) {
-            const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
-            if (g) {
-                texbuf.wrap_s = g->wrap_s;
-                texbuf.wrap_t = g->wrap_t;
-                texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
-                if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
-                    texbuf.mip_count = s->tex[tex_index].levels - 1;
-                    texbuf.lod_k = g->lod_k;
+        /* Consecutive triangles mostly share their texture and ad-gif: the
+         * description built for the last pair is reused (the draw does not
+         * change it, and the texture's state was settled by the first
+         * lookup, so get_texture would give the same). */
+        if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
+            tex = get_texture(s, tex_index, &texbuf);
+            if (tex) {
+                const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
+                if (g) {
+                    texbuf.wrap_s = g->wrap_s;
+                    texbuf.wrap_t = g->wrap_t;
+                    texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
+                    if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
+                        texbuf.mip_count = s->tex[tex_index].levels - 1;
+                        texbuf.lod_k = g->lod_k;
+                    }
                 }
             }
-        } else {
-            s->stats.triangles_untextured++;
+            have_last = 1;
+            last_tex = tex_index;
+            last_adgif = tr->adgif;
         }
+        if (!tex)
+            s->stats.triangles_untextured++;
         s->stats.triangles_submitted++;
         gc_rs_draw_triangle(&t, &cam, v, tex);
     }
