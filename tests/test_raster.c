@@ -185,6 +185,105 @@ Test(raster, shared_edges_jittered_mesh_once)
     gc_rs_target_free(&t);
 }
 
+/* Whether pixel (x, y) of a screen triangle is covered, from the rule in
+ * gc_raster.h alone: edges p->q with E(P) = (q.x-p.x)(P.y-p.y) -
+ * (q.y-p.y)(P.x-p.x) > 0 inside (the corners ordered so the area is
+ * positive), at the centre P = (16x + 8, 16y + 8), a pixel on an edge
+ * covered when the edge is top or left (dy < 0, or dy == 0 and dx > 0). */
+static int covers(const gc_rs_svertex v[3], int64_t x, int64_t y)
+{
+    const gc_rs_svertex *a = &v[0], *b = &v[1], *c = &v[2];
+    int64_t area = ((int64_t)b->x - a->x) * (c->y - a->y) - ((int64_t)b->y - a->y) * (c->x - a->x);
+    if (area == 0)
+        return 0;
+    if (area < 0) {
+        const gc_rs_svertex *tmp = b;
+        b = c;
+        c = tmp;
+    }
+    const gc_rs_svertex *ep[3] = {b, c, a}, *eq[3] = {c, a, b};
+    const int64_t px = 16 * x + 8, py = 16 * y + 8;
+    for (int e = 0; e < 3; e++) {
+        const int64_t dx = (int64_t)eq[e]->x - ep[e]->x, dy = (int64_t)eq[e]->y - ep[e]->y;
+        const int64_t E = dx * (py - ep[e]->y) - dy * (px - ep[e]->x);
+        if (E < 0 || (E == 0 && !(dy < 0 || (dy == 0 && dx > 0))))
+            return 0;
+    }
+    return 1;
+}
+
+/* Triangles from under a pixel to a few dozen wide (boxes narrower than
+ * the pixel loop's span width, found pixel by pixel, and wider, found by
+ * division), some with edges through pixel centres: every pixel written
+ * exactly where the rule covers it, and the counters the loop keeps per
+ * row or derives (covered, written = covered - depth failures -
+ * discards) equal the per-pixel counts: a first draw writes every covered
+ * pixel, the same triangle again fails the depth test on each, and with
+ * a texture whose left half is transparent each covered pixel is either
+ * discarded or written. */
+Test(raster, covered_runs_and_counters)
+{
+    static const uint8_t texels[8] = {9, 9, 9, 0, 200, 100, 50, 0x80}; /* transparent, opaque */
+    const gc_rs_texture tex = mktex(2, 1, texels, GC_RS_WRAP_CLAMP, GC_RS_WRAP_CLAMP);
+    uint32_t seed = 777;
+    int narrow = 0, wide = 0, some_discarded = 0;
+    for (int iter = 0; iter < 3000; iter++) {
+        const int32_t span = (int32_t)(iter % 3 == 0 ? 24 : iter % 3 == 1 ? 160 : 640);
+        const int32_t ox = 64 + (int32_t)(lcg(&seed) % 256), oy = 64 + (int32_t)(lcg(&seed) % 256);
+        gc_rs_svertex v[3];
+        for (int k = 0; k < 3; k++) {
+            int32_t x = ox + (int32_t)(lcg(&seed) % (uint32_t)span);
+            int32_t y = oy + (int32_t)(lcg(&seed) % (uint32_t)span);
+            if (lcg(&seed) % 4 == 0) { /* on a pixel centre */
+                x = x / 16 * 16 + 8;
+                y = y / 16 * 16 + 8;
+            }
+            v[k] = sv(x, y, 0.5f, (float)(x - ox) / (float)span, 0.5f, 0x80, 0x80, 0x80, 0x80);
+        }
+        const int textured = iter % 2;
+        gc_rs_target t;
+        new_target(&t, 64, 64);
+        uint64_t want = 0;
+        int64_t x0 = 64, x1 = -1;
+        for (int64_t y = 0; y < 64; y++)
+            for (int64_t x = 0; x < 64; x++)
+                if (covers(v, x, y)) {
+                    want++;
+                    x0 = x < x0 ? x : x0;
+                    x1 = x > x1 ? x : x1;
+                }
+        gc_rs_draw_screen_triangle(&t, v, textured ? &tex : NULL);
+        uint64_t written = 0;
+        for (int64_t y = 0; y < 64; y++)
+            for (int64_t x = 0; x < 64; x++) {
+                const int w = t.writes[y * 64 + x];
+                cr_assert(w <= covers(v, x, y), "iteration %d: pixel (%lld,%lld) written %d times",
+                          iter, (long long)x, (long long)y, w);
+                cr_assert(textured || w == covers(v, x, y),
+                          "iteration %d: pixel (%lld,%lld) not written", iter, (long long)x,
+                          (long long)y);
+                written += (uint64_t)w;
+            }
+        cr_assert_eq(t.stats.pixels_covered, want, "iteration %d", iter);
+        cr_assert_eq(t.stats.pixels_depth_fail, 0);
+        cr_assert_eq(t.stats.pixels_written, written, "iteration %d", iter);
+        cr_assert_eq(t.stats.pixels_written + t.stats.texels_discarded, want, "iteration %d", iter);
+        some_discarded += t.stats.texels_discarded > 0 && written > 0;
+        if (want) {
+            narrow += x1 - x0 < 7;
+            wide += x1 - x0 >= 12;
+        }
+        memset(&t.stats, 0, sizeof t.stats);
+        gc_rs_draw_screen_triangle(&t, v, textured ? &tex : NULL);
+        cr_assert_eq(t.stats.pixels_covered, want);
+        cr_assert_eq(t.stats.pixels_depth_fail, written, "iteration %d", iter);
+        cr_assert_eq(t.stats.pixels_written, 0, "iteration %d", iter);
+        gc_rs_target_free(&t);
+    }
+    cr_assert(narrow > 300 && wide > 300 && some_discarded > 50, "narrow %d wide %d discarded %d",
+              narrow, wide, some_discarded);
+}
+
 /* Nearer (larger q) wins whatever the drawing order. */
 Test(raster, depth_ordering)
 {

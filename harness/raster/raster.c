@@ -357,7 +357,7 @@ INLINE uint64_t texel_lanes(const uint8_t *texels, size_t k, const gc_rs_clut *c
 /* The four texels of a bilinear sample at texel-space (u, v), in 16-bit
  * lanes (t[0] t00, t[1] t10, t[2] t01, t[3] t11), and the weights' fx, fy. */
 /* floor_to_int(u * 256 - 128) of u and v, taken from lanes 1 and 2 of uv. */
-INLINE void floor_uv(v4f uv, int32_t *fu, int32_t *fv)
+INLINE void floor_uv(v4f uv, int32_t *fu, int32_t *fv, v4i *lanes)
 {
 #if GC_RS_SSE2
     /* the same operations lane by lane: max(x, -1e9) keeps x only when x >
@@ -370,19 +370,23 @@ INLINE void floor_uv(v4f uv, int32_t *fu, int32_t *fv)
     i = _mm_add_epi32(i, _mm_castps_si128(_mm_cmpgt_ps(_mm_cvtepi32_ps(i), c)));
     *fu = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 1));
     *fv = _mm_cvtsi128_si32(_mm_shuffle_epi32(i, 2));
+    *lanes = (v4i)i;
 #else
     *fu = floor_to_int(uv[1] * 256.0f - 128.0f);
     *fv = floor_to_int(uv[2] * 256.0f - 128.0f);
+    *lanes = (v4i){0, *fu, *fv, 0};
 #endif
 }
 
-/* uv: lanes 1 and 2 the texel-space coordinates u and v. */
-INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, const uint8_t *rgba,
-                            uint32_t w, uint32_t h, v4f uv, int wrap_s, int wrap_t,
-                            const gc_rs_clut *clut, const int indexed, const int rep)
+/* uv: lanes 1 and 2 the texel-space coordinates u and v; *fuv gets the
+ * fixed-point coordinates fu, fv in its lanes 1 and 2 (the weights' source
+ * for filter_weights_sse2). */
+INLINE void bilinear_texels(uint64_t t[4], int32_t *pfx, int32_t *pfy, v4i *fuv,
+                            const uint8_t *rgba, uint32_t w, uint32_t h, v4f uv, int wrap_s,
+                            int wrap_t, const gc_rs_clut *clut, const int indexed, const int rep)
 {
     int32_t fu, fv;
-    floor_uv(uv, &fu, &fv);
+    floor_uv(uv, &fu, &fv, fuv);
     *pfx = fu & 255;
     *pfy = fv & 255;
     /* floor(fu / 256) by a shift of a non-negative value (|fu| <= 1e9 < 2^30) */
@@ -437,15 +441,27 @@ INLINE void filter_scalar(uint8_t out[4], const uint64_t t[4], int32_t fx, int32
  * saturates at 255, which is the clamp. col: the colour, 0..255 in 32-bit
  * lanes. Returns 0 (and leaves *out) when the filtered alpha is 0; else
  * *out holds R, G, B, A in memory order (x86 is little-endian). */
-INLINE int filter_modulate_sse2(uint32_t *out, const uint64_t t[4], int32_t fx, int32_t fy,
-                                __m128i col)
+/* The weights from the fixed-point coordinates fu, fv in lanes 1 and 2 of
+ * fuv: fx = fu & 255, fy = fv & 255 (the low bytes, as bilinear_texels
+ * takes them) and 256 - fx, 256 - fy, packed into 16-bit lanes 1 (256 -
+ * fx), 2 (256 - fy), 5 (fx) and 6 (fy), all <= 256. Five vector
+ * operations here and six shuffles in filter_modulate_sse2, where
+ * broadcasting four scalars took ~20 instructions a pixel. */
+INLINE __m128i filter_weights_sse2(__m128i fuv)
+{
+    const __m128i f = _mm_and_si128(fuv, _mm_set1_epi32(255));
+    return _mm_packs_epi32(_mm_sub_epi32(_mm_set1_epi32(256), f), f);
+}
+
+INLINE int filter_modulate_sse2(uint32_t *out, const uint64_t t[4], __m128i wts, __m128i col)
 {
     const __m128i x = _mm_set_epi64x((long long)t[2], (long long)t[0]);
     const __m128i y = _mm_set_epi64x((long long)t[3], (long long)t[1]);
-    const __m128i gx = _mm_set1_epi16((short)(256 - fx)), hx = _mm_set1_epi16((short)fx);
+    /* 256 - fx and fx in every lane; 256 - fy in the low four, fy in the high four */
+    const __m128i gx = _mm_shuffle_epi32(_mm_shufflelo_epi16(wts, 0x55), 0x00),
+                  hx = _mm_shuffle_epi32(_mm_shufflehi_epi16(wts, 0x55), 0xAA);
     const __m128i tb = _mm_add_epi16(_mm_mullo_epi16(x, gx), _mm_mullo_epi16(y, hx));
-    const __m128i vy =
-        _mm_unpacklo_epi64(_mm_set1_epi16((short)(256 - fy)), _mm_set1_epi16((short)fy));
+    const __m128i vy = _mm_shufflehi_epi16(_mm_shufflelo_epi16(wts, 0xAA), 0xAA);
     const __m128i lo = _mm_mullo_epi16(tb, vy), hi = _mm_mulhi_epu16(tb, vy);
     const __m128i top = _mm_unpacklo_epi16(lo, hi), bot = _mm_unpackhi_epi16(lo, hi);
     const __m128i f =
@@ -472,7 +488,8 @@ int gc_rs_filter_modulate(int simd, const uint32_t texel[4], uint32_t fx, uint32
 #if GC_RS_SSE2
     if (simd) {
         uint32_t px;
-        if (!filter_modulate_sse2(&px, t, x, y, _mm_set_epi32(c[3], c[2], c[1], c[0])))
+        if (!filter_modulate_sse2(&px, t, filter_weights_sse2(_mm_set_epi32(0, y, x, 0)),
+                                  _mm_set_epi32(c[3], c[2], c[1], c[0])))
             return 0;
         memcpy(out, &px, 4);
         return 1;
@@ -593,7 +610,7 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     uint8_t *const rgba = t->rgba;
     float *const depth = t->depth;
     uint16_t *const writes = t->writes;
-    uint64_t n_covered = 0, n_depth_fail = 0, n_discarded = 0, n_written = 0;
+    uint64_t n_covered = 0, n_depth_fail = 0, n_discarded = 0;
     /* Everything read per pixel is copied to locals first: the framebuffer
      * is written through a byte pointer, which may alias any object the
      * compiler cannot see is private, so it would reload those per pixel. */
@@ -637,20 +654,32 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
     const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
     for (int64_t py = su->py0; py <= su->py1;
          py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
+        /* The row's covered pixels are one run lo..hi: each edge value is
+         * linear in k, so each edge passes an interval of k and all three
+         * their intersection. A narrow box finds the run by testing pixels
+         * from each end (the per-pixel test, without divisions), a wide one
+         * by edge_span; either way the loop below visits exactly the
+         * covered pixels, in order, with no coverage test or edge 0 of its
+         * own, and counts them once a row. */
         int64_t lo = 0, hi = width - 1;
         if (spans) {
             edge_span(row0 + b0, sx0, &lo, &hi);
             edge_span(row1 + b1, sx1, &lo, &hi);
             edge_span(row2 + b2, sx2, &lo, &hi);
-            if (lo > hi)
-                continue;
+        } else {
+            while (lo <= hi &&
+                   ((row0 + b0 + lo * sx0) | (row1 + b1 + lo * sx1) | (row2 + b2 + lo * sx2)) < 0)
+                lo++;
+            while (hi > lo &&
+                   ((row0 + b0 + hi * sx0) | (row1 + b1 + hi * sx1) | (row2 + b2 + hi * sx2)) < 0)
+                hi--;
         }
-        int64_t w0 = row0 + lo * sx0, w1 = row1 + lo * sx1, w2 = row2 + lo * sx2;
+        if (lo > hi)
+            continue;
+        n_covered += (uint64_t)(hi - lo + 1);
+        int64_t w1 = row1 + lo * sx1, w2 = row2 + lo * sx2;
         size_t idx = (size_t)py * W + (size_t)(su->px0 + lo);
-        for (int64_t k = lo; k <= hi; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
-            if (!spans && ((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
-                continue;
-            n_covered++;
+        for (int64_t k = lo; k <= hi; k++, idx++, w1 += sx1, w2 += sx2) {
             const float f1 = (float)w1, f2 = (float)w2;
             const v4f f1v = {f1, f1, f1, f1}, f2v = {f2, f2, f2, f2};
             const v4f qst = q0 + f1v * q1 + f2v * q2;
@@ -674,11 +703,14 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
                 if (linear) {
                     uint64_t t4[4];
                     int32_t fx, fy;
-                    bilinear_texels(t4, &fx, &fy, lrgba, lw, lh, st * (v4f){0.0f, fw, fh, 0.0f},
-                                    wrap_s, wrap_t, clut, indexed, rep);
+                    v4i fuv;
+                    bilinear_texels(t4, &fx, &fy, &fuv, lrgba, lw, lh,
+                                    st * (v4f){0.0f, fw, fh, 0.0f}, wrap_s, wrap_t, clut, indexed,
+                                    rep);
 #if GC_RS_SSE2
                     uint32_t px;
-                    if (!filter_modulate_sse2(&px, t4, fx, fy, (__m128i)ci)) {
+                    if (!filter_modulate_sse2(&px, t4, filter_weights_sse2((__m128i)fuv),
+                                              (__m128i)ci)) {
                         n_discarded++;
                         continue;
                     }
@@ -745,13 +777,14 @@ INLINE void pixel_loop(gc_rs_target *t, const tri_setup *su, const gc_rs_texture
             depth[idx] = q;
             if (writes && writes[idx] != UINT16_MAX)
                 writes[idx]++;
-            n_written++;
         }
     }
     t->stats.pixels_covered += n_covered;
     t->stats.pixels_depth_fail += n_depth_fail;
     t->stats.texels_discarded += n_discarded;
-    t->stats.pixels_written += n_written;
+    /* a covered pixel fails the depth test, is discarded or is written:
+     * counted here rather than once a pixel */
+    t->stats.pixels_written += n_covered - n_depth_fail - n_discarded;
 }
 
 /* The first half of a screen triangle's setup, from the snapped positions

@@ -309,6 +309,27 @@ static void chunk_float(const gc_table *t, colref c, chunk ck, float *out)
         out[k] = get_fl(row_at(t, ck.i0 + k), c);
 }
 
+/* A colour channel: the column's value c (get_f's double; `absent` when the
+ * column is not there) as (uint8_t)(c > 0 ? (c < hi ? c : hi) : 0). A U8
+ * column (every colour the decoders publish) is read as bytes, the clamp
+ * on the integer (0 and the values below hi are themselves, the rest hi,
+ * as through the double), without a double per value. */
+static void chunk_byte(const gc_table *t, colref c, chunk ck, double absent, uint8_t hi,
+                       uint8_t *out)
+{
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL)) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = v < hi ? v : hi);
+        return;
+    }
+    double d[CHUNK];
+    chunk_double(t, c, ck, d);
+    for (size_t k = 0; k < ck.n; k++) {
+        const double x = c.ok ? d[k] : absent;
+        out[k] = (uint8_t)(x > 0 ? (x < hi ? x : hi) : 0);
+    }
+}
+
 /* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
 static uint32_t wrap_mode(const uint8_t *row, colref c)
 {
@@ -434,6 +455,8 @@ typedef struct oinst {
 /* How a kind's instances are lit (docs/golden.md "What is lit"). */
 enum { OLIGHT_NONE = 0, OLIGHT_TIE, OLIGHT_SHRUB, OLIGHT_MOBY };
 
+#define RSQ_BITS   10
+#define RSQ_SLOTS  (1u << RSQ_BITS)
 #define MEMO_BITS  12
 #define MEMO_SLOTS (1u << MEMO_BITS)
 typedef struct mmemo {
@@ -479,6 +502,8 @@ typedef struct okind {
      * colour, so what the memo keeps changes the time only. */
     struct mmemo *memo;
     uint32_t serial;
+    /* moby: RSQRT.S of recent column lengths (instance_rotation), 8 KB; key 0 empty */
+    uint32_t rsq_key[RSQ_SLOTS], rsq_val[RSQ_SLOTS];
     uint8_t pstate[24];     /* shrub: the instance's palette, as cstate (bits 1, 2) */
     uint8_t pcol[24][2][4]; /* shrub: palette colours, textured and plain */
     rtex *tex;              /* ntex, decoded on first use */
@@ -742,6 +767,8 @@ static uint32_t texture_span(const uint32_t *first, size_t n, size_t stride)
 
 /* Gather one kind. A kind whose tables are absent or lack a column simply
  * has nothing to draw (0); -1 only when memory runs out. */
+enum { VV_VALID = 1, VV_CORNER = 2 }; /* okind_gather's per-vertex flags */
+
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
 {
     memset(k, 0, sizeof *k);
@@ -806,6 +833,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     uint32_t *per_class = calloc(nc + 1, sizeof *per_class);
     uint32_t *slot_first = calloc(np + 1, sizeof *slot_first),
              *slot_n = calloc(np + 1, sizeof *slot_n);
+    /* per vertex: VV_VALID finite position, s and t; VV_CORNER a corner of a
+     * kept triangle (set by the second triangle pass) */
     uint8_t *vvalid = NULL;
     uint32_t *kept = NULL; /* per triangle row: its packet, or NONE when not drawn */
     int rc = -1;
@@ -952,7 +981,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             if (!(i0 < vc && i1 < vc && i2 < vc))
                 continue;
             const uint8_t *vv = vvalid + vfirst[p];
-            if (!(vv[i0] & vv[i1] & vv[i2]))
+            if (!(vv[i0] & vv[i1] & vv[i2] & VV_VALID))
                 continue;
             KP[j] = p;
             per_class[pk_class[p]]++;
@@ -991,29 +1020,44 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             otri *o = &k->tris[per_class[cls]++];
             const uint32_t g[3] = {vf + C0[j], vf + C1[j], vf + C2[j]};
             uint32_t vlo = cl->vlo, vhi = cl->vhi;
-            double radius = cl->radius;
             for (int c = 0; c < 3; c++) {
                 o->v[c] = g[c];
                 if (g[c] < vlo)
                     vlo = g[c];
                 if (g[c] + 1 > vhi)
                     vhi = g[c] + 1;
-                /* the largest squared distance here, its square root once
-                 * below: sqrt is correctly rounded and monotonic, so that is
-                 * the largest of the corners' distances, bit for bit */
-                const double x = k->kx[g[c]], y = k->ky[g[c]], z = k->kz[g[c]];
-                const double len2 = x * x + y * y + z * z;
-                if (len2 > radius)
-                    radius = len2;
+                vvalid[g[c]] |= VV_CORNER;
             }
             o->texture = TX[j];
             cl->vlo = vlo;
             cl->vhi = vhi;
-            cl->radius = radius;
         }
     }
     free(kept);
     kept = NULL;
+    /* The class's radius: the largest squared distance of a vertex some kept
+     * triangle names (marked above), its square root once below: sqrt is
+     * correctly rounded and monotonic, so that is the largest of the
+     * corners' distances, bit for bit. Once a vertex, not once a corner
+     * (each vertex is a corner of about three triangles): the same values,
+     * and a maximum does not depend on the order or on repeats. A corner
+     * of a packet's triangle is a vertex of that packet, so its class is
+     * the packet's. */
+    for (size_t p = 0; p < np; p++) {
+        if (pk_class[p] == NONE)
+            continue;
+        oclass *cl = &k->classes[pk_class[p]];
+        double radius = cl->radius;
+        for (uint32_t g = vfirst[p], ge = vfirst[p] + vcount[p]; g < ge; g++) {
+            if (!(vvalid[g] & VV_CORNER))
+                continue;
+            const double x = k->kx[g], y = k->ky[g], z = k->kz[g];
+            const double len2 = x * x + y * y + z * z;
+            if (len2 > radius)
+                radius = len2;
+        }
+        cl->radius = radius;
+    }
     for (size_t c = 0; c < nc; c++) {
         oclass *cl = &k->classes[c];
         cl->radius = sqrt(cl->radius); /* the largest squared distance until here */
@@ -1260,19 +1304,16 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     {
         uint32_t P[CHUNK], IX[CHUNK];
         float X[CHUNK], Y[CHUNK], Z[CHUNK];
-        double C[4][CHUNK];
+        uint8_t C[4][CHUNK];
         chunk_index(tv, vp, ck, P);
         chunk_index(tv, vix, ck, IX);
         chunk_float(tv, vx, ck, X);
         chunk_float(tv, vy, ck, Y);
         chunk_float(tv, vz, ck, Z);
         const colref cc[4] = {vr, vg, vb, va};
-        for (int k = 0; k < 4; k++) {
-            chunk_double(tv, cc[k], ck, C[k]);
-            /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
-            for (size_t j = 0; !cc[k].ok && j < ck.n; j++)
-                C[k][j] = 128.0;
-        }
+        /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
+        for (int k = 0; k < 4; k++)
+            chunk_byte(tv, cc[k], ck, 128.0, 255, C[k]);
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j], ix = IX[j];
             if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
@@ -1281,10 +1322,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             v->pos[0] = X[j];
             v->pos[1] = Y[j];
             v->pos[2] = Z[j];
-            for (int k = 0; k < 4; k++) {
-                double c = C[k][j];
-                v->rgba[k] = (uint8_t)(c > 0 ? (c < 255 ? c : 255) : 0);
-            }
+            for (int k = 0; k < 4; k++)
+                v->rgba[k] = C[k][j];
             v->flags |= RV_VALID;
         }
     }
@@ -1302,23 +1341,22 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             FOR_CHUNKS(tl, ck)
             {
                 uint32_t P[CHUNK], IX[CHUNK];
-                double LIT[CHUNK], C[3][CHUNK];
+                double LIT[CHUNK];
+                uint8_t C[3][CHUNK];
                 chunk_index(tl, lp, ck, P);
                 chunk_index(tl, lix, ck, IX);
                 chunk_double(tl, llit, ck, LIT);
                 const colref cc[3] = {lr, lg, lb};
                 for (int k = 0; k < 3; k++)
-                    chunk_double(tl, cc[k], ck, C[k]);
+                    chunk_byte(tl, cc[k], ck, 0.0, 0x80, C[k]);
                 for (size_t j = 0; j < ck.n; j++) {
                     uint32_t p = P[j], ix = IX[j];
                     if (p == NONE || p >= s->npatches || ix == NONE ||
                         ix >= s->patches[p].vert_count || LIT[j] == 0.0)
                         continue;
                     rvert *v = &s->verts[s->patches[p].vert_first + ix];
-                    for (int k = 0; k < 3; k++) {
-                        double c = C[k][j];
-                        v->lit_rgb[k] = (uint8_t)(c > 0 ? (c < 0x80 ? c : 0x80) : 0);
-                    }
+                    for (int k = 0; k < 3; k++)
+                        v->lit_rgb[k] = C[k][j];
                     v->flags |= RV_LIT;
                     s->vertices_lit++;
                 }
@@ -1851,12 +1889,25 @@ static uint8_t gs_colour(uint32_t x)
  * each normalised (RSQRT.S of the column's dot with itself), which is R
  * for a rotation under any per-axis scale; a zero column stays zero. Once
  * per instance, so no vertex pays a square root or a divide. */
-static void instance_rotation(const oinst *in, uint32_t rot[9])
+static void instance_rotation(okind *k, const oinst *in, uint32_t rot[9])
 {
     for (int c = 0; c < 3; c++) {
         uint32_t col[3] = {fbits(in->m[3 * c]), fbits(in->m[3 * c + 1]), fbits(in->m[3 * c + 2])};
         uint32_t len2 = gc_ps2i_dot3(col, col);
-        uint32_t inv = gc_ps2_is_zero(len2) ? 0 : gc_ps2_rsqrt(GC_PS2_ONE, len2);
+        uint32_t inv = 0;
+        if (!gc_ps2_is_zero(len2)) {
+            /* RSQRT.S is a function of len2's bits alone (the float model
+             * keeps no state), ~2,800 instructions of it, and instances
+             * repeat their scales (most columns' len2 is one of a few
+             * patterns near 1.0): a direct-mapped memo of len2 -> result.
+             * A zero len2 never gets here, so key 0 marks an empty slot. */
+            const uint32_t h = (len2 * 2654435761u) >> (32 - RSQ_BITS);
+            if (k->rsq_key[h] != len2) {
+                k->rsq_key[h] = len2;
+                k->rsq_val[h] = gc_ps2_rsqrt(GC_PS2_ONE, len2);
+            }
+            inv = k->rsq_val[h];
+        }
         for (int a = 0; a < 3; a++)
             rot[3 * c + a] = gc_ps2i_mul(col[a], inv);
     }
@@ -2068,9 +2119,17 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             if (!cl->untextured_known) {
                 for (uint32_t j = 0; j < cl->tri_count; j++) {
                     const uint32_t tx = k->tris[cl->tri_first + j].texture;
-                    /* (decoded before: the lookup's fast path, inline) */
-                    cl->untextured +=
-                        !((tx < k->ntex && k->tex[tx].state == 1) || object_texture(s, k, tx));
+                    /* The lookup's answer inline once it is settled: no
+                     * texture (NONE or past the table: get_texture_of's
+                     * NULL), decoded, or failed (a million lookups of the
+                     * retail sweep's objects are of failed or absent
+                     * textures); only a first lookup goes through it. */
+                    if (tx >= k->ntex)
+                        cl->untextured++;
+                    else if (k->tex[tx].state != 0)
+                        cl->untextured += k->tex[tx].state != 1;
+                    else
+                        cl->untextured += !object_texture(s, k, tx);
                 }
                 cl->untextured_known = 1;
             }
@@ -2083,7 +2142,7 @@ static void draw_objects(gc_render_scene *s, gc_rs_target *t, const gc_rs_camera
             memset(k->cstate, 0, n);
             memset(k->pstate, 0, sizeof k->pstate);
             if (lit && k->lightable == OLIGHT_MOBY) {
-                instance_rotation(in, k->rot);
+                instance_rotation(k, in, k->rot);
                 if (++k->serial == 0) { /* wrapped: no stamp may match a past instance */
                     memset(k->memo, 0, MEMO_SLOTS * sizeof *k->memo);
                     k->serial = 1;
@@ -2256,6 +2315,10 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
         s->stats.patches++;
         s->stats.patches_by_lod[picks[i].strip_lod]++;
     }
+    gc_rs_texture texbuf;
+    const gc_rs_texture *tex = NULL;
+    int have_last = 0;
+    uint32_t last_tex = NONE, last_adgif = NONE;
     for (size_t i = 0; i < s->ntris; i++) {
         const rtri *tr = &s->tris[i];
         const patch_pick *pk = &picks[tr->patch];
@@ -2268,23 +2331,31 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
             s->stats.triangles_bad_index++;
             continue;
         }
-        gc_rs_texture texbuf;
         const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
-        const gc_rs_texture *tex = get_texture(s, tex_index, &texbuf);
-        if (tex) {
-            const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
-            if (g) {
-                texbuf.wrap_s = g->wrap_s;
-                texbuf.wrap_t = g->wrap_t;
-                texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
-                if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
-                    texbuf.mip_count = s->tex[tex_index].levels - 1;
-                    texbuf.lod_k = g->lod_k;
+        /* Consecutive triangles mostly share their texture and ad-gif: the
+         * description built for the last pair is reused (the draw does not
+         * change it, and the texture's state was settled by the first
+         * lookup, so get_texture would give the same). */
+        if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
+            tex = get_texture(s, tex_index, &texbuf);
+            if (tex) {
+                const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
+                if (g) {
+                    texbuf.wrap_s = g->wrap_s;
+                    texbuf.wrap_t = g->wrap_t;
+                    texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
+                    if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
+                        texbuf.mip_count = s->tex[tex_index].levels - 1;
+                        texbuf.lod_k = g->lod_k;
+                    }
                 }
             }
-        } else {
-            s->stats.triangles_untextured++;
+            have_last = 1;
+            last_tex = tex_index;
+            last_adgif = tr->adgif;
         }
+        if (!tex)
+            s->stats.triangles_untextured++;
         s->stats.triangles_submitted++;
         gc_rs_draw_triangle(&t, &cam, v, tex);
     }
