@@ -937,3 +937,51 @@ Test(inv_diff, equal_aggregates_share_a_class_and_twins_do_not)
         gc_inv_free(s);
     }
 }
+
+Test(inv_diff, aggregate_loops_keep_signed_zeros_infinities_and_the_first_of_equals)
+{
+    /* float sums and bounds over columns of zeros of both signs, NaNs (skipped), infinities
+     * and integer extremes, in blocks without nulls (the batch VM's branch-free loops) and
+     * with them, against agg_value's row loop: -0.0 + -0.0 stays -0.0, min(0.0, -0.0) is the
+     * first of the two, a column of +inf or INT64_MAX alone is its own bound */
+    static const double fz[][4] = {{-0.0, -0.0, NAN, -0.0},     {0.0, -0.0, NAN, 0.0},
+                                   {-0.0, 0.0, -0.0, NAN},      {INFINITY, NAN, INFINITY, NAN},
+                                   {-INFINITY, -0.0, NAN, 0.0}, {NAN, NAN, NAN, NAN}};
+    static const int64_t iz[][4] = {{INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+                                    {INT64_MIN, INT64_MIN, 0, INT64_MIN},
+                                    {INT64_MAX, 1, INT64_MIN, -1}};
+    static const char *const exprs[] = {
+        "sum(t.child.f64)", "mean(t.child.f64)", "min(t.child.f64)", "max(t.child.f64)",
+        "count(t.child.f64)", "min(t.child.f64, u8 > 0)", "sum(t.child.f64, prev.f64 != null)",
+        "max(t.child.s64)", "min(t.child.s64)", "sum(t.child.s64)", "mean(t.child.s64, u8 > 0)",
+        "max(t.child.prev.s64)",
+        /* near the extremes, where a double would round */
+        "min(t.child.s64) - 9223372036854775000", "max(t.child.s64) + 9223372036854775000"};
+    for (size_t pat = 0; pat < GC_COUNTOF(fz) + GC_COUNTOF(iz); pat++)
+        for (size_t shape = 0; shape < 3; shape++) {
+            const size_t nrows = shape == 0 ? 3 : shape == 1 ? 256 : 700;
+            make_tables(nrows, 4, 2);
+            for (size_t i = 0; i < nrows; i++) {
+                if (pat < GC_COUNTOF(fz))
+                    C[i].f64 = fz[pat][(i * 7 / 5) % 4];
+                else
+                    C[i].s64 = iz[pat - GC_COUNTOF(fz)][(i * 3 / 2) % 4];
+                C[i].u8 = (uint8_t)(i % 3);
+            }
+            for (size_t k = 0; k < GC_COUNTOF(exprs); k++) {
+                char yaml[512];
+                snprintf(yaml, sizeof yaml, "metrics:\n  - name: m\n    expr: %s\n", exprs[k]);
+                gc_inv_set *s = load(yaml);
+                double va = 0, vb = 0;
+                int na = -1, nb = -1;
+                cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &va, &na), 0);
+                for (uint32_t a = 0; a < s->mets[0].nagg; a++)
+                    s->mets[0].aggs[a].uses_outer = 1; /* agg_value's row loop */
+                cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &vb, &nb), 0);
+                cr_assert_eq(na, nb, "null %d vs %d: %s, pattern %zu", na, nb, exprs[k], pat);
+                cr_assert(na || memcmp(&va, &vb, sizeof va) == 0, "%a vs %a: %s, pattern %zu", va,
+                          vb, exprs[k], pat);
+                gc_inv_free(s);
+            }
+        }
+}

@@ -2382,6 +2382,88 @@ static GC_VEC int agg_block(ev *e, const gc_agg *ag, size_t k, size_t r0, int nb
         return 0;
     }
     const bslot *v = run_batch(e, &ag->value, k, r0, NULL, nb, w);
+    if (!v->nn) {
+        /* No null value (most blocks): one branch-free loop per kind on local accumulators,
+         * each the row loop below with a skipped row made a no-op. A float sum adds -0.0
+         * for a skipped row (x + -0.0 is x, -0.0 and NaN included) in the same order; an
+         * integer sum wraps as wrap_add does; a minimum starts from +inf (INT64_MAX), which
+         * the first value replaces unless it is that very value, as the row loop's first
+         * value would be taken, and keeps the first of equal values (strict compares). */
+        const int flt = ag->vty == GC_TY_FLT;
+        int64_t c = 0;
+        switch (ag->kind) {
+        case GC_AGG_COUNT_VAL:
+        case GC_AGG_SUM:
+        case GC_AGG_MEAN:
+            if (flt) {
+                double sum = *fsum;
+                for (int i = 0; i < nb; i++) {
+                    const double x = v->v[i].f;
+                    const int ok = (pass[i] == 1) & !isnan(x);
+                    sum += ok ? x : -0.0;
+                    c += ok;
+                }
+                if (ag->kind != GC_AGG_COUNT_VAL)
+                    *fsum = sum;
+            } else {
+                uint64_t sum = (uint64_t)*isum;
+                for (int i = 0; i < nb; i++) {
+                    const int ok = pass[i] == 1;
+                    sum += ok ? (uint64_t)v->v[i].i : 0;
+                    c += ok;
+                }
+                if (ag->kind != GC_AGG_COUNT_VAL)
+                    *isum = (int64_t)sum;
+            }
+            *n += c;
+            return 0;
+        case GC_AGG_MIN:
+        case GC_AGG_MAX: {
+            const int mn = ag->kind == GC_AGG_MIN;
+            if (flt) {
+                double m = *have ? res->u.f : mn ? INFINITY : -INFINITY;
+                if (mn)
+                    for (int i = 0; i < nb; i++) {
+                        const double x = v->v[i].f;
+                        const int ok = (pass[i] == 1) & !isnan(x);
+                        c |= ok;
+                        m = ok && x < m ? x : m;
+                    }
+                else
+                    for (int i = 0; i < nb; i++) {
+                        const double x = v->v[i].f;
+                        const int ok = (pass[i] == 1) & !isnan(x);
+                        c |= ok;
+                        m = ok && x > m ? x : m;
+                    }
+                if (c)
+                    res->u.f = m;
+            } else {
+                int64_t m = *have ? res->u.i : mn ? INT64_MAX : INT64_MIN;
+                if (mn)
+                    for (int i = 0; i < nb; i++) {
+                        const int64_t x = v->v[i].i;
+                        const int ok = pass[i] == 1;
+                        c |= ok;
+                        m = ok && x < m ? x : m;
+                    }
+                else
+                    for (int i = 0; i < nb; i++) {
+                        const int64_t x = v->v[i].i;
+                        const int ok = pass[i] == 1;
+                        c |= ok;
+                        m = ok && x > m ? x : m;
+                    }
+                if (c)
+                    res->u.i = m;
+            }
+            *have |= c != 0;
+            return 0;
+        }
+        default:
+            break;
+        }
+    }
     const uint8_t *vn = nulls_of(v);
     for (int i = 0; i < nb; i++) {
         if (pass[i] != 1)
