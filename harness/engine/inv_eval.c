@@ -1011,62 +1011,113 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
  * absolute rows, -1 for a missing one, and the table has at least one row). A missing row
  * reads row 0 (its value is never used) so the loop has no branch. Returns whether any
  * element is null; nl[] is written only when it can be. */
+/* One element of bload's loops, which are unrolled four times by hand: GCC vectorised the
+ * rolled strided loops into long insert and blend sequences (level 3's column loads: 62.5 M
+ * instructions rolled, 46.7 M with the first loop unrolled). */
+#define BLOAD_NIM(T, NULLPAT, CONV, I)                                                             \
+    do {                                                                                           \
+        T x;                                                                                       \
+        memcpy(&x, base + (size_t)(I)*stride, sizeof x);                                           \
+        const uint8_t z = (uint8_t)(x == (T)(NULLPAT));                                            \
+        nl[I] = z;                                                                                 \
+        anyn |= z;                                                                                 \
+        v[I].i = CONV;                                                                             \
+    } while (0)
+#define BLOAD_ROW(T, NULLPAT, CONV, I)                                                             \
+    do {                                                                                           \
+        const int64_t r = rows[I];                                                                 \
+        const int miss = r < 0;                                                                    \
+        T x;                                                                                       \
+        memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
+        const uint8_t z = (uint8_t)(miss | (nim & (x == (T)(NULLPAT))));                           \
+        nl[I] = z;                                                                                 \
+        anyn |= z;                                                                                 \
+        v[I].i = CONV;                                                                             \
+    } while (0)
+#define BLOAD_FROW(T, I)                                                                           \
+    do {                                                                                           \
+        const int64_t r = rows[I];                                                                 \
+        const int miss = r < 0;                                                                    \
+        T x;                                                                                       \
+        memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
+        nl[I] = (uint8_t)miss;                                                                     \
+        anyn |= (uint8_t)miss;                                                                     \
+        v[I].f = x;                                                                                \
+    } while (0)
 #define BLOAD_INT(T, NULLPAT, CONV)                                                                \
     do {                                                                                           \
         if (!rows && !nim) {                                                                       \
-            for (int i = 0; i < n; i++) {                                                          \
+            const uint8_t *p = base;                                                               \
+            int i = 0;                                                                             \
+            for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
                 T x;                                                                               \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
+                memcpy(&x, p, sizeof x);                                                           \
+                v[i].i = CONV;                                                                     \
+                memcpy(&x, p + stride, sizeof x);                                                  \
+                v[i + 1].i = CONV;                                                                 \
+                memcpy(&x, p + 2 * stride, sizeof x);                                              \
+                v[i + 2].i = CONV;                                                                 \
+                memcpy(&x, p + 3 * stride, sizeof x);                                              \
+                v[i + 3].i = CONV;                                                                 \
+            }                                                                                      \
+            for (; i < n; i++, p += stride) {                                                      \
+                T x;                                                                               \
+                memcpy(&x, p, sizeof x);                                                           \
                 v[i].i = CONV;                                                                     \
             }                                                                                      \
             return 0;                                                                              \
         }                                                                                          \
         uint8_t anyn = 0;                                                                          \
+        int i = 0;                                                                                 \
         if (!rows) {                                                                               \
-            for (int i = 0; i < n; i++) {                                                          \
-                T x;                                                                               \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
-                const uint8_t z = (uint8_t)(x == (T)(NULLPAT));                                    \
-                nl[i] = z;                                                                         \
-                anyn |= z;                                                                         \
-                v[i].i = CONV;                                                                     \
-            }                                                                                      \
+            for (; i < n; i++)                                                                     \
+                BLOAD_NIM(T, NULLPAT, CONV, i);                                                    \
             return anyn != 0;                                                                      \
         }                                                                                          \
-        for (int i = 0; i < n; i++) {                                                              \
-            const int64_t r = rows[i];                                                             \
-            const int miss = r < 0;                                                                \
-            T x;                                                                                   \
-            memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                          \
-            const uint8_t z = (uint8_t)(miss | (nim & (x == (T)(NULLPAT))));                       \
-            nl[i] = z;                                                                             \
-            anyn |= z;                                                                             \
-            v[i].i = CONV;                                                                         \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
+            BLOAD_ROW(T, NULLPAT, CONV, i + 1);                                                    \
+            BLOAD_ROW(T, NULLPAT, CONV, i + 2);                                                    \
+            BLOAD_ROW(T, NULLPAT, CONV, i + 3);                                                    \
         }                                                                                          \
+        for (; i < n; i++)                                                                         \
+            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
         return anyn != 0;                                                                          \
     } while (0)
 
 /* float columns are never null by pattern: only a missing row is */
 #define BLOAD_FLT(T)                                                                               \
     do {                                                                                           \
+        int i = 0;                                                                                 \
         if (!rows) {                                                                               \
-            for (int i = 0; i < n; i++) {                                                          \
+            const uint8_t *p = base;                                                               \
+            for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
                 T x;                                                                               \
-                memcpy(&x, base + (size_t)i * stride, sizeof x);                                   \
+                memcpy(&x, p, sizeof x);                                                           \
+                v[i].f = x;                                                                        \
+                memcpy(&x, p + stride, sizeof x);                                                  \
+                v[i + 1].f = x;                                                                    \
+                memcpy(&x, p + 2 * stride, sizeof x);                                              \
+                v[i + 2].f = x;                                                                    \
+                memcpy(&x, p + 3 * stride, sizeof x);                                              \
+                v[i + 3].f = x;                                                                    \
+            }                                                                                      \
+            for (; i < n; i++, p += stride) {                                                      \
+                T x;                                                                               \
+                memcpy(&x, p, sizeof x);                                                           \
                 v[i].f = x;                                                                        \
             }                                                                                      \
             return 0;                                                                              \
         }                                                                                          \
         uint8_t anyn = 0;                                                                          \
-        for (int i = 0; i < n; i++) {                                                              \
-            const int64_t r = rows[i];                                                             \
-            const int miss = r < 0;                                                                \
-            T x;                                                                                   \
-            memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                          \
-            nl[i] = (uint8_t)miss;                                                                 \
-            anyn |= (uint8_t)miss;                                                                 \
-            v[i].f = x;                                                                            \
+        for (; i + 4 <= n; i += 4) {                                                               \
+            BLOAD_FROW(T, i);                                                                      \
+            BLOAD_FROW(T, i + 1);                                                                  \
+            BLOAD_FROW(T, i + 2);                                                                  \
+            BLOAD_FROW(T, i + 3);                                                                  \
         }                                                                                          \
+        for (; i < n; i++)                                                                         \
+            BLOAD_FROW(T, i);                                                                      \
         return anyn != 0;                                                                          \
     } while (0)
 
