@@ -787,3 +787,201 @@ Test(inv_diff, keyed_any_only_where_the_equality_bounds_every_true_row)
         gc_inv_free(s);
     }
 }
+
+/* Aggregates without `outer` that several invariants and metrics of a level ask for are
+ * computed once a class (gc_inv_assign_memo: the same kind, table, value and condition),
+ * all those over one table in one pass, inside the invariants' shared pass over it when
+ * there is one (gc_inv_eval_level_all). The reference is each invariant and metric on its
+ * own (gc_inv_eval_level, gc_inv_eval_metric: no sharing). The aggregates come from a small
+ * pool, so many are asked for by several units, on the table they aggregate (asked for
+ * while its own pass runs) or another, in `where`, `expect`, once-a-level units, nested in
+ * another aggregate's condition and in metrics; beside them near twins that must not be
+ * taken for them (another literal, column, path, kind or table). */
+static const char *const agg_twins[][2] = {
+    {"count(t.child, u8 > 3)", "count(t.child, u8 > 4)"},
+    {"count(t.child, u8 > 3)", "count(t.child, u16 > 3)"},
+    {"min(t.child.f64)", "max(t.child.f64)"},
+    {"min(t.child.f64)", "min(t.child.f32)"},
+    {"sum(t.child.s64)", "sum(t.parent.s64)"},
+    {"sum(t.child.parent.s32)", "sum(t.child.prev.s32)"},
+    {"max(t.child.s64, n8 != null)", "max(t.child.s64, n8 == null)"},
+    {"mean(t.child.f32)", "sum(t.child.f32)"},
+    {"any(t.parent, s16 < -3)", "all(t.parent, s16 < -3)"},
+    {"count(t.gp, prev.u8 > 2)", "count(t.gp, next.u8 > 2)"},
+    {"sum(t.child.n32)", "sum(t.child.parent_row)"}, /* the same type and flags */
+    {"max(t.child.s32, s32 * 3 > 5)", "max(t.child.s32, s32 * 5 > 5)"},
+};
+
+static void shared_aggregate_sets(int rounds)
+{
+    for (int round = 0; round < rounds; round++) {
+        char *pool[10];
+        int npool = 0;
+        const size_t tw = rnd(GC_COUNTOF(agg_twins));
+        pool[npool++] = strdup(agg_twins[tw][0]);
+        pool[npool++] = strdup(agg_twins[tw][1]);
+        while (npool < 10) {
+            gen g = {malloc(1 << 14), 0, 1 << 14, (int)rnd(3)};
+            cr_assert(g.s);
+            g.s[0] = '\0';
+            gen_agg(&g, (int)rnd(2));
+            pool[npool++] = g.s;
+        }
+        char *yaml = malloc(1 << 18);
+        cr_assert(yaml);
+        const size_t cap = 1 << 18;
+        int o = snprintf(yaml, cap, "invariants:\n");
+        const int ninv = 8;
+        for (int j = 0; j < ninv; j++) {
+            const int a = (int)rnd(10), b = (int)rnd(10), kind = (int)rnd(6);
+            const int ctx = (int)rnd(3);
+            char *c = gen_expr(ctx, 0, 2);
+            o += snprintf(yaml + o, cap - (size_t)o, "  - id: d.s%d\n    why: w\n", j);
+            if (kind == 0) /* no table: once a level */
+                o += snprintf(yaml + o, cap - (size_t)o, "    expect: |-\n      (%s) <= (%s)\n",
+                              pool[a], pool[b]);
+            else if (kind == 1) /* a table, no row read: once a level too */
+                o += snprintf(yaml + o, cap - (size_t)o,
+                              "    table: %s\n    expect: |-\n      (%s) != (%s) or (%s) > 2\n",
+                              tname[ctx], pool[a], pool[b], pool[a]);
+            else if (kind == 2) /* in where */
+                o += snprintf(yaml + o, cap - (size_t)o,
+                              "    table: %s\n    where: |-\n      (%s) >= u8\n"
+                              "    expect: |-\n      %s\n",
+                              tname[ctx], pool[a], c);
+            else if (kind == 3) /* nested in another aggregate's condition */
+                o += snprintf(yaml + o, cap - (size_t)o,
+                              "    table: %s\n    expect: |-\n"
+                              "      count(%s, (%s) <= s8) >= 0 and ((%s) < s16 or %s)\n",
+                              tname[ctx], tname[rnd(3)], pool[a], pool[b], c);
+            else /* beside the row's own values */
+                o += snprintf(yaml + o, cap - (size_t)o,
+                              "    table: %s\n    expect: |-\n      ((%s) <= (%s)) == (%s)\n",
+                              tname[ctx], pool[a], pool[b], c);
+            free(c);
+        }
+        o += snprintf(yaml + o, cap - (size_t)o, "metrics:\n");
+        for (int m = 0; m < 4; m++)
+            o += snprintf(yaml + o, cap - (size_t)o, "  - name: m%d\n    expr: |-\n      %s\n", m,
+                          pool[rnd(10)]);
+        gc_inv_set *s = load(yaml);
+        size_t idx[8];
+        for (int j = 0; j < ninv; j++)
+            idx[j] = (size_t)((j * 5 + round) % ninv); /* the passes in various orders */
+        gc_inv_result all[8], alone[8];
+        double mv[4], mv1[4];
+        int mn[4], mn1[4];
+        cr_assert_eq(
+            gc_inv_eval_level_all(s, idx, 8, tables, 3, 20, all, NULL, NULL, NULL, NULL, mv, mn),
+            0);
+        for (int j = 0; j < ninv; j++) {
+            cr_assert_eq(gc_inv_eval_level(s, (size_t)j, tables, 3, 20, &alone[j]), 0);
+            expect_same(&all[j], &alone[j], yaml);
+            gc_inv_result_free(&all[j]);
+            gc_inv_result_free(&alone[j]);
+        }
+        for (size_t m = 0; m < 4; m++) {
+            cr_assert_eq(gc_inv_eval_metric(s, m, tables, &mv1[m], &mn1[m]), 0);
+            cr_assert_eq(mn[m], mn1[m], "metric %zu null %d vs %d: %s", m, mn[m], mn1[m], yaml);
+            cr_assert(mn[m] || memcmp(&mv[m], &mv1[m], sizeof mv[m]) == 0,
+                      "metric %zu: %.17g vs %.17g: %s", m, mv[m], mv1[m], yaml);
+        }
+        gc_inv_free(s);
+        free(yaml);
+        for (int k = 0; k < npool; k++)
+            free(pool[k]);
+    }
+}
+
+Test(inv_diff, shared_aggregates_match_each_alone)
+{
+    make_tables(1300, 300, 40);
+    shared_aggregate_sets(150);
+    link_runs = 30;
+    make_tables(900, 200, 30);
+    shared_aggregate_sets(60);
+    link_runs = 0;
+    /* one block, one row past it, empty tables (aggregates of no rows: null minima) */
+    const size_t shapes[][3] = {{256, 3, 1}, {257, 256, 0}, {1, 1, 1}, {0, 5, 5}, {600, 0, 3}};
+    for (size_t k = 0; k < GC_COUNTOF(shapes); k++) {
+        make_tables(shapes[k][0], shapes[k][1], shapes[k][2]);
+        shared_aggregate_sets(30);
+    }
+}
+
+Test(inv_diff, equal_aggregates_share_a_class_and_twins_do_not)
+{
+    /* the classes themselves: each twin pair stays apart, an aggregate written twice (in two
+     * units, a metric and an invariant) is one class, and `outer` or a whole-table count is
+     * in none */
+    for (size_t k = 0; k < GC_COUNTOF(agg_twins); k++) {
+        char yaml[2048];
+        snprintf(yaml, sizeof yaml,
+                 "invariants:\n"
+                 "  - id: d.a\n    why: w\n    table: t.child\n    expect: (%s) == (%s) or u8 > 0\n"
+                 "  - id: d.b\n    why: w\n    table: t.parent\n"
+                 "    expect: (%s) >= 0 or count(t.child, parent.u8 == outer.u8) > count(t.gp)\n"
+                 "metrics:\n  - name: m\n    expr: %s\n",
+                 agg_twins[k][0], agg_twins[k][1], agg_twins[k][1], agg_twins[k][0]);
+        gc_inv_set *s = load(yaml);
+        const gc_unit *a = &s->invs[0], *b = &s->invs[1], *m = &s->mets[0];
+        cr_assert_eq(a->nagg, 2);
+        cr_assert_eq(b->nagg, 3);
+        cr_assert(a->aggs[0].memo >= 0 && a->aggs[1].memo >= 0, "%s", yaml);
+        cr_assert_neq(a->aggs[0].memo, a->aggs[1].memo, "twins in one class: %s", yaml);
+        cr_assert_eq(b->aggs[0].memo, a->aggs[1].memo, "%s", yaml);
+        cr_assert_eq(m->aggs[0].memo, a->aggs[0].memo, "%s", yaml);
+        cr_assert_eq(b->aggs[1].memo, -1, "an aggregate of outer shared: %s", yaml);
+        cr_assert_eq(b->aggs[2].memo, -1, "a row count shared: %s", yaml);
+        cr_assert_eq(s->nmemo, 2);
+        gc_inv_free(s);
+    }
+}
+
+Test(inv_diff, aggregate_loops_keep_signed_zeros_infinities_and_the_first_of_equals)
+{
+    /* float sums and bounds over columns of zeros of both signs, NaNs (skipped), infinities
+     * and integer extremes, in blocks without nulls (the batch VM's branch-free loops) and
+     * with them, against agg_value's row loop: -0.0 + -0.0 stays -0.0, min(0.0, -0.0) is the
+     * first of the two, a column of +inf or INT64_MAX alone is its own bound */
+    static const double fz[][4] = {{-0.0, -0.0, NAN, -0.0},     {0.0, -0.0, NAN, 0.0},
+                                   {-0.0, 0.0, -0.0, NAN},      {INFINITY, NAN, INFINITY, NAN},
+                                   {-INFINITY, -0.0, NAN, 0.0}, {NAN, NAN, NAN, NAN}};
+    static const int64_t iz[][4] = {{INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX},
+                                    {INT64_MIN, INT64_MIN, 0, INT64_MIN},
+                                    {INT64_MAX, 1, INT64_MIN, -1}};
+    static const char *const exprs[] = {
+        "sum(t.child.f64)", "mean(t.child.f64)", "min(t.child.f64)", "max(t.child.f64)",
+        "count(t.child.f64)", "min(t.child.f64, u8 > 0)", "sum(t.child.f64, prev.f64 != null)",
+        "max(t.child.s64)", "min(t.child.s64)", "sum(t.child.s64)", "mean(t.child.s64, u8 > 0)",
+        "max(t.child.prev.s64)",
+        /* near the extremes, where a double would round */
+        "min(t.child.s64) - 9223372036854775000", "max(t.child.s64) + 9223372036854775000"};
+    for (size_t pat = 0; pat < GC_COUNTOF(fz) + GC_COUNTOF(iz); pat++)
+        for (size_t shape = 0; shape < 3; shape++) {
+            const size_t nrows = shape == 0 ? 3 : shape == 1 ? 256 : 700;
+            make_tables(nrows, 4, 2);
+            for (size_t i = 0; i < nrows; i++) {
+                if (pat < GC_COUNTOF(fz))
+                    C[i].f64 = fz[pat][(i * 7 / 5) % 4];
+                else
+                    C[i].s64 = iz[pat - GC_COUNTOF(fz)][(i * 3 / 2) % 4];
+                C[i].u8 = (uint8_t)(i % 3);
+            }
+            for (size_t k = 0; k < GC_COUNTOF(exprs); k++) {
+                char yaml[512];
+                snprintf(yaml, sizeof yaml, "metrics:\n  - name: m\n    expr: %s\n", exprs[k]);
+                gc_inv_set *s = load(yaml);
+                double va = 0, vb = 0;
+                int na = -1, nb = -1;
+                cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &va, &na), 0);
+                for (uint32_t a = 0; a < s->mets[0].nagg; a++)
+                    s->mets[0].aggs[a].uses_outer = 1; /* agg_value's row loop */
+                cr_assert_eq(gc_inv_eval_metric(s, 0, tables, &vb, &nb), 0);
+                cr_assert_eq(na, nb, "null %d vs %d: %s, pattern %zu", na, nb, exprs[k], pat);
+                cr_assert(na || memcmp(&va, &vb, sizeof va) == 0, "%a vs %a: %s, pattern %zu", va,
+                          vb, exprs[k], pat);
+                gc_inv_free(s);
+            }
+        }
+}

@@ -94,6 +94,16 @@ int gc_inv_eval_level_many_with(const gc_inv_set *s, const size_t *idx, size_t n
                                 const gc_table *tables, int level, size_t max_samples,
                                 gc_inv_result *out, double *seconds, gc_inv_rows_fn rows, void *ctx,
                                 double *rows_seconds);
+/* gc_inv_eval_level_many_with, and every metric of the set on the same level into
+ * metric_values[m] / metric_null[m] (as gc_inv_eval_metric gives them; both NULL: no
+ * metrics). The aggregates without `outer` that several invariants and metrics ask for
+ * (the same kind, table, value and condition) are computed once for all of them, those over
+ * one table in one pass over its rows, and inside the invariants' shared pass over that
+ * table when it has one: results identical to one call at a time. */
+int gc_inv_eval_level_all(const gc_inv_set *s, const size_t *idx, size_t n, const gc_table *tables,
+                          int level, size_t max_samples, gc_inv_result *out, double *seconds,
+                          gc_inv_rows_fn rows, void *ctx, double *rows_seconds,
+                          double *metric_values, int *metric_null);
 /* Corpus scope: tables of every level (levels[k] points at ndesc gc_tables), level_ids[k]
  * is the level index reported in samples. (A level-scope invariant given here is evaluated
  * level by level, its counts summed.) */

@@ -235,6 +235,10 @@ typedef struct gc_agg {
     int keyed;
     gc_ins keycol;
     gc_prog key;
+    /* Its class among the set's hoisted aggregates (gc_inv_assign_memo), or -1: aggregates
+     * of any unit or metric with the same kind, table, value and condition code have the
+     * same value on a level, so gc_inv_eval_level_all computes each class once a level. */
+    int memo;
 } gc_agg;
 
 /* A value shown in failure samples. */
@@ -279,6 +283,10 @@ struct gc_inv_set {
     size_t ninv;
     gc_unit *mets;
     size_t nmet;
+    /* the classes of hoisted aggregates (gc_inv_assign_memo): memo[c] is the first
+     * aggregate of class c, whose code computes it */
+    const gc_agg **memo;
+    size_t nmemo;
 };
 
 /* Compile one expression of a unit. `src` is the expression text; error positions are
@@ -316,5 +324,10 @@ void gc_inv_detect_fast(gc_unit *u);
  * of row steps since the last ROW_CUR, in the linear order the batch VM runs the code in.
  * Called once per unit after compiling (metrics too). */
 void gc_inv_assign_paths(gc_unit *u);
+
+/* Sort the set's hoisted aggregates (no `outer`, batch VM code, no aggregate inside) into
+ * classes of equal ones: sets every gc_agg.memo and s->memo. Called once after loading;
+ * without memory every memo stays -1 (each unit computes its own, as before). */
+void gc_inv_assign_memo(gc_inv_set *s);
 
 #endif

@@ -814,6 +814,7 @@ static gc_inv_set *load_all(const src_file *files, size_t n, const gc_table_desc
         return NULL;
     }
     free(L.errs.v);
+    gc_inv_assign_memo(L.s);
     return L.s;
 }
 

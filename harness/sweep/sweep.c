@@ -638,14 +638,14 @@ static int run_level_once(sweep_ctx *c, level_slot *s, size_t i)
             idx[nidx++] = k;
     fp_feed feed = {s->tables, calloc(c->ndesc ? c->ndesc : 1, sizeof *feed.fps)};
     double t_fed = 0; /* CLOCK_MONOTONIC spent fingerprinting inside the passes */
-    if (gc_inv_eval_level_many_with(c->set, idx, nidx, s->tables, s->level, c->o->max_samples,
-                                    s->results, s->inv_time, feed.fps ? feed_fingerprint : NULL,
-                                    &feed, &t_fed) != 0)
+    /* and the metrics in the same call: an aggregate that invariants and metrics share is
+     * computed once, with the others over its table, while a shared pass reads it */
+    if (gc_inv_eval_level_all(c->set, idx, nidx, s->tables, s->level, c->o->max_samples, s->results,
+                              s->inv_time, feed.fps ? feed_fingerprint : NULL, &feed, &t_fed,
+                              c->nmetric ? s->metric_values : NULL,
+                              c->nmetric ? s->metric_null : NULL) != 0)
         s->oom = 1;
     free(idx);
-    for (size_t m = 0; m < c->nmetric; m++)
-        if (gc_inv_eval_metric(c->set, m, s->tables, &s->metric_values[m], &s->metric_null[m]) != 0)
-            s->oom = 1;
     /* the digests need the baseline (and a level writes nothing before them) */
     if (baseline_wait(c, 1) != 0) {
         for (size_t t = 0; feed.fps && t < c->ndesc; t++)
