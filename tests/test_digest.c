@@ -815,6 +815,157 @@ Test(digest, the_streaming_baseline_reader_agrees_on_odd_and_broken_files)
     remove(path);
 }
 
+/* ---- the line reader (gc_baseline_load's first) against the tree reader ---- */
+
+/* The line reader on path: when it takes the file, the tree reader must read the same;
+ * returns what the line reader said */
+static int lines_agree(const char *path, const char *what)
+{
+    gc_baseline a, b;
+    int r = gc_baseline_load_lines(path, &a);
+    cr_assert(r == 0 || r == 1, "%s: %d", what, r);
+    if (r == 1) {
+        int found = 0;
+        char err[512] = "";
+        cr_assert_eq(gc_baseline_load_tree(path, &b, &found, err, sizeof err), 0,
+                     "%s: the line reader took a file the tree reader refuses: %s", what, err);
+        cr_assert(found);
+        expect_same_baseline(&a, &b, what);
+        gc_baseline_free(&b);
+    } else {
+        cr_assert(a.count == 0 && a.digest_count == 0 && a.metrics == NULL, "%s", what);
+    }
+    gc_baseline_free(&a);
+    return r;
+}
+
+/* The goldens are what it is for: it must take them whole (else the sweep pays libyaml). */
+Test(digest, the_line_reader_reads_the_goldens_as_the_tree_reader)
+{
+    const char *names[] = {"metrics.yaml", "metrics-small.yaml", "metrics-edge.yaml"};
+    for (size_t i = 0; i < GC_COUNTOF(names); i++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/golden/%s", GC_SOURCE_DIR, names[i]);
+        cr_assert_eq(lines_agree(path, names[i]), 1, "%s: the line reader gave up", names[i]);
+    }
+}
+
+static void write_text(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+/* Thousands of random edits of a baseline, with the bytes YAML gives meaning to: whatever
+ * the line reader takes, the tree reader reads the same (a continued scalar, a key left
+ * null, an inline comment, a quote, an indicator, an indent it does not know would each
+ * read differently); and it takes a fair share of them (digits and letters changed). */
+Test(digest, the_line_reader_takes_only_what_the_tree_reader_reads_the_same)
+{
+    static const char base[] =
+        "# comment\nformat: 2\ncorpus: synthetic-retail-seed1\ncorpus_id: 4d0355a05c\n"
+        "levels:\n  \"0\":\n    classes.moby: 238\n    collision.cells: 12264\n"
+        "    frame.mean: 0.33333333333333331\n    f: -2.5e-3\n    n: null\n    t: ~\n"
+        "  \"12\":\n    a_b: 7\n    big: 1.2e+300\n  corpus:\n    g: 7\n"
+        "# Per level x table x column\ndigests:\n  \"0\":\n"
+        "    collision.cell.x: 12264 4b0f43d400e7af0353e3b7b09f91acd0\n"
+        "    tie.vertex.s: 8262 2c28de7334571ac9c1e2dd996e20f691\n  \"3\":\n"
+        "    t.y: 0 0123456789abcdef0123456789abcdef\n"
+        "table_digests:\n  \"0\":\n    collision.cell: 12264 5f61641664b090dfc3ab4a39b35dbbcb\n";
+    /* single bytes, and the pieces YAML reads as structure: an indent, a line of a
+     * continued scalar, a comment after a value, an indicator and its space */
+    static const char *const pieces[] = {
+        " ",          "\n",          ":",         "#",          "\"",        "'",        "-",
+        "?",          ".",           "~",         "+",          "&",         "*",        "!",
+        "|",          ">",           "{",         "}",          "[",         "]",        ",",
+        "%",          "@",           "`",         "\t",         "\r",        "0",        "7",
+        "9",          "a",           "e",         "f",          "n",         "x",        "_",
+        "  ",         "\n  ",        "\n    ",    "\n      ",   "\n      x", "\n  x: 1", ": ",
+        " #",         " # c",        "- ",        "? ",         "\n- a",     "\n---\n",  "\n...\n",
+        "  \"9\":\n", "\n  corpus:", "\nlevels:", "\ndigests:", "null",      "1e5",      "\xc3\xa9",
+        "\"0\"",
+    };
+    char dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s/test-tmp", GC_BINARY_DIR);
+    mkdir(dir, 0777);
+    snprintf(path, sizeof path, "%s/lines-baseline-%ld.yaml", dir, (long)getpid());
+    write_text(path, base, sizeof base - 1);
+    cr_assert_eq(lines_agree(path, "the unedited text"), 1);
+    /* edits the random ones reach rarely: each read the same, or given up */
+    static const char *const lines[] = {
+        "corpus: a #b\nlevels:\n  \"0\":\n    x: 1\n",
+        "corpus: a b\nlevels:\n  \"0\":\n    x: 1\n",
+        "corpus: a\n  b\nlevels:\n  \"0\":\n    x: 1\n",
+        "corpus: a\n  \"0\":\nlevels:\n  \"0\":\n    x: 1\n",
+        "levels:\n  \"0\":\n    x: 1 # c\n",
+        "levels:\n  \"0\":\n    x: 1\n      2\n",
+        "levels:\n  \"0\":\n    x: 1\n\n      2\n",
+        "levels:\n  \"0\":\n    x: 1\n# c\n    y: 2\n",
+        "levels:\n  \"0\":\n  \"1\":\n    x: 1\n",
+        "levels:\n  \"0\":\n    x: -\n",
+        "levels:\n  \"0\":\n    x: 1\n  \"0\":\n    x: 2\n",
+        "levels:\n  \"0\":\n    x: 1\nformat:\n",
+        "levels:\n  \"0\":\n    x: 1\ncorpus: \n",
+        "levels:\n  \"0\":\n    x: 1\ndigests:\n",
+        "levels:\n  \"0\":\n    x: 1",
+        "levels:\n  \"0\":\n    x: 1\n  corpus:\n    y: 0x1p3\n",
+        "levels:\n  \"0000000001\":\n    x: 1\n",
+        "levels:\n  \"0\":\n    x:1\n",
+        "levels:\n  \"0\":\n    x:  1\n",
+    };
+    for (size_t i = 0; i < GC_COUNTOF(lines); i++) {
+        write_text(path, lines[i], strlen(lines[i]));
+        lines_agree(path, lines[i]);
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    int taken = 0, given_up = 0;
+    char text[sizeof base + 64];
+    for (int round = 0; round < 5000; round++) {
+        size_t n = sizeof base - 1;
+        memcpy(text, base, n);
+        const int edits = 1 + round % 3;
+        for (int e = 0; e < edits; e++) {
+            x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+            const uint64_t r = x * 0x2545f4914f6cdd1dull;
+            size_t at = (size_t)(r >> 8) % n;
+            while ((r >> 62) == 3 && at > 0 && text[at - 1] != '\n') /* 1 in 4: a line's start */
+                at--;
+            const char *piece = pieces[(r >> 40) % GC_COUNTOF(pieces)];
+            const size_t len = strlen(piece);
+            switch (r % 3) {
+            case 0: /* replace a byte */
+                if (n + len < sizeof text) {
+                    memmove(text + at + len, text + at + 1, n - at - 1);
+                    memcpy(text + at, piece, len);
+                    n += len - 1;
+                }
+                break;
+            case 1: /* insert */
+                if (n + len < sizeof text) {
+                    memmove(text + at + len, text + at, n - at);
+                    memcpy(text + at, piece, len);
+                    n += len;
+                }
+                break;
+            default: /* delete a byte */
+                memmove(text + at, text + at + 1, n - at - 1);
+                n--;
+            }
+        }
+        write_text(path, text, n);
+        char what[64];
+        snprintf(what, sizeof what, "edit round %d", round);
+        if (lines_agree(path, what) == 1)
+            taken++;
+        else
+            given_up++;
+    }
+    remove(path);
+    cr_assert(taken > 300 && given_up > 300, "taken %d, given up %d", taken, given_up);
+}
+
 /* A baseline whose header names this corpus is read while the levels run: when the rest of
  * it is broken, or names another corpus after all, the sweep still fails with the error it
  * gave when it read the baseline first, and reports no level. */

@@ -38,6 +38,10 @@ int gc_baseline_peek(const char *path, char *corpus_key, size_t keylen, char *co
 /* The same through libyaml's document API: the reader gc_baseline_load falls back to for a
  * file it does not read as a stream, and the reference tests compare it with. */
 int gc_baseline_load_tree(const char *path, gc_baseline *b, int *found, char *err, size_t errlen);
+/* The line reader alone, which gc_baseline_load tries first (the layout gc_baseline_format
+ * writes, line by line, without libyaml): 1 read, 0 it gives up (another layout: b is left
+ * empty, the other readers decide), -1 the file cannot be opened or memory ran out. */
+int gc_baseline_load_lines(const char *path, gc_baseline *b);
 void gc_baseline_free(gc_baseline *b);
 /* Append the per-field changes of rep against b to rep->changes. */
 void gc_baseline_compare(const gc_baseline *b, gc_report *rep);
