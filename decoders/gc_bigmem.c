@@ -105,8 +105,12 @@ static size_t live_bytes, live_used, cached_bytes, cached_res, peak;
 static size_t live_pad; /* the live blocks' pad: what rounding may still add to the resident size */
 static size_t cache_limit = BIG_CAN_CACHE ? SIZE_MAX : 0;
 static int mapping = BIG_CAN_MAP && !BIG_ASAN;
-static int statm_fd = -2;   /* -2: not opened yet, -1: cannot be read (no cache) */
-static long statm_pid;      /* whose statm it is: a forked child opens its own */
+static int statm_fd = -2; /* -2: not opened yet, -1: cannot be read (no cache) */
+/* A forked child (Criterion runs each test in one) must open its own statm: a handler run in
+ * the child marks the inherited descriptor stale, where asking getpid() at every event cost
+ * a system call each (~2 us on the VM of docs/performance.md, ~2,200 a retail sweep). */
+static volatile int statm_stale;
+static pthread_once_t statm_once = PTHREAD_ONCE_INIT;
 static gc_big_stats counts; /* the event counters; the byte figures are the variables above */
 
 static size_t round_up(size_t n, size_t to)
@@ -221,17 +225,30 @@ static size_t resident_bytes(const uint8_t *p, size_t len)
     return total;
 }
 
+static void statm_after_fork(void)
+{
+    statm_stale = 1;
+}
+
+static void statm_watch_forks(void)
+{
+    (void)pthread_atfork(NULL, NULL, statm_after_fork);
+}
+
 /* The process's resident bytes, or 0 when they cannot be read (lock held;
  * the file stays open: one pread per event, ~3 us). */
 static size_t process_resident_locked(void)
 {
-    if (statm_fd >= 0 && statm_pid != (long)getpid()) {
-        close(statm_fd);
+    if (statm_stale) {
+        if (statm_fd >= 0)
+            close(statm_fd);
         statm_fd = -2;
+        statm_stale = 0;
     }
     if (statm_fd == -2) {
+        /* registered before the first open: a fork after it marks the descriptor stale */
+        pthread_once(&statm_once, statm_watch_forks);
         statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-        statm_pid = (long)getpid();
     }
     if (statm_fd < 0)
         return 0;

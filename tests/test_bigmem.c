@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gc_bigmem.h"
 
@@ -352,4 +354,33 @@ Test(bigmem, two_threads_share_it)
     gc_big_stats s = stats();
     cr_assert_eq(s.live_bytes, 0);
     cr_assert_gt(s.reuses, 0, "the threads recycled each other's blocks");
+}
+
+/* A forked child measures its own memory, not its parent's: the parent holds 96 MiB resident
+ * when it forks (its peak, which the child inherits) and keeps holding it; the child gives its
+ * copy back, so a block it frees fits under the peak and is cached. Reading the parent's
+ * figures through the descriptor it inherited, the child would see itself at the peak and
+ * evict the block. */
+Test(bigmem, a_forked_child_reads_its_own_resident_size)
+{
+    const size_t big = 96 * MiB;
+    uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(m != MAP_FAILED);
+    memset(m, 1, big);
+    gc_big_free(gc_big_alloc(GC_BIG_MIN_BYTES)); /* an event: the peak, and statm opened */
+    cr_assert_geq(stats().peak_without_cache_bytes, big);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        munmap(m, big);
+        uint8_t *p = gc_big_alloc_populated(8 * MiB);
+        memset(p, 0x5a, 8 * MiB);
+        gc_big_free(p);
+        _exit(stats().cached_resident_bytes >= 8 * MiB ? 0 : 1);
+    }
+    int status = 0;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "the child evicted its block: it read its parent's resident size");
+    munmap(m, big);
 }
