@@ -748,11 +748,31 @@ static const char *sev_name(gc_inv_severity s)
     return s == GC_SEV_ERROR ? "error" : s == GC_SEV_WARN ? "warn" : "info";
 }
 
+/* snprintf(dst, cap, "%s", src) without the format machinery: the merge of the levels'
+ * results runs on the main thread alone after them (31,000 calls a retail sweep, 19 M
+ * instructions through vsnprintf) */
+static void put_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* snprintf(dst, cap, "%s%s", a, b), the same way */
+static void put_cat(char *dst, size_t cap, const char *a, const char *b)
+{
+    put_str(dst, cap, a);
+    const size_t na = strlen(dst);
+    put_str(dst + na, cap - na, b);
+}
+
 static void copy_result(gc_rep_result *x, const gc_inv_info *info, const gc_inv_result *res)
 {
-    snprintf(x->severity, sizeof x->severity, "%s", sev_name(info->severity));
-    snprintf(x->tier, sizeof x->tier, "%s", info->tier == GC_TIER_GATE ? "gate" : "nightly");
-    snprintf(x->scope, sizeof x->scope, "%s", info->scope == GC_SCOPE_LEVEL ? "level" : "corpus");
+    put_str(x->severity, sizeof x->severity, sev_name(info->severity));
+    put_str(x->tier, sizeof x->tier, info->tier == GC_TIER_GATE ? "gate" : "nightly");
+    put_str(x->scope, sizeof x->scope, info->scope == GC_SCOPE_LEVEL ? "level" : "corpus");
     x->checked = res->checked;
     x->failed = res->failed;
     if (res->sample_count) {
@@ -773,9 +793,9 @@ static void copy_result(gc_rep_result *x, const gc_inv_info *info, const gc_inv_
 static void add_counters(gc_report *rep, int level, const char *id, const gc_inv_result *res)
 {
     char name[256];
-    snprintf(name, sizeof name, "%s.checked", id);
+    put_cat(name, sizeof name, id, ".checked");
     gc_report_add_metric(rep, level, name, (double)res->checked, 0);
-    snprintf(name, sizeof name, "%s.failed", id);
+    put_cat(name, sizeof name, id, ".failed");
     gc_report_add_metric(rep, level, name, (double)res->failed, 0);
 }
 
