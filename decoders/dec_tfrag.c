@@ -1055,6 +1055,27 @@ typedef struct tfrag_ctx {
     if (!var)                                                                                      \
         return GC_E_NOMEM;
 
+/* Room for `n` rows of `size` bytes at the end of rb when its capacity already
+ * holds them (tfrag_run reserves the tables from the patches' declared
+ * counts), else NULL: the caller then pushes row by row. The count is not
+ * advanced; the caller zeroes each row it takes (ROOM_ROW: a constant-size
+ * memset, as GC_ROWS_PUSH does) and adds the rows it filled. This drops the
+ * push's capacity and size tests and count update from every row (about
+ * 5 M tfrag rows a retail-corpus decode); the rows hold the same bytes and
+ * nothing is allocated or charged differently. (dec_moby.c has the same.) */
+static void *rows_room(gc_rowbuf *rb, size_t n, size_t size)
+{
+    if (!rb || size != rb->desc->row_size || rb->cap - rb->count < n)
+        return NULL;
+    return rb->data + rb->count * size;
+}
+
+/* Row i of a room, zeroed, or (room NULL) a pushed row; NOMEM as PUSH. */
+#define ROOM_ROW(room, i, rb, T, var)                                                              \
+    T *var = (room) ? memset(&(room)[i], 0, sizeof(T)) : GC_ROWS_PUSH(rb, T);                      \
+    if (!var)                                                                                      \
+        return GC_E_NOMEM;
+
 /* Triangles of one LOD: strip records walk consecutive index entries. */
 static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t vi_hi,
                                 uint32_t *strips_out, uint32_t *tris_out)
@@ -1096,10 +1117,11 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
         uint32_t p0 = s->vi_vertex[i0], p1 = s->vi_vertex[i1]; /* < 256 <= VI_MAX */
         if (by_index)
             p0 = i0, p1 = i1;
+        tfrag_triangle_row *room = n > 2 ? rows_room(x->rb_tri, (size_t)n - 2, sizeof *room) : NULL;
         for (int j = 0; j + 2 < n; j++) {
             uint16_t i2 = sb[j + 2];
             uint32_t p2 = by_index ? i2 : s->vi_vertex[i2];
-            PUSH(x->rb_tri, tfrag_triangle_row, t);
+            ROOM_ROW(room, j, x->rb_tri, tfrag_triangle_row, t);
             t->file_ofs = strip_ofs;
             t->patch_row = prow;
             t->lod = (uint8_t)lod;
@@ -1121,6 +1143,8 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
             tris++;
             i0 = i1, i1 = i2, p0 = p1, p1 = p2;
         }
+        if (room)
+            x->rb_tri->count += (size_t)n - 2;
         cur += (uint32_t)n;
         strips++;
     }
@@ -1197,10 +1221,14 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         }
     }
 
+    /* one row per present position: positions_decoded of them */
+    tfrag_vertex_row *vroom = rows_room(x->rb_vertex, p->positions_decoded, sizeof *vroom);
+    uint32_t nv = 0;
     for (unsigned i = 0; i < s->pos_hi; i++) {
         if (!s->pos_present[i])
             continue;
-        PUSH(x->rb_vertex, tfrag_vertex_row, v);
+        ROOM_ROW(vroom, nv, x->rb_vertex, tfrag_vertex_row, v);
+        nv++;
         v->lod_parent0 = s->lod_parent[i][0];
         v->lod_parent1 = s->lod_parent[i][1];
         v->file_ofs = s->pos_ofs[i];
@@ -1218,11 +1246,18 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
             v->a = rgba[i * 4 + 3];
         }
     }
+    if (vroom)
+        x->rb_vertex->count += nv;
 
+    /* one row per present vertex-info entry: the three tiers' counts */
+    tfrag_vi_row *iroom =
+        rows_room(x->rb_vi, (size_t)tier_vi[0] + tier_vi[1] + tier_vi[2], sizeof *iroom);
+    uint32_t ni = 0;
     for (unsigned i = 0; i < s->vi_hi; i++) {
         if (!s->vi_present[i])
             continue;
-        PUSH(x->rb_vi, tfrag_vi_row, r);
+        ROOM_ROW(iroom, ni, x->rb_vi, tfrag_vi_row, r);
+        ni++;
         const int16_t *e = s->vi[i];
         unsigned tier = s->vi_tier[i];
         r->file_ofs = s->vi_ofs[i];
@@ -1251,6 +1286,8 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
             r->parents_resolved = r->parent0 != UINT32_MAX && r->parent1 != UINT32_MAX;
         }
     }
+    if (iroom)
+        x->rb_vi->count += ni;
 
     /* triangles, banked by LOD: LOD 0 sees every tier, LOD 1 common ++ LOD-01, LOD 2 common */
     uint32_t vi_hi[LOD_COUNT] = {tier_vi[0] + tier_vi[1] + tier_vi[2], tier_vi[0] + tier_vi[1],
@@ -1314,8 +1351,9 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
         /* first + 8 nl <= light_end <= data->size: every record is inside
          * (and with no records, no pointer is formed past the data) */
         const uint8_t *q = emit ? data->data + first : NULL;
+        tfrag_light_row *lroom = rows_room(x->rb_light, emit, sizeof *lroom);
         for (uint32_t i = 0; i < emit; i++, q += TFRAG_LIGHT_RECORD_BYTES) {
-            PUSH(x->rb_light, tfrag_light_row, l);
+            ROOM_ROW(lroom, i, x->rb_light, tfrag_light_row, l);
             l->file_ofs = data->file_ofs + first + (uint64_t)i * TFRAG_LIGHT_RECORD_BYTES;
             l->patch_row = prow;
             l->index = (uint16_t)i;
@@ -1326,6 +1364,8 @@ static gc_status emit_geometry(tfrag_ctx *x, uint32_t prow, tfrag_patch_row *p, 
             l->color = gc_load_u16le(q + 4);
             l->select = gc_load_u16le(q + 6);
         }
+        if (lroom)
+            x->rb_light->count += emit;
         return GC_OK;
     }
     for (uint32_t i = 0; i < emit; i++) { /* every window fails: rows of zeros, as ever */

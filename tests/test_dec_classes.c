@@ -4,8 +4,10 @@
  * zero/zero terminator, tie's verified header prefix, shrub's
  * self-identifying words, and tables or offsets out of place. */
 #include <criterion/criterion.h>
+#include <math.h>
 
 #include "dec_fixture.h"
+#include "synth_level.h"
 
 static fx_level fx;
 
@@ -473,4 +475,79 @@ Test(dec_classes, tie_packet_replay)
     cr_assert_eq(fx_col(&lv, "tie.packet", 0, "walk_ok"), 0);
     cr_assert_eq(fx_col(&lv, "tie.packet", 0, "walk_error"), 7);
     gc_level_free(&lv);
+}
+
+/* ---- moby.vertex rows against the bytes they came from ------------------------------------ */
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* Every table vertex (kind 0-2) of a synthetic level, every column the vertex loop writes,
+ * recomputed from its 16 bytes in core_data and its class row: slot and file offset step by one
+ * vertex within a packet, the ID is the low 9 bits of the vertex 7 slots on, x/y/z and the
+ * normal bytes are as stored, px/py/pz are x * (scale / 1024) in float and the centre distance
+ * the double root rounded to float, bit for bit. dec_moby.c writes these rows two ways (four
+ * 16-byte words with SSE2, field by field otherwise): either must give these values. */
+Test(dec_classes, moby_vertex_rows_from_their_bytes, .timeout = 300)
+{
+    sy_buf b;
+    gc_level lv;
+    synth_level_decode_small(4, &b, &lv);
+    gc_rowbuf *vb = fx_rows(&lv, "moby.vertex");
+    cr_assert(vb);
+    size_t checked = 0, ids = 0;
+    for (size_t i = 0; i < vb->count; i++) {
+        if (fx_col(&lv, "moby.vertex", i, "kind") == 3)
+            continue;
+        double ofs = fx_col(&lv, "moby.vertex", i, "file_ofs");
+        cr_assert(ofs + 16 <= (double)lv.core_data_size);
+        const uint8_t *v = lv.core_data + (size_t)ofs;
+        size_t c = (size_t)fx_col(&lv, "moby.vertex", i, "class_row");
+        float scale = (float)fx_col(&lv, "moby.class", c, "scale");
+        double bx = fx_col(&lv, "moby.class", c, "bsphere_x");
+        double by = fx_col(&lv, "moby.class", c, "bsphere_y");
+        double bz = fx_col(&lv, "moby.class", c, "bsphere_z");
+        int16_t x = (int16_t)le16(v + 0xa), y = (int16_t)le16(v + 0xc), z = (int16_t)le16(v + 0xe);
+        float unit = scale / 1024.0f;
+        float px = (float)x * unit, py = (float)y * unit, pz = (float)z * unit;
+        double dx = (double)px - bx, dy = (double)py - by, dz = (double)pz - bz;
+        float cd = (float)sqrt(dx * dx + dy * dy + dz * dz);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "x"), x, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "y"), y, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "z"), z, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "normal_azimuth"), v[8], "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "normal_elevation"), v[9], "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "px"), px, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "py"), py, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "pz"), pz, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "centre_distance"), cd, "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "bsphere_radius"),
+                     fx_col(&lv, "moby.class", c, "bsphere_w"), "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.vertex", i, "source_row"), (double)UINT32_MAX);
+        double slot = fx_col(&lv, "moby.vertex", i, "slot");
+        cr_assert_lt(slot, 256);
+        if (slot > 0) { /* the row before is the same packet's previous vertex */
+            cr_assert_eq(fx_col(&lv, "moby.vertex", i - 1, "slot"), slot - 1, "row %zu", i);
+            cr_assert_eq(fx_col(&lv, "moby.vertex", i - 1, "file_ofs"), ofs - 16, "row %zu", i);
+            cr_assert_eq(fx_col(&lv, "moby.vertex", i - 1, "packet_row"),
+                         fx_col(&lv, "moby.vertex", i, "packet_row"), "row %zu", i);
+            cr_assert_leq(fx_col(&lv, "moby.vertex", i - 1, "kind"),
+                          fx_col(&lv, "moby.vertex", i, "kind"), "row %zu", i);
+        }
+        /* the ID of slot j is the low 9 bits of slot j + 7's first u16 (when that one is a
+         * table vertex of the same packet) */
+        if (i + 7 < vb->count && fx_col(&lv, "moby.vertex", i + 7, "slot") == slot + 7 &&
+            fx_col(&lv, "moby.vertex", i + 7, "kind") != 3) {
+            cr_assert_eq(fx_col(&lv, "moby.vertex", i, "vertex_id"), le16(v + 7 * 16) & 0x1ff,
+                         "row %zu", i);
+            ids++;
+        }
+        checked++;
+    }
+    cr_assert_gt(checked, 100, "only %zu table vertices", checked);
+    cr_assert_gt(ids, 50);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
 }
