@@ -909,37 +909,50 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             chunk_double(tv, vn[0], ck, N0);
         if (k->lightable == OLIGHT_MOBY)
             chunk_double(tv, vn[1], ck, N1);
+        /* The vertex built in a local and stored whole, the kind's arrays
+         * in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
+         * may alias anything, so field by field the compiler reloaded
+         * k->verts, k->kx .. k->stbad and k->lightable after each. The
+         * same bytes: slot first, then the normal's three bytes over its
+         * low ones, as before. */
+        overt *const verts = k->verts;
+        float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
+        uint8_t *const stbad = k->stbad;
+        const int lightable = k->lightable;
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j], ix = IX[j];
             if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
                 continue;
             const uint32_t g = vfirst[p] + ix;
-            overt *o = &k->verts[g];
-            k->kx[g] = X[j];
-            k->ky[g] = Y[j];
-            k->kz[g] = Z[j];
-            o->s = S[j];
-            o->t = T[j];
-            o->slot = NONE;
-            if (k->lightable == OLIGHT_MOBY) {
+            const float x = X[j], y = Y[j], z = Z[j];
+            overt o;
+            kx[g] = x;
+            ky[g] = y;
+            kz[g] = z;
+            o.s = S[j];
+            o.t = T[j];
+            o.slot = NONE;
+            if (lightable == OLIGHT_MOBY) {
                 double az = N0[j], el = N1[j];
-                o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
-                o->naz = (uint8_t)(o->has_normal ? az : 0);
-                o->nel = (uint8_t)(o->has_normal ? el : 0);
-            } else if (k->lightable == OLIGHT_SHRUB) {
+                o.has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
+                o.naz = (uint8_t)(o.has_normal ? az : 0);
+                o.nel = (uint8_t)(o.has_normal ? el : 0);
+            } else if (lightable == OLIGHT_SHRUB) {
                 double n = N0[j];
-                o->has_normal = n >= 0 && n < 24;
-                o->naz = (uint8_t)(o->has_normal ? n : 0);
-            } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
-                o->slot = slot_first[p] + ix;
+                o.has_normal = n >= 0 && n < 24;
+                o.naz = (uint8_t)(o.has_normal ? n : 0);
+            } else if (lightable == OLIGHT_TIE && ix < slot_n[p]) {
+                o.slot = slot_first[p] + ix;
             }
-            vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
-                        finite_f(o->s) && finite_f(o->t);
+            verts[g] = o;
+            /* (each test 0 or 1: & gives what && gave, without the branches) */
+            vvalid[g] =
+                (uint8_t)(finite_f(x) & finite_f(y) & finite_f(z) & finite_f(o.s) & finite_f(o.t));
             /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30,
              * NaN out (here, where s and t are written, not in a pass of its
              * own; a vertex no row names keeps 0, as its zeroed s and t give) */
-            k->stbad[g] = (fbits(o->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
-                          (fbits(o->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
+            stbad[g] = (uint8_t)(((fbits(o.s) & 0x7FFFFFFFu) >= 0x7149F2CAu) |
+                                 ((fbits(o.t) & 0x7FFFFFFFu) >= 0x7149F2CAu));
         }
     }
     for (size_t c = 0; c < nc; c++) {
@@ -1011,26 +1024,31 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         chunk_index(tt, tcn[1], ck, C1);
         chunk_index(tt, tcn[2], ck, C2);
         chunk_index(tt, ttex, ck, TX);
+        /* (the kind's arrays in locals, the triangle stored whole: the
+         * vvalid byte stores may alias anything, and field by field the
+         * compiler reloaded k->tris and k->classes after each) */
+        otri *const tris = k->tris;
+        oclass *const classes = k->classes;
         for (size_t j = 0; j < ck.n; j++) {
             const uint32_t p = KP[j];
             if (p == NONE)
                 continue;
             const uint32_t cls = pk_class[p], vf = vfirst[p];
-            oclass *cl = &k->classes[cls];
-            otri *o = &k->tris[per_class[cls]++];
-            const uint32_t g[3] = {vf + C0[j], vf + C1[j], vf + C2[j]};
+            oclass *cl = &classes[cls];
+            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+            tris[per_class[cls]++] = o;
             uint32_t vlo = cl->vlo, vhi = cl->vhi;
             for (int c = 0; c < 3; c++) {
-                o->v[c] = g[c];
-                if (g[c] < vlo)
-                    vlo = g[c];
-                if (g[c] + 1 > vhi)
-                    vhi = g[c] + 1;
-                vvalid[g[c]] |= VV_CORNER;
+                const uint32_t g = o.v[c];
+                if (g < vlo)
+                    vlo = g;
+                if (g + 1 > vhi)
+                    vhi = g + 1;
             }
-            o->texture = TX[j];
             cl->vlo = vlo;
             cl->vhi = vhi;
+            for (int c = 0; c < 3; c++)
+                vvalid[o.v[c]] |= VV_CORNER;
         }
     }
     free(kept);
