@@ -1381,6 +1381,60 @@ INLINE int64_t max3(int64_t a, int64_t b, int64_t c)
     return m > c ? m : c;
 }
 
+/* One triangle of gc_rs_draw_indexed whose corners are all inside the guard
+ * band (outcode 0): tri_bounds' area and pixel box from the shared vertices
+ * in registers (most object triangles stop here), then the depth probe,
+ * the corners and the fill. With clamp 0 the caller knows every corner's
+ * pixel box lies inside the frame, so the box's clamps could not act. */
+INLINE void indexed_inside(gc_rs_target *t, const gc_rs_pvertex *p0, const gc_rs_pvertex *p1,
+                           const gc_rs_pvertex *p2, size_t j, int64_t xmax, int64_t ymax,
+                           const int clamp, gc_rs_corners_fn corners, void *ctx, uint64_t *n_setups)
+{
+    const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
+    const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+    if (area == 0)
+        return;
+    ++*n_setups;
+    /* ceil((m - 8) / 16) is floor((m - 8 + 15) / 16): the box's first pixel
+     * without the two negations of -floor_div16(-(m - 8)) (the same integer) */
+    int64_t px0 = floor_div16(min3(ax, bx, cx) + 7);
+    int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
+    int64_t py0 = floor_div16(min3(ay, by, cy) + 7);
+    int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
+    if (clamp) {
+        px0 = px0 < 0 ? 0 : px0;
+        py0 = py0 < 0 ? 0 : py0;
+        px1 = px1 > xmax ? xmax : px1;
+        py1 = py1 > ymax ? ymax : py1;
+    }
+    if (px0 > px1 || py0 > py1)
+        return;
+    gc_rs_svertex sv[3];
+    sv[0].x = p0->x;
+    sv[0].y = p0->y;
+    sv[0].q = p0->q;
+    sv[1].x = p1->x;
+    sv[1].y = p1->y;
+    sv[1].q = p1->q;
+    sv[2].x = p2->x;
+    sv[2].y = p2->y;
+    sv[2].q = p2->q;
+    /* tri_bounds' winding: b and c swapped when clockwise */
+    const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
+                        *c = area < 0 ? &sv[1] : &sv[2];
+    tri_setup su;
+    su.px0 = px0;
+    su.px1 = px1;
+    su.py0 = py0;
+    su.py1 = py1;
+    const int64_t aarea = area < 0 ? -area : area;
+    if (!tri_depth_probe(t, &su, a, b, c, aarea))
+        return;
+    gc_rs_vertex v[3];
+    const gc_rs_texture *tex = corners(ctx, j, v);
+    fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
+}
+
 void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
                         uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
                         gc_rs_corners_fn corners, void *ctx)
@@ -1402,50 +1456,11 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
             n_culled++;
             continue;
         }
-        gc_rs_vertex v[3];
         if (!any_out) {
-            /* tri_bounds' area and pixel box, from the shared vertices in
-             * registers: most object triangles stop here */
-            const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
-            const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
-            if (area == 0)
-                continue;
-            n_setups++;
-            int64_t px0 = -floor_div16(-(min3(ax, bx, cx) - 8));
-            int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
-            int64_t py0 = -floor_div16(-(min3(ay, by, cy) - 8));
-            int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
-            px0 = px0 < 0 ? 0 : px0;
-            py0 = py0 < 0 ? 0 : py0;
-            px1 = px1 > xmax ? xmax : px1;
-            py1 = py1 > ymax ? ymax : py1;
-            if (px0 > px1 || py0 > py1)
-                continue;
-            gc_rs_svertex sv[3];
-            sv[0].x = p0->x;
-            sv[0].y = p0->y;
-            sv[0].q = p0->q;
-            sv[1].x = p1->x;
-            sv[1].y = p1->y;
-            sv[1].q = p1->q;
-            sv[2].x = p2->x;
-            sv[2].y = p2->y;
-            sv[2].q = p2->q;
-            /* tri_bounds' winding: b and c swapped when clockwise */
-            const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
-                                *c = area < 0 ? &sv[1] : &sv[2];
-            tri_setup su;
-            su.px0 = px0;
-            su.px1 = px1;
-            su.py0 = py0;
-            su.py1 = py1;
-            const int64_t aarea = area < 0 ? -area : area;
-            if (!tri_depth_probe(t, &su, a, b, c, aarea))
-                continue;
-            const gc_rs_texture *tex = corners(ctx, j, v);
-            fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
+            indexed_inside(t, p0, p1, p2, j, xmax, ymax, 1, corners, ctx, &n_setups);
             continue;
         }
+        gc_rs_vertex v[3];
         const gc_rs_texture *tex = corners(ctx, j, v);
         const float cx[3] = {p0->cam[0], p1->cam[0], p2->cam[0]},
                     cy[3] = {p0->cam[1], p1->cam[1], p2->cam[1]},
@@ -1455,6 +1470,24 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
     t->stats.triangles += n_tri;
     t->stats.triangles_skipped += n_skipped;
     t->stats.triangles_culled += n_culled;
+    t->stats.setups += n_setups;
+}
+
+/* gc_rs_draw_indexed's loop for points all inside the guard band (the
+ * bounds' code 0): no triangle can be skipped, culled or clipped, so the
+ * corners' codes are not read; with clamp 0 (the points' pixel box inside
+ * the frame) neither are the boxes clamped. The same triangles in the same
+ * order reach the same path. */
+INLINE void indexed_all_inside(gc_rs_target *t, const gc_rs_pvertex *pv, uint32_t base,
+                               const uint32_t *idx, size_t stride, size_t ntris, const int clamp,
+                               gc_rs_corners_fn corners, void *ctx)
+{
+    uint64_t n_setups = 0;
+    const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
+    for (size_t j = 0; j < ntris; j++, idx += stride)
+        indexed_inside(t, &pv[idx[0] - base], &pv[idx[1] - base], &pv[idx[2] - base], j, xmax, ymax,
+                       clamp, corners, ctx, &n_setups);
+    t->stats.triangles += ntris;
     t->stats.setups += n_setups;
 }
 
@@ -1471,12 +1504,12 @@ void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const 
      * are in such instances (far objects smaller than a pixel). */
     if (b->code == 0) {
         const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
-        int64_t px0 = -floor_div16(-((int64_t)b->x0 - 8)), px1 = floor_div16((int64_t)b->x1 - 8);
-        int64_t py0 = -floor_div16(-((int64_t)b->y0 - 8)), py1 = floor_div16((int64_t)b->y1 - 8);
-        px0 = px0 < 0 ? 0 : px0;
-        py0 = py0 < 0 ? 0 : py0;
-        px1 = px1 > xmax ? xmax : px1;
-        py1 = py1 > ymax ? ymax : py1;
+        const int64_t ux0 = -floor_div16(-((int64_t)b->x0 - 8)),
+                      ux1 = floor_div16((int64_t)b->x1 - 8);
+        const int64_t uy0 = -floor_div16(-((int64_t)b->y0 - 8)),
+                      uy1 = floor_div16((int64_t)b->y1 - 8);
+        const int64_t px0 = ux0 < 0 ? 0 : ux0, py0 = uy0 < 0 ? 0 : uy0;
+        const int64_t px1 = ux1 > xmax ? xmax : ux1, py1 = uy1 > ymax ? ymax : uy1;
         if (px0 > px1 || py0 > py1) {
             uint64_t n_setups = 0;
             for (size_t j = 0; j < ntris; j++, idx += stride) {
@@ -1490,6 +1523,13 @@ void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const 
             t->stats.setups += n_setups;
             return;
         }
+        /* Each triangle's unclamped box lies in the points' (ux0..ux1,
+         * uy0..uy1): when that is inside the frame, no clamp can act. */
+        if (ux0 >= 0 && uy0 >= 0 && ux1 <= xmax && uy1 <= ymax)
+            indexed_all_inside(t, pv, base, idx, stride, ntris, 0, corners, ctx);
+        else
+            indexed_all_inside(t, pv, base, idx, stride, ntris, 1, corners, ctx);
+        return;
     }
     gc_rs_draw_indexed(t, cam, pv, base, idx, stride, ntris, corners, ctx);
 }
