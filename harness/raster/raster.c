@@ -870,27 +870,46 @@ INLINE void tri_edges(tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex
  * test. When none is in front the loop would only count the covered pixels
  * as failing it: that is done here and 0 returned, so the caller need not
  * compute the corners' colours (lighting them is what costs). */
-static int tri_depth_probe(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
+static int tri_depth_probe(gc_rs_target *t, const tri_setup *su, const gc_rs_svertex *a,
                            const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area)
 {
-    tri_edges(su, a, b, c);
-    const float inv = 1.0f / (float)area;
-    const float q0 = a->q, q1 = (b->q - a->q) * inv, q2 = (c->q - a->q) * inv;
+    /* tri_edges' integers in locals (tri_fill makes its own), the top-left
+     * bias carried in the running values and taken off again for a covered
+     * pixel's weights: through the tri_setup in memory the setup cost ~200
+     * instructions a probe, and most probes find no covered pixel. */
+    const int64_t sx = 16 * su->px0 + 8, sy = 16 * su->py0 + 8;
+    const int64_t dx0 = (int64_t)c->x - b->x, dy0 = (int64_t)c->y - b->y;
+    const int64_t dx1 = (int64_t)a->x - c->x, dy1 = (int64_t)a->y - c->y;
+    const int64_t dx2 = (int64_t)b->x - a->x, dy2 = (int64_t)b->y - a->y;
+    const int64_t b0 = is_top_left(dx0, dy0) ? 0 : -1, b1 = is_top_left(dx1, dy1) ? 0 : -1,
+                  b2 = is_top_left(dx2, dy2) ? 0 : -1;
+    int64_t row0 = dx0 * (sy - b->y) - dy0 * (sx - b->x) + b0;
+    int64_t row1 = dx1 * (sy - c->y) - dy1 * (sx - c->x) + b1;
+    int64_t row2 = dx2 * (sy - a->y) - dy2 * (sx - a->x) + b2;
+    const int64_t stx0 = -dy0 * 16, stx1 = -dy1 * 16, stx2 = -dy2 * 16;
+    const int64_t sty0 = dx0 * 16, sty1 = dx1 * 16, sty2 = dx2 * 16;
+    /* the depth plane only once a pixel is covered (the same expressions) */
+    int have_q = 0;
+    float q0 = 0.0f, q1 = 0.0f, q2 = 0.0f;
     const uint32_t W = t->width;
     const float *const depth = t->depth;
     uint64_t n = 0;
-    int64_t row0 = su->row[0], row1 = su->row[1], row2 = su->row[2];
-    const int64_t sx0 = su->stepx[0], sx1 = su->stepx[1], sx2 = su->stepx[2];
-    const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
     const int64_t width = su->px1 - su->px0 + 1;
-    for (int64_t py = su->py0; py <= su->py1;
-         py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
-        int64_t w0 = row0, w1 = row1, w2 = row2;
+    for (int64_t py = su->py0; py <= su->py1; py++, row0 += sty0, row1 += sty1, row2 += sty2) {
+        int64_t e0 = row0, e1 = row1, e2 = row2;
         size_t idx = (size_t)py * W + (size_t)su->px0;
-        for (int64_t k = 0; k < width; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
-            if (((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
+        for (int64_t k = 0; k < width; k++, idx++, e0 += stx0, e1 += stx1, e2 += stx2) {
+            if ((e0 | e1 | e2) < 0)
                 continue;
             n++;
+            if (!have_q) {
+                const float inv = 1.0f / (float)area;
+                q0 = a->q;
+                q1 = (b->q - a->q) * inv;
+                q2 = (c->q - a->q) * inv;
+                have_q = 1;
+            }
+            const int64_t w1 = e1 - b1, w2 = e2 - b2;
             const float q = q0 + (float)w1 * q1 + (float)w2 * q2;
             if (q > depth[idx])
                 return 1;
