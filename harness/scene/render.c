@@ -198,7 +198,10 @@ static uint32_t get_index(const uint8_t *row, colref c)
  * hoists the column's type switch out of the row loop: each reader gives
  * exactly get_index / get_fl / get_f of the row, one loop per column type
  * the descriptors use, and the other types row by row through those. */
-#define CHUNK 256
+#define CHUNK 256 /* a multiple of 4: the triangle pass reads its arrays four at a time */
+
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+_Static_assert(CHUNK % 4 == 0, "whole vectors in a chunk");
 
 typedef struct chunk {
     size_t i0, n; /* rows i0 .. i0 + n - 1, n <= CHUNK */
@@ -1491,23 +1494,62 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         }
         chunk_index(tt, ttex, ck, TX);
         chunk_index(tt, tadg, ck, AG);
+        /* The corners' checks a column at a time, over the whole chunk (no
+         * branch, so the compiler can put them in vector lanes), against
+         * each row's patch counts gathered first; then one pass builds the
+         * rows. Row by row, with the byte stores of `has` aliasing the
+         * patch, this loop cost ~150 instructions a row. A row whose patch
+         * is out of range reads counts 0 and is skipped below. */
+        const rpatch *const patches = s->patches;
+        const size_t npatches = s->npatches;
+        uint32_t NVI[CHUNK], NV[CHUNK], HAS[CHUNK];
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = P[j];
+            const int in = p < npatches; /* (NONE is not: a count is below it) */
+            NVI[j] = in ? patches[p].vi_count : 0;
+            NV[j] = in ? patches[p].vert_count : 0;
+            HAS[j] = 0;
+        }
+        /* four rows a step in a vector type (unsigned compares, masks: the
+         * same integers as the scalar form); the lanes past ck.n are zeroed
+         * first and never read back */
+        const size_t n4 = (ck.n + 3) & ~(size_t)3;
+        for (size_t j = ck.n; j < n4; j++) {
+            NVI[j] = NV[j] = HAS[j] = 0;
+            for (int k = 0; k < 3; k++)
+                VI[k][j] = V[k][j] = 0;
+        }
+        for (size_t j = 0; j < n4; j += 4) {
+            u32x4 nvi, nv, has = {0, 0, 0, 0};
+            memcpy(&nvi, NVI + j, sizeof nvi);
+            memcpy(&nv, NV + j, sizeof nv);
+            for (int k = 0; k < 3; k++) {
+                u32x4 a, b;
+                memcpy(&a, VI[k] + j, sizeof a);
+                memcpy(&b, V[k] + j, sizeof b);
+                /* NONE is at or past any count */
+                const u32x4 has_vi = (u32x4)(a < nvi), has_v = (u32x4)(b < nv);
+                a &= has_vi;
+                b &= has_v;
+                has |= (has_vi & (1u << k)) | (has_v & (8u << k));
+                memcpy(VI[k] + j, &a, sizeof a);
+                memcpy(V[k] + j, &b, sizeof b);
+            }
+            memcpy(HAS + j, &has, sizeof has);
+        }
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j];
-            if (p == NONE || p >= s->npatches)
+            if (p == NONE || p >= npatches)
                 continue;
             rtri *tr = &s->tris[s->ntris++];
-            const rpatch *pt = &s->patches[p];
             tr->patch = p;
             double lod = LOD[j];
             /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
             tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
-            tr->has = 0;
+            tr->has = (uint8_t)HAS[j];
             for (int k = 0; k < 3; k++) {
-                /* NONE is at or past any count */
-                const int has_vi = VI[k][j] < pt->vi_count, has_v = V[k][j] < pt->vert_count;
-                tr->vi[k] = (uint16_t)(has_vi ? VI[k][j] : 0);
-                tr->v[k] = (uint16_t)(has_v ? V[k][j] : 0);
-                tr->has |= (uint8_t)(has_vi << k | has_v << (3 + k));
+                tr->vi[k] = (uint16_t)VI[k][j];
+                tr->v[k] = (uint16_t)V[k][j];
             }
             const uint32_t tex = TX[j];
             tr->texture = (uint16_t)(tex < MAX_TEXTURES ? tex : TEX_NONE);
