@@ -954,8 +954,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30,
              * NaN out (here, where s and t are written, not in a pass of its
              * own; a vertex no row names keeps 0, as its zeroed s and t give) */
-            stbad[g] = (uint8_t)(((fbits(o.s) & 0x7FFFFFFFu) >= 0x7149F2CAu) |
-                                 ((fbits(o.t) & 0x7FFFFFFFu) >= 0x7149F2CAu));
+            stbad[g] = (fbits(o.s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
+                       (fbits(o.t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
         }
     }
     for (size_t c = 0; c < nc; c++) {
