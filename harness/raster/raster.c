@@ -870,27 +870,46 @@ INLINE void tri_edges(tri_setup *su, const gc_rs_svertex *a, const gc_rs_svertex
  * test. When none is in front the loop would only count the covered pixels
  * as failing it: that is done here and 0 returned, so the caller need not
  * compute the corners' colours (lighting them is what costs). */
-static int tri_depth_probe(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a,
+static int tri_depth_probe(gc_rs_target *t, const tri_setup *su, const gc_rs_svertex *a,
                            const gc_rs_svertex *b, const gc_rs_svertex *c, int64_t area)
 {
-    tri_edges(su, a, b, c);
-    const float inv = 1.0f / (float)area;
-    const float q0 = a->q, q1 = (b->q - a->q) * inv, q2 = (c->q - a->q) * inv;
+    /* tri_edges' integers in locals (tri_fill makes its own), the top-left
+     * bias carried in the running values and taken off again for a covered
+     * pixel's weights: through the tri_setup in memory the setup cost ~200
+     * instructions a probe, and most probes find no covered pixel. */
+    const int64_t sx = 16 * su->px0 + 8, sy = 16 * su->py0 + 8;
+    const int64_t dx0 = (int64_t)c->x - b->x, dy0 = (int64_t)c->y - b->y;
+    const int64_t dx1 = (int64_t)a->x - c->x, dy1 = (int64_t)a->y - c->y;
+    const int64_t dx2 = (int64_t)b->x - a->x, dy2 = (int64_t)b->y - a->y;
+    const int64_t b0 = is_top_left(dx0, dy0) ? 0 : -1, b1 = is_top_left(dx1, dy1) ? 0 : -1,
+                  b2 = is_top_left(dx2, dy2) ? 0 : -1;
+    int64_t row0 = dx0 * (sy - b->y) - dy0 * (sx - b->x) + b0;
+    int64_t row1 = dx1 * (sy - c->y) - dy1 * (sx - c->x) + b1;
+    int64_t row2 = dx2 * (sy - a->y) - dy2 * (sx - a->x) + b2;
+    const int64_t stx0 = -dy0 * 16, stx1 = -dy1 * 16, stx2 = -dy2 * 16;
+    const int64_t sty0 = dx0 * 16, sty1 = dx1 * 16, sty2 = dx2 * 16;
+    /* the depth plane only once a pixel is covered (the same expressions) */
+    int have_q = 0;
+    float q0 = 0.0f, q1 = 0.0f, q2 = 0.0f;
     const uint32_t W = t->width;
     const float *const depth = t->depth;
     uint64_t n = 0;
-    int64_t row0 = su->row[0], row1 = su->row[1], row2 = su->row[2];
-    const int64_t sx0 = su->stepx[0], sx1 = su->stepx[1], sx2 = su->stepx[2];
-    const int64_t b0 = su->bias[0], b1 = su->bias[1], b2 = su->bias[2];
     const int64_t width = su->px1 - su->px0 + 1;
-    for (int64_t py = su->py0; py <= su->py1;
-         py++, row0 += su->stepy[0], row1 += su->stepy[1], row2 += su->stepy[2]) {
-        int64_t w0 = row0, w1 = row1, w2 = row2;
+    for (int64_t py = su->py0; py <= su->py1; py++, row0 += sty0, row1 += sty1, row2 += sty2) {
+        int64_t e0 = row0, e1 = row1, e2 = row2;
         size_t idx = (size_t)py * W + (size_t)su->px0;
-        for (int64_t k = 0; k < width; k++, idx++, w0 += sx0, w1 += sx1, w2 += sx2) {
-            if (((w0 + b0) | (w1 + b1) | (w2 + b2)) < 0)
+        for (int64_t k = 0; k < width; k++, idx++, e0 += stx0, e1 += stx1, e2 += stx2) {
+            if ((e0 | e1 | e2) < 0)
                 continue;
             n++;
+            if (!have_q) {
+                const float inv = 1.0f / (float)area;
+                q0 = a->q;
+                q1 = (b->q - a->q) * inv;
+                q2 = (c->q - a->q) * inv;
+                have_q = 1;
+            }
+            const int64_t w1 = e1 - b1, w2 = e2 - b2;
             const float q = q0 + (float)w1 * q1 + (float)w2 * q2;
             if (q > depth[idx])
                 return 1;
@@ -1381,6 +1400,60 @@ INLINE int64_t max3(int64_t a, int64_t b, int64_t c)
     return m > c ? m : c;
 }
 
+/* One triangle of gc_rs_draw_indexed whose corners are all inside the guard
+ * band (outcode 0): tri_bounds' area and pixel box from the shared vertices
+ * in registers (most object triangles stop here), then the depth probe,
+ * the corners and the fill. With clamp 0 the caller knows every corner's
+ * pixel box lies inside the frame, so the box's clamps could not act. */
+INLINE void indexed_inside(gc_rs_target *t, const gc_rs_pvertex *p0, const gc_rs_pvertex *p1,
+                           const gc_rs_pvertex *p2, size_t j, int64_t xmax, int64_t ymax,
+                           const int clamp, gc_rs_corners_fn corners, void *ctx, uint64_t *n_setups)
+{
+    const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
+    const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
+    if (area == 0)
+        return;
+    ++*n_setups;
+    /* ceil((m - 8) / 16) is floor((m - 8 + 15) / 16): the box's first pixel
+     * without the two negations of -floor_div16(-(m - 8)) (the same integer) */
+    int64_t px0 = floor_div16(min3(ax, bx, cx) + 7);
+    int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
+    int64_t py0 = floor_div16(min3(ay, by, cy) + 7);
+    int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
+    if (clamp) {
+        px0 = px0 < 0 ? 0 : px0;
+        py0 = py0 < 0 ? 0 : py0;
+        px1 = px1 > xmax ? xmax : px1;
+        py1 = py1 > ymax ? ymax : py1;
+    }
+    if (px0 > px1 || py0 > py1)
+        return;
+    gc_rs_svertex sv[3];
+    sv[0].x = p0->x;
+    sv[0].y = p0->y;
+    sv[0].q = p0->q;
+    sv[1].x = p1->x;
+    sv[1].y = p1->y;
+    sv[1].q = p1->q;
+    sv[2].x = p2->x;
+    sv[2].y = p2->y;
+    sv[2].q = p2->q;
+    /* tri_bounds' winding: b and c swapped when clockwise */
+    const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
+                        *c = area < 0 ? &sv[1] : &sv[2];
+    tri_setup su;
+    su.px0 = px0;
+    su.px1 = px1;
+    su.py0 = py0;
+    su.py1 = py1;
+    const int64_t aarea = area < 0 ? -area : area;
+    if (!tri_depth_probe(t, &su, a, b, c, aarea))
+        return;
+    gc_rs_vertex v[3];
+    const gc_rs_texture *tex = corners(ctx, j, v);
+    fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
+}
+
 void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pvertex *pv,
                         uint32_t base, const uint32_t *idx, size_t stride, size_t ntris,
                         gc_rs_corners_fn corners, void *ctx)
@@ -1402,50 +1475,11 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
             n_culled++;
             continue;
         }
-        gc_rs_vertex v[3];
         if (!any_out) {
-            /* tri_bounds' area and pixel box, from the shared vertices in
-             * registers: most object triangles stop here */
-            const int64_t ax = p0->x, ay = p0->y, bx = p1->x, by = p1->y, cx = p2->x, cy = p2->y;
-            const int64_t area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax);
-            if (area == 0)
-                continue;
-            n_setups++;
-            int64_t px0 = -floor_div16(-(min3(ax, bx, cx) - 8));
-            int64_t px1 = floor_div16(max3(ax, bx, cx) - 8);
-            int64_t py0 = -floor_div16(-(min3(ay, by, cy) - 8));
-            int64_t py1 = floor_div16(max3(ay, by, cy) - 8);
-            px0 = px0 < 0 ? 0 : px0;
-            py0 = py0 < 0 ? 0 : py0;
-            px1 = px1 > xmax ? xmax : px1;
-            py1 = py1 > ymax ? ymax : py1;
-            if (px0 > px1 || py0 > py1)
-                continue;
-            gc_rs_svertex sv[3];
-            sv[0].x = p0->x;
-            sv[0].y = p0->y;
-            sv[0].q = p0->q;
-            sv[1].x = p1->x;
-            sv[1].y = p1->y;
-            sv[1].q = p1->q;
-            sv[2].x = p2->x;
-            sv[2].y = p2->y;
-            sv[2].q = p2->q;
-            /* tri_bounds' winding: b and c swapped when clockwise */
-            const gc_rs_svertex *a = &sv[0], *b = area < 0 ? &sv[2] : &sv[1],
-                                *c = area < 0 ? &sv[1] : &sv[2];
-            tri_setup su;
-            su.px0 = px0;
-            su.px1 = px1;
-            su.py0 = py0;
-            su.py1 = py1;
-            const int64_t aarea = area < 0 ? -area : area;
-            if (!tri_depth_probe(t, &su, a, b, c, aarea))
-                continue;
-            const gc_rs_texture *tex = corners(ctx, j, v);
-            fill_inside(t, &su, sv, a, b, c, aarea, v, tex);
+            indexed_inside(t, p0, p1, p2, j, xmax, ymax, 1, corners, ctx, &n_setups);
             continue;
         }
+        gc_rs_vertex v[3];
         const gc_rs_texture *tex = corners(ctx, j, v);
         const float cx[3] = {p0->cam[0], p1->cam[0], p2->cam[0]},
                     cy[3] = {p0->cam[1], p1->cam[1], p2->cam[1]},
@@ -1455,6 +1489,24 @@ void gc_rs_draw_indexed(gc_rs_target *t, const gc_rs_camera *cam, const gc_rs_pv
     t->stats.triangles += n_tri;
     t->stats.triangles_skipped += n_skipped;
     t->stats.triangles_culled += n_culled;
+    t->stats.setups += n_setups;
+}
+
+/* gc_rs_draw_indexed's loop for points all inside the guard band (the
+ * bounds' code 0): no triangle can be skipped, culled or clipped, so the
+ * corners' codes are not read; with clamp 0 (the points' pixel box inside
+ * the frame) neither are the boxes clamped. The same triangles in the same
+ * order reach the same path. */
+INLINE void indexed_all_inside(gc_rs_target *t, const gc_rs_pvertex *pv, uint32_t base,
+                               const uint32_t *idx, size_t stride, size_t ntris, const int clamp,
+                               gc_rs_corners_fn corners, void *ctx)
+{
+    uint64_t n_setups = 0;
+    const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
+    for (size_t j = 0; j < ntris; j++, idx += stride)
+        indexed_inside(t, &pv[idx[0] - base], &pv[idx[1] - base], &pv[idx[2] - base], j, xmax, ymax,
+                       clamp, corners, ctx, &n_setups);
+    t->stats.triangles += ntris;
     t->stats.setups += n_setups;
 }
 
@@ -1471,12 +1523,12 @@ void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const 
      * are in such instances (far objects smaller than a pixel). */
     if (b->code == 0) {
         const int64_t xmax = (int64_t)t->width - 1, ymax = (int64_t)t->height - 1;
-        int64_t px0 = -floor_div16(-((int64_t)b->x0 - 8)), px1 = floor_div16((int64_t)b->x1 - 8);
-        int64_t py0 = -floor_div16(-((int64_t)b->y0 - 8)), py1 = floor_div16((int64_t)b->y1 - 8);
-        px0 = px0 < 0 ? 0 : px0;
-        py0 = py0 < 0 ? 0 : py0;
-        px1 = px1 > xmax ? xmax : px1;
-        py1 = py1 > ymax ? ymax : py1;
+        const int64_t ux0 = -floor_div16(-((int64_t)b->x0 - 8)),
+                      ux1 = floor_div16((int64_t)b->x1 - 8);
+        const int64_t uy0 = -floor_div16(-((int64_t)b->y0 - 8)),
+                      uy1 = floor_div16((int64_t)b->y1 - 8);
+        const int64_t px0 = ux0 < 0 ? 0 : ux0, py0 = uy0 < 0 ? 0 : uy0;
+        const int64_t px1 = ux1 > xmax ? xmax : ux1, py1 = uy1 > ymax ? ymax : uy1;
         if (px0 > px1 || py0 > py1) {
             uint64_t n_setups = 0;
             for (size_t j = 0; j < ntris; j++, idx += stride) {
@@ -1490,6 +1542,13 @@ void gc_rs_draw_indexed_bounded(gc_rs_target *t, const gc_rs_camera *cam, const 
             t->stats.setups += n_setups;
             return;
         }
+        /* Each triangle's unclamped box lies in the points' (ux0..ux1,
+         * uy0..uy1): when that is inside the frame, no clamp can act. */
+        if (ux0 >= 0 && uy0 >= 0 && ux1 <= xmax && uy1 <= ymax)
+            indexed_all_inside(t, pv, base, idx, stride, ntris, 0, corners, ctx);
+        else
+            indexed_all_inside(t, pv, base, idx, stride, ntris, 1, corners, ctx);
+        return;
     }
     gc_rs_draw_indexed(t, cam, pv, base, idx, stride, ntris, corners, ctx);
 }

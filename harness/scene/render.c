@@ -198,7 +198,10 @@ static uint32_t get_index(const uint8_t *row, colref c)
  * hoists the column's type switch out of the row loop: each reader gives
  * exactly get_index / get_fl / get_f of the row, one loop per column type
  * the descriptors use, and the other types row by row through those. */
-#define CHUNK 256
+#define CHUNK 256 /* a multiple of 4: the triangle pass reads its arrays four at a time */
+
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+_Static_assert(CHUNK % 4 == 0, "whole vectors in a chunk");
 
 typedef struct chunk {
     size_t i0, n; /* rows i0 .. i0 + n - 1, n <= CHUNK */
@@ -909,37 +912,50 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             chunk_double(tv, vn[0], ck, N0);
         if (k->lightable == OLIGHT_MOBY)
             chunk_double(tv, vn[1], ck, N1);
+        /* The vertex built in a local and stored whole, the kind's arrays
+         * in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
+         * may alias anything, so field by field the compiler reloaded
+         * k->verts, k->kx .. k->stbad and k->lightable after each. The
+         * same bytes: slot first, then the normal's three bytes over its
+         * low ones, as before. */
+        overt *const verts = k->verts;
+        float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
+        uint8_t *const stbad = k->stbad;
+        const int lightable = k->lightable;
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j], ix = IX[j];
             if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
                 continue;
             const uint32_t g = vfirst[p] + ix;
-            overt *o = &k->verts[g];
-            k->kx[g] = X[j];
-            k->ky[g] = Y[j];
-            k->kz[g] = Z[j];
-            o->s = S[j];
-            o->t = T[j];
-            o->slot = NONE;
-            if (k->lightable == OLIGHT_MOBY) {
+            const float x = X[j], y = Y[j], z = Z[j];
+            overt o;
+            kx[g] = x;
+            ky[g] = y;
+            kz[g] = z;
+            o.s = S[j];
+            o.t = T[j];
+            o.slot = NONE;
+            if (lightable == OLIGHT_MOBY) {
                 double az = N0[j], el = N1[j];
-                o->has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
-                o->naz = (uint8_t)(o->has_normal ? az : 0);
-                o->nel = (uint8_t)(o->has_normal ? el : 0);
-            } else if (k->lightable == OLIGHT_SHRUB) {
+                o.has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
+                o.naz = (uint8_t)(o.has_normal ? az : 0);
+                o.nel = (uint8_t)(o.has_normal ? el : 0);
+            } else if (lightable == OLIGHT_SHRUB) {
                 double n = N0[j];
-                o->has_normal = n >= 0 && n < 24;
-                o->naz = (uint8_t)(o->has_normal ? n : 0);
-            } else if (k->lightable == OLIGHT_TIE && ix < slot_n[p]) {
-                o->slot = slot_first[p] + ix;
+                o.has_normal = n >= 0 && n < 24;
+                o.naz = (uint8_t)(o.has_normal ? n : 0);
+            } else if (lightable == OLIGHT_TIE && ix < slot_n[p]) {
+                o.slot = slot_first[p] + ix;
             }
-            vvalid[g] = finite_f(k->kx[g]) && finite_f(k->ky[g]) && finite_f(k->kz[g]) &&
-                        finite_f(o->s) && finite_f(o->t);
+            verts[g] = o;
+            /* (each test 0 or 1: & gives what && gave, without the branches) */
+            vvalid[g] =
+                (uint8_t)(finite_f(x) & finite_f(y) & finite_f(z) & finite_f(o.s) & finite_f(o.t));
             /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30,
              * NaN out (here, where s and t are written, not in a pass of its
              * own; a vertex no row names keeps 0, as its zeroed s and t give) */
-            k->stbad[g] = (fbits(o->s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
-                          (fbits(o->t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
+            stbad[g] = (fbits(o.s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
+                       (fbits(o.t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
         }
     }
     for (size_t c = 0; c < nc; c++) {
@@ -1011,26 +1027,31 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         chunk_index(tt, tcn[1], ck, C1);
         chunk_index(tt, tcn[2], ck, C2);
         chunk_index(tt, ttex, ck, TX);
+        /* (the kind's arrays in locals, the triangle stored whole: the
+         * vvalid byte stores may alias anything, and field by field the
+         * compiler reloaded k->tris and k->classes after each) */
+        otri *const tris = k->tris;
+        oclass *const classes = k->classes;
         for (size_t j = 0; j < ck.n; j++) {
             const uint32_t p = KP[j];
             if (p == NONE)
                 continue;
             const uint32_t cls = pk_class[p], vf = vfirst[p];
-            oclass *cl = &k->classes[cls];
-            otri *o = &k->tris[per_class[cls]++];
-            const uint32_t g[3] = {vf + C0[j], vf + C1[j], vf + C2[j]};
+            oclass *cl = &classes[cls];
+            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+            tris[per_class[cls]++] = o;
             uint32_t vlo = cl->vlo, vhi = cl->vhi;
             for (int c = 0; c < 3; c++) {
-                o->v[c] = g[c];
-                if (g[c] < vlo)
-                    vlo = g[c];
-                if (g[c] + 1 > vhi)
-                    vhi = g[c] + 1;
-                vvalid[g[c]] |= VV_CORNER;
+                const uint32_t g = o.v[c];
+                if (g < vlo)
+                    vlo = g;
+                if (g + 1 > vhi)
+                    vhi = g + 1;
             }
-            o->texture = TX[j];
             cl->vlo = vlo;
             cl->vhi = vhi;
+            for (int c = 0; c < 3; c++)
+                vvalid[o.v[c]] |= VV_CORNER;
         }
     }
     free(kept);
@@ -1473,23 +1494,62 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         }
         chunk_index(tt, ttex, ck, TX);
         chunk_index(tt, tadg, ck, AG);
+        /* The corners' checks a column at a time, over the whole chunk (no
+         * branch, so the compiler can put them in vector lanes), against
+         * each row's patch counts gathered first; then one pass builds the
+         * rows. Row by row, with the byte stores of `has` aliasing the
+         * patch, this loop cost ~150 instructions a row. A row whose patch
+         * is out of range reads counts 0 and is skipped below. */
+        const rpatch *const patches = s->patches;
+        const size_t npatches = s->npatches;
+        uint32_t NVI[CHUNK], NV[CHUNK], HAS[CHUNK];
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = P[j];
+            const int in = p < npatches; /* (NONE is not: a count is below it) */
+            NVI[j] = in ? patches[p].vi_count : 0;
+            NV[j] = in ? patches[p].vert_count : 0;
+            HAS[j] = 0;
+        }
+        /* four rows a step in a vector type (unsigned compares, masks: the
+         * same integers as the scalar form); the lanes past ck.n are zeroed
+         * first and never read back */
+        const size_t n4 = (ck.n + 3) & ~(size_t)3;
+        for (size_t j = ck.n; j < n4; j++) {
+            NVI[j] = NV[j] = HAS[j] = 0;
+            for (int k = 0; k < 3; k++)
+                VI[k][j] = V[k][j] = 0;
+        }
+        for (size_t j = 0; j < n4; j += 4) {
+            u32x4 nvi, nv, has = {0, 0, 0, 0};
+            memcpy(&nvi, NVI + j, sizeof nvi);
+            memcpy(&nv, NV + j, sizeof nv);
+            for (int k = 0; k < 3; k++) {
+                u32x4 a, b;
+                memcpy(&a, VI[k] + j, sizeof a);
+                memcpy(&b, V[k] + j, sizeof b);
+                /* NONE is at or past any count */
+                const u32x4 has_vi = (u32x4)(a < nvi), has_v = (u32x4)(b < nv);
+                a &= has_vi;
+                b &= has_v;
+                has |= (has_vi & (1u << k)) | (has_v & (8u << k));
+                memcpy(VI[k] + j, &a, sizeof a);
+                memcpy(V[k] + j, &b, sizeof b);
+            }
+            memcpy(HAS + j, &has, sizeof has);
+        }
         for (size_t j = 0; j < ck.n; j++) {
             uint32_t p = P[j];
-            if (p == NONE || p >= s->npatches)
+            if (p == NONE || p >= npatches)
                 continue;
             rtri *tr = &s->tris[s->ntris++];
-            const rpatch *pt = &s->patches[p];
             tr->patch = p;
             double lod = LOD[j];
             /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
             tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
-            tr->has = 0;
+            tr->has = (uint8_t)HAS[j];
             for (int k = 0; k < 3; k++) {
-                /* NONE is at or past any count */
-                const int has_vi = VI[k][j] < pt->vi_count, has_v = V[k][j] < pt->vert_count;
-                tr->vi[k] = (uint16_t)(has_vi ? VI[k][j] : 0);
-                tr->v[k] = (uint16_t)(has_v ? V[k][j] : 0);
-                tr->has |= (uint8_t)(has_vi << k | has_v << (3 + k));
+                tr->vi[k] = (uint16_t)VI[k][j];
+                tr->v[k] = (uint16_t)V[k][j];
             }
             const uint32_t tex = TX[j];
             tr->texture = (uint16_t)(tex < MAX_TEXTURES ? tex : TEX_NONE);
