@@ -1014,56 +1014,50 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
 /* One element of bload's loops, which are unrolled four times by hand: GCC vectorised the
  * rolled strided loops into long insert and blend sequences (level 3's column loads: 62.5 M
  * instructions rolled, 46.7 M with the first loop unrolled). */
-#define BLOAD_NIM(T, NULLPAT, CONV, I)                                                             \
+#define BLOAD_NIM(T, F, NULLPAT, CONV, I)                                                          \
     do {                                                                                           \
         T x;                                                                                       \
         memcpy(&x, base + (size_t)(I)*stride, sizeof x);                                           \
         const uint8_t z = (uint8_t)(x == (T)(NULLPAT));                                            \
         nl[I] = z;                                                                                 \
         anyn |= z;                                                                                 \
-        v[I].i = CONV;                                                                             \
+        v[I].F = CONV;                                                                             \
     } while (0)
-#define BLOAD_ROW(T, NULLPAT, CONV, I)                                                             \
+/* ISNULL(x): whether a present row's value is null (0 for a float column) */
+#define BLOAD_ROW(T, F, ISNULL, CONV, I)                                                           \
     do {                                                                                           \
         const int64_t r = rows[I];                                                                 \
         const int miss = r < 0;                                                                    \
         T x;                                                                                       \
         memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
-        const uint8_t z = (uint8_t)(miss | (nim & (x == (T)(NULLPAT))));                           \
+        const uint8_t z = (uint8_t)(miss | (ISNULL));                                              \
         nl[I] = z;                                                                                 \
         anyn |= z;                                                                                 \
-        v[I].i = CONV;                                                                             \
+        v[I].F = CONV;                                                                             \
     } while (0)
-#define BLOAD_FROW(T, I)                                                                           \
+/* One column's loads into the slot's field F (i or f). NIM: whether the null pattern applies
+ * (always 0 for a float column, which is never null by pattern: only a missing row is; the
+ * compiler then drops the pattern loop and test). */
+#define BLOAD_COL(T, F, NIM, NULLPAT, ISNULL, CONV)                                                \
     do {                                                                                           \
-        const int64_t r = rows[I];                                                                 \
-        const int miss = r < 0;                                                                    \
-        T x;                                                                                       \
-        memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
-        nl[I] = (uint8_t)miss;                                                                     \
-        anyn |= (uint8_t)miss;                                                                     \
-        v[I].f = x;                                                                                \
-    } while (0)
-#define BLOAD_INT(T, NULLPAT, CONV)                                                                \
-    do {                                                                                           \
-        if (!rows && !nim) {                                                                       \
+        if (!rows && !(NIM)) {                                                                     \
             const uint8_t *p = base;                                                               \
             int i = 0;                                                                             \
             for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
                 T x;                                                                               \
                 memcpy(&x, p, sizeof x);                                                           \
-                v[i].i = CONV;                                                                     \
+                v[i].F = CONV;                                                                     \
                 memcpy(&x, p + stride, sizeof x);                                                  \
-                v[i + 1].i = CONV;                                                                 \
+                v[i + 1].F = CONV;                                                                 \
                 memcpy(&x, p + 2 * stride, sizeof x);                                              \
-                v[i + 2].i = CONV;                                                                 \
+                v[i + 2].F = CONV;                                                                 \
                 memcpy(&x, p + 3 * stride, sizeof x);                                              \
-                v[i + 3].i = CONV;                                                                 \
+                v[i + 3].F = CONV;                                                                 \
             }                                                                                      \
             for (; i < n; i++, p += stride) {                                                      \
                 T x;                                                                               \
                 memcpy(&x, p, sizeof x);                                                           \
-                v[i].i = CONV;                                                                     \
+                v[i].F = CONV;                                                                     \
             }                                                                                      \
             return 0;                                                                              \
         }                                                                                          \
@@ -1071,55 +1065,21 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
         int i = 0;                                                                                 \
         if (!rows) {                                                                               \
             for (; i < n; i++)                                                                     \
-                BLOAD_NIM(T, NULLPAT, CONV, i);                                                    \
+                BLOAD_NIM(T, F, NULLPAT, CONV, i);                                                 \
             return anyn != 0;                                                                      \
         }                                                                                          \
         for (; i + 4 <= n; i += 4) {                                                               \
-            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 1);                                                    \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 2);                                                    \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 3);                                                    \
+            BLOAD_ROW(T, F, ISNULL, CONV, i);                                                      \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 1);                                                  \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 2);                                                  \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 3);                                                  \
         }                                                                                          \
         for (; i < n; i++)                                                                         \
-            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
+            BLOAD_ROW(T, F, ISNULL, CONV, i);                                                      \
         return anyn != 0;                                                                          \
     } while (0)
-
-/* float columns are never null by pattern: only a missing row is */
-#define BLOAD_FLT(T)                                                                               \
-    do {                                                                                           \
-        int i = 0;                                                                                 \
-        if (!rows) {                                                                               \
-            const uint8_t *p = base;                                                               \
-            for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
-                T x;                                                                               \
-                memcpy(&x, p, sizeof x);                                                           \
-                v[i].f = x;                                                                        \
-                memcpy(&x, p + stride, sizeof x);                                                  \
-                v[i + 1].f = x;                                                                    \
-                memcpy(&x, p + 2 * stride, sizeof x);                                              \
-                v[i + 2].f = x;                                                                    \
-                memcpy(&x, p + 3 * stride, sizeof x);                                              \
-                v[i + 3].f = x;                                                                    \
-            }                                                                                      \
-            for (; i < n; i++, p += stride) {                                                      \
-                T x;                                                                               \
-                memcpy(&x, p, sizeof x);                                                           \
-                v[i].f = x;                                                                        \
-            }                                                                                      \
-            return 0;                                                                              \
-        }                                                                                          \
-        uint8_t anyn = 0;                                                                          \
-        for (; i + 4 <= n; i += 4) {                                                               \
-            BLOAD_FROW(T, i);                                                                      \
-            BLOAD_FROW(T, i + 1);                                                                  \
-            BLOAD_FROW(T, i + 2);                                                                  \
-            BLOAD_FROW(T, i + 3);                                                                  \
-        }                                                                                          \
-        for (; i < n; i++)                                                                         \
-            BLOAD_FROW(T, i);                                                                      \
-        return anyn != 0;                                                                          \
-    } while (0)
+#define BLOAD_INT(T, NULLPAT, CONV) BLOAD_COL(T, i, nim, NULLPAT, nim &(x == (T)(NULLPAT)), CONV)
+#define BLOAD_FLT(T)                BLOAD_COL(T, f, 0, 0, 0, x)
 
 /* base already includes the column offset; returns the slot's nn */
 static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows, unsigned ctype,
