@@ -1235,7 +1235,14 @@ typedef struct bws {
     size_t key_ofs[GC_BATCH_COLS];
     uint32_t key_path[GC_BATCH_COLS];
     uint8_t key_ctype[GC_BATCH_COLS], key_flags[GC_BATCH_COLS];
+    /* the unit that last used each cached column (stamp): in a shared table pass the units
+     * of a block take turns in one workspace, and the columns of the block's rows one unit
+     * loaded stay cached for the next (unit_next); when the cache is full, a column no
+     * earlier instruction of the running unit used is the one replaced */
+    uint32_t key_stamp[GC_BATCH_COLS];
+    uint32_t stamp;
     int ncol;
+    int partial; /* the cache holds columns of only the rows that passed a `where` */
 } bws;
 
 /* A block's caches start empty: new rows (or the rows that passed `where`). */
@@ -1244,6 +1251,37 @@ static inline void bws_reset(bws *w)
     w->ncol = 0;
     w->pvalid = 0;
     w->ident_ok = 0;
+    w->partial = 0;
+}
+
+/* The next unit of the same block in a shared pass (after bws_reset at the block's start):
+ * the columns of the block's own rows stay cached (they are the same bytes whichever unit
+ * reads them); the path vectors and the columns read through them are forgotten, as path
+ * numbers are each program's own, and so is everything when the previous unit compacted
+ * its rows. */
+static inline void bws_next_unit(bws *w)
+{
+    if (w->partial) {
+        bws_reset(w);
+    } else {
+        for (int c = 0; c < w->ncol; c++)
+            if (w->key_path[c] != 0)
+                w->key_path[c] = UINT32_MAX; /* no path has this number */
+        w->pvalid = 0;
+    }
+    w->stamp++;
+}
+
+/* A cache entry for a new column: a free one, else one the running unit has not used
+ * (not on its stack); -1 when every entry is the running unit's (a pool slot then) */
+static inline int bws_new_col(bws *w)
+{
+    if (w->ncol < GC_BATCH_COLS)
+        return w->ncol++;
+    for (int c = 0; c < GC_BATCH_COLS; c++)
+        if (w->key_stamp[c] != w->stamp)
+            return c;
+    return -1;
 }
 
 /* Allocate a workspace for programs of at most `stack` stack slots and `npaths` paths. */
@@ -1277,6 +1315,7 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
     w->col = sl + npool;
     w->preg = preg;
     w->npaths = npaths;
+    w->stamp = 0;
     bws_reset(w);
     return w;
 }
@@ -1307,18 +1346,21 @@ static inline void bs_drop(bws *w, const bslot *s)
 }
 
 /* Column ofs (ctype, flags) of the current rows: cached, or loaded into a pool slot (when
- * the cache is full; the caller drops it). */
+ * the cache is full of the running unit's columns; the caller drops it). */
 static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
                          size_t ofs, unsigned ctype, unsigned flags)
 {
     flags &= GC_CF_NULL_IF_MAX; /* the only flag a load reads: one cache entry per column */
     for (int c = 0; c < w->ncol; c++)
         if (w->key_ofs[c] == ofs && w->key_path[c] == 0 && w->key_ctype[c] == ctype &&
-            w->key_flags[c] == flags)
+            w->key_flags[c] == flags) {
+            w->key_stamp[c] = w->stamp;
             return &w->col[c];
+        }
     bslot *d;
-    if (w->ncol < GC_BATCH_COLS) {
-        int c = w->ncol++;
+    const int c = bws_new_col(w);
+    if (c >= 0) {
+        w->key_stamp[c] = w->stamp;
         w->key_ofs[c] = ofs;
         w->key_path[c] = 0;
         w->key_ctype[c] = (uint8_t)ctype;
@@ -1878,14 +1920,15 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 while (c < w->ncol && !(w->key_path[c] == path && w->key_ofs[c] == in->k.u &&
                                         w->key_ctype[c] == in->ctype && w->key_flags[c] == flags))
                     c++;
-                if (c < w->ncol) {
+                if (c < w->ncol) { /* this unit's entry: bws_next_unit forgot the others' */
                     stk[sp++] = &w->col[c];
                     break;
                 }
             }
             bslot *d;
-            if (path && w->ncol < GC_BATCH_COLS) {
-                const int c = w->ncol++;
+            const int c = path ? bws_new_col(w) : -1;
+            if (c >= 0) {
+                w->key_stamp[c] = w->stamp;
                 w->key_ofs[c] = in->k.u;
                 w->key_path[c] = path;
                 w->key_ctype[c] = in->ctype;
@@ -2693,7 +2736,7 @@ static GC_VEC void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv
     const int64_t *rows = NULL; /* the rows expect runs on when compacted (else r0..) */
     const uint8_t *mask = NULL; /* else, when some rows failed `where`: the ones that passed */
     int m = n;
-    bws_reset(bw);
+    bws_next_unit(bw);
     if (u->where.code) {
         const bslot *ws = run_batch(e, &u->where, k, r0, NULL, n, bw);
         m = where_pass(ws, n, bw->pass);
@@ -2712,6 +2755,7 @@ static GC_VEC void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv
                         bw->cur[j++] = (int64_t)(r0 + (size_t)i);
                 rows = bw->cur;
                 bws_reset(bw); /* the cached columns and paths are of all n rows */
+                bw->partial = 1;
             }
         }
     }
@@ -2782,8 +2826,10 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
                     return -1;
                 }
             }
-            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH)
+            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
+                bws_reset(bw);
                 unit_block(&e, bw, k, r0, cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH, lv, a);
+            }
             continue;
         }
         for (size_t r = 0; r < cnt; r++) {
@@ -3259,6 +3305,7 @@ int gc_inv_eval_level_all(const gc_inv_set *s, const size_t *idx, size_t n, cons
             }
             if (nc)
                 memo_block(&mm, &me, claim, nc, r0, nb, mw);
+            bws_reset(gw); /* the members' cache starts empty at each block */
             for (size_t m = 0; m < nm; m++) {
                 const size_t q = members[m];
                 double t0 = seconds ? mono_now() : 0;
