@@ -1167,6 +1167,8 @@ static GC_VEC void parent_step(const uint8_t *base, size_t stride, const int64_t
 }
 
 #define GC_BATCH_COLS 24
+/* literals kept as whole slots in a workspace (bws.lit) */
+#define GC_BATCH_LITS 8
 /* row paths a block keeps (gc_inv_assign_paths numbers at most this many per program pair) */
 #define GC_BATCH_PATHS 64
 
@@ -1241,6 +1243,12 @@ typedef struct bws {
      * earlier instruction of the running unit used is the one replaced */
     uint32_t key_stamp[GC_BATCH_COLS];
     uint32_t stamp;
+    /* literals (PUSH_I / PUSH_F): a slot of GC_BATCH copies of each, filled at its first use
+     * and kept for the workspace's life (a literal is the same in every block and unit, and
+     * no instruction writes an operand), instead of a pool slot filled at every use */
+    bslot *lit; /* GC_BATCH_LITS slots after the cached columns */
+    int64_t lit_bits[GC_BATCH_LITS];
+    int nlit;
     int ncol;
     int partial; /* the cache holds columns of only the rows that passed a `where` */
 } bws;
@@ -1292,7 +1300,7 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
      * full cache could not keep */
     const int npool = (int)stack + 4;
     bws *w = malloc(sizeof *w);
-    bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS) * sizeof *sl);
+    bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS + GC_BATCH_LITS) * sizeof *sl);
     bslot **fr = malloc((size_t)npool * sizeof *fr);
     int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
     int16_t *prun_n = npaths ? malloc((size_t)npaths * sizeof *prun_n) : NULL;
@@ -1313,6 +1321,8 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
     w->npool = npool;
     w->nfree = 0;
     w->col = sl + npool;
+    w->lit = w->col + GC_BATCH_COLS;
+    w->nlit = 0;
     w->preg = preg;
     w->npaths = npaths;
     w->stamp = 0;
@@ -1891,10 +1901,27 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             return stk[sp - 1];
         case GC_I_PUSH_I:
         case GC_I_PUSH_F: {
-            bslot *s = bs_take(w);
+            /* the union's bits: an integer or a double (the same bits are the same slot) */
+            const int64_t bits = in->k.i;
+            int l = 0;
+            while (l < w->nlit && w->lit_bits[l] != bits)
+                l++;
+            if (l < w->nlit) {
+                stk[sp++] = &w->lit[l];
+                break;
+            }
+            bslot *s;
+            int m = n;
+            if (w->nlit < GC_BATCH_LITS) {
+                s = &w->lit[w->nlit];
+                w->lit_bits[w->nlit++] = bits;
+                m = GC_BATCH; /* whole: later blocks may be longer */
+            } else {
+                s = bs_take(w);
+            }
             s->nn = 0;
-            for (int i = 0; i < n; i++)
-                s->v[i].i = in->k.i; /* the union's bits: an integer or a double */
+            for (int i = 0; i < m; i++)
+                s->v[i].i = bits;
             stk[sp++] = s;
             break;
         }
