@@ -658,6 +658,52 @@ Test(inv_diff, grouped_evaluation_matches_each_alone)
     }
 }
 
+/* In a shared pass the units of a block take turns in one workspace, and the columns of the
+ * block's rows one unit loaded stay cached for the next. The first unit here fills the cache
+ * (GC_BATCH_COLS, 24 entries) with all 16 columns and 8 through `parent`; the second finds file_ofs
+ * there, keeps it on its stack and then needs entries for columns through `parent` (and a third
+ * compacts its rows with a rare `where` before a fourth reads the same columns of all rows): a
+ * replaced entry that the running unit still holds, a path column kept from another unit's program,
+ * or a compacted column kept for the next unit would each give another result than each invariant
+ * alone. */
+Test(inv_diff, a_shared_pass_keeps_only_what_the_next_unit_may_read)
+{
+    link_runs = 0;
+    make_tables(1300, 300, 40);
+    static const char *const exprs[][2] = {
+        {NULL, "file_ofs + parent_row + b + u8 + s8 + u16 + s16 + u32 + s32 + u64 + s64 + f32 + "
+               "f64 + n32 + n8 + ns16 + parent.u8 + parent.s8 + parent.u16 + parent.s16 + "
+               "parent.u32 + parent.s32 + parent.u64 + parent.s64 != 7"},
+        {NULL, "file_ofs != parent.file_ofs and u8 + parent.u16 + parent.s16 + parent.u32 + "
+               "parent.gp.s32 != s8 + parent.gp.u8"},
+        {"u8 % 16 == 3", "u16 + parent.u16 != s16 + n32"},
+        {NULL, "u16 + parent.u16 != s16 + n32 or u8 % 16 == 3"},
+        {NULL, "parent.u16 + u32 != parent.s16 + parent.gp.u16"},
+    };
+    enum { NI = GC_COUNTOF(exprs) };
+    char yaml[1 << 13];
+    int o = snprintf(yaml, sizeof yaml, "invariants:\n");
+    for (int j = 0; j < NI; j++) {
+        o += snprintf(yaml + o, sizeof yaml - (size_t)o,
+                      "  - id: d.k%d\n    why: w\n    table: t.child\n", j);
+        if (exprs[j][0])
+            o += snprintf(yaml + o, sizeof yaml - (size_t)o, "    where: %s\n", exprs[j][0]);
+        o += snprintf(yaml + o, sizeof yaml - (size_t)o, "    expect: %s\n", exprs[j][1]);
+    }
+    gc_inv_set *s = load(yaml);
+    gc_inv_result grouped[NI], alone[NI];
+    const size_t idx[NI] = {0, 1, 2, 3, 4};
+    cr_assert_eq(gc_inv_eval_level_many(s, idx, NI, tables, 2, 50, grouped, NULL), 0);
+    for (size_t j = 0; j < NI; j++) {
+        cr_assert_eq(gc_inv_eval_level(s, j, tables, 2, 50, &alone[j]), 0);
+        expect_same(&grouped[j], &alone[j], yaml);
+        cr_assert_gt(alone[j].checked, 0, "%s", exprs[j][1]);
+        gc_inv_result_free(&grouped[j]);
+        gc_inv_result_free(&alone[j]);
+    }
+    gc_inv_free(s);
+}
+
 Test(inv_diff, integer_to_double_is_exact_at_the_fast_conversion_bounds)
 {
     /* block 0 within +-2^51 (the vector conversion), block 1 up to +-2^52 (past it, where the

@@ -1014,56 +1014,50 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
 /* One element of bload's loops, which are unrolled four times by hand: GCC vectorised the
  * rolled strided loops into long insert and blend sequences (level 3's column loads: 62.5 M
  * instructions rolled, 46.7 M with the first loop unrolled). */
-#define BLOAD_NIM(T, NULLPAT, CONV, I)                                                             \
+#define BLOAD_NIM(T, F, NULLPAT, CONV, I)                                                          \
     do {                                                                                           \
         T x;                                                                                       \
         memcpy(&x, base + (size_t)(I)*stride, sizeof x);                                           \
         const uint8_t z = (uint8_t)(x == (T)(NULLPAT));                                            \
         nl[I] = z;                                                                                 \
         anyn |= z;                                                                                 \
-        v[I].i = CONV;                                                                             \
+        v[I].F = CONV;                                                                             \
     } while (0)
-#define BLOAD_ROW(T, NULLPAT, CONV, I)                                                             \
+/* ISNULL(x): whether a present row's value is null (0 for a float column) */
+#define BLOAD_ROW(T, F, ISNULL, CONV, I)                                                           \
     do {                                                                                           \
         const int64_t r = rows[I];                                                                 \
         const int miss = r < 0;                                                                    \
         T x;                                                                                       \
         memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
-        const uint8_t z = (uint8_t)(miss | (nim & (x == (T)(NULLPAT))));                           \
+        const uint8_t z = (uint8_t)(miss | (ISNULL));                                              \
         nl[I] = z;                                                                                 \
         anyn |= z;                                                                                 \
-        v[I].i = CONV;                                                                             \
+        v[I].F = CONV;                                                                             \
     } while (0)
-#define BLOAD_FROW(T, I)                                                                           \
+/* One column's loads into the slot's field F (i or f). NIM: whether the null pattern applies
+ * (always 0 for a float column, which is never null by pattern: only a missing row is; the
+ * compiler then drops the pattern loop and test). */
+#define BLOAD_COL(T, F, NIM, NULLPAT, ISNULL, CONV)                                                \
     do {                                                                                           \
-        const int64_t r = rows[I];                                                                 \
-        const int miss = r < 0;                                                                    \
-        T x;                                                                                       \
-        memcpy(&x, base + (size_t)(miss ? 0 : r) * stride, sizeof x);                              \
-        nl[I] = (uint8_t)miss;                                                                     \
-        anyn |= (uint8_t)miss;                                                                     \
-        v[I].f = x;                                                                                \
-    } while (0)
-#define BLOAD_INT(T, NULLPAT, CONV)                                                                \
-    do {                                                                                           \
-        if (!rows && !nim) {                                                                       \
+        if (!rows && !(NIM)) {                                                                     \
             const uint8_t *p = base;                                                               \
             int i = 0;                                                                             \
             for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
                 T x;                                                                               \
                 memcpy(&x, p, sizeof x);                                                           \
-                v[i].i = CONV;                                                                     \
+                v[i].F = CONV;                                                                     \
                 memcpy(&x, p + stride, sizeof x);                                                  \
-                v[i + 1].i = CONV;                                                                 \
+                v[i + 1].F = CONV;                                                                 \
                 memcpy(&x, p + 2 * stride, sizeof x);                                              \
-                v[i + 2].i = CONV;                                                                 \
+                v[i + 2].F = CONV;                                                                 \
                 memcpy(&x, p + 3 * stride, sizeof x);                                              \
-                v[i + 3].i = CONV;                                                                 \
+                v[i + 3].F = CONV;                                                                 \
             }                                                                                      \
             for (; i < n; i++, p += stride) {                                                      \
                 T x;                                                                               \
                 memcpy(&x, p, sizeof x);                                                           \
-                v[i].i = CONV;                                                                     \
+                v[i].F = CONV;                                                                     \
             }                                                                                      \
             return 0;                                                                              \
         }                                                                                          \
@@ -1071,55 +1065,21 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
         int i = 0;                                                                                 \
         if (!rows) {                                                                               \
             for (; i < n; i++)                                                                     \
-                BLOAD_NIM(T, NULLPAT, CONV, i);                                                    \
+                BLOAD_NIM(T, F, NULLPAT, CONV, i);                                                 \
             return anyn != 0;                                                                      \
         }                                                                                          \
         for (; i + 4 <= n; i += 4) {                                                               \
-            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 1);                                                    \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 2);                                                    \
-            BLOAD_ROW(T, NULLPAT, CONV, i + 3);                                                    \
+            BLOAD_ROW(T, F, ISNULL, CONV, i);                                                      \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 1);                                                  \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 2);                                                  \
+            BLOAD_ROW(T, F, ISNULL, CONV, i + 3);                                                  \
         }                                                                                          \
         for (; i < n; i++)                                                                         \
-            BLOAD_ROW(T, NULLPAT, CONV, i);                                                        \
+            BLOAD_ROW(T, F, ISNULL, CONV, i);                                                      \
         return anyn != 0;                                                                          \
     } while (0)
-
-/* float columns are never null by pattern: only a missing row is */
-#define BLOAD_FLT(T)                                                                               \
-    do {                                                                                           \
-        int i = 0;                                                                                 \
-        if (!rows) {                                                                               \
-            const uint8_t *p = base;                                                               \
-            for (; i + 4 <= n; i += 4, p += 4 * stride) {                                          \
-                T x;                                                                               \
-                memcpy(&x, p, sizeof x);                                                           \
-                v[i].f = x;                                                                        \
-                memcpy(&x, p + stride, sizeof x);                                                  \
-                v[i + 1].f = x;                                                                    \
-                memcpy(&x, p + 2 * stride, sizeof x);                                              \
-                v[i + 2].f = x;                                                                    \
-                memcpy(&x, p + 3 * stride, sizeof x);                                              \
-                v[i + 3].f = x;                                                                    \
-            }                                                                                      \
-            for (; i < n; i++, p += stride) {                                                      \
-                T x;                                                                               \
-                memcpy(&x, p, sizeof x);                                                           \
-                v[i].f = x;                                                                        \
-            }                                                                                      \
-            return 0;                                                                              \
-        }                                                                                          \
-        uint8_t anyn = 0;                                                                          \
-        for (; i + 4 <= n; i += 4) {                                                               \
-            BLOAD_FROW(T, i);                                                                      \
-            BLOAD_FROW(T, i + 1);                                                                  \
-            BLOAD_FROW(T, i + 2);                                                                  \
-            BLOAD_FROW(T, i + 3);                                                                  \
-        }                                                                                          \
-        for (; i < n; i++)                                                                         \
-            BLOAD_FROW(T, i);                                                                      \
-        return anyn != 0;                                                                          \
-    } while (0)
+#define BLOAD_INT(T, NULLPAT, CONV) BLOAD_COL(T, i, nim, NULLPAT, nim &(x == (T)(NULLPAT)), CONV)
+#define BLOAD_FLT(T)                BLOAD_COL(T, f, 0, 0, 0, x)
 
 /* base already includes the column offset; returns the slot's nn */
 static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows, unsigned ctype,
@@ -1207,6 +1167,8 @@ static GC_VEC void parent_step(const uint8_t *base, size_t stride, const int64_t
 }
 
 #define GC_BATCH_COLS 24
+/* literals kept as whole slots in a workspace (bws.lit) */
+#define GC_BATCH_LITS 8
 /* row paths a block keeps (gc_inv_assign_paths numbers at most this many per program pair) */
 #define GC_BATCH_PATHS 64
 
@@ -1275,7 +1237,20 @@ typedef struct bws {
     size_t key_ofs[GC_BATCH_COLS];
     uint32_t key_path[GC_BATCH_COLS];
     uint8_t key_ctype[GC_BATCH_COLS], key_flags[GC_BATCH_COLS];
+    /* the unit that last used each cached column (stamp): in a shared table pass the units
+     * of a block take turns in one workspace, and the columns of the block's rows one unit
+     * loaded stay cached for the next (unit_next); when the cache is full, a column no
+     * earlier instruction of the running unit used is the one replaced */
+    uint32_t key_stamp[GC_BATCH_COLS];
+    uint32_t stamp;
+    /* literals (PUSH_I / PUSH_F): a slot of GC_BATCH copies of each, filled at its first use
+     * and kept for the workspace's life (a literal is the same in every block and unit, and
+     * no instruction writes an operand), instead of a pool slot filled at every use */
+    bslot *lit; /* GC_BATCH_LITS slots after the cached columns */
+    int64_t lit_bits[GC_BATCH_LITS];
+    int nlit;
     int ncol;
+    int partial; /* the cache holds columns of only the rows that passed a `where` */
 } bws;
 
 /* A block's caches start empty: new rows (or the rows that passed `where`). */
@@ -1284,6 +1259,37 @@ static inline void bws_reset(bws *w)
     w->ncol = 0;
     w->pvalid = 0;
     w->ident_ok = 0;
+    w->partial = 0;
+}
+
+/* The next unit of the same block in a shared pass (after bws_reset at the block's start):
+ * the columns of the block's own rows stay cached (they are the same bytes whichever unit
+ * reads them); the path vectors and the columns read through them are forgotten, as path
+ * numbers are each program's own, and so is everything when the previous unit compacted
+ * its rows. */
+static inline void bws_next_unit(bws *w)
+{
+    if (w->partial) {
+        bws_reset(w);
+    } else {
+        for (int c = 0; c < w->ncol; c++)
+            if (w->key_path[c] != 0)
+                w->key_path[c] = UINT32_MAX; /* no path has this number */
+        w->pvalid = 0;
+    }
+    w->stamp++;
+}
+
+/* A cache entry for a new column: a free one, else one the running unit has not used
+ * (not on its stack); -1 when every entry is the running unit's (a pool slot then) */
+static inline int bws_new_col(bws *w)
+{
+    if (w->ncol < GC_BATCH_COLS)
+        return w->ncol++;
+    for (int c = 0; c < GC_BATCH_COLS; c++)
+        if (w->key_stamp[c] != w->stamp)
+            return c;
+    return -1;
 }
 
 /* Allocate a workspace for programs of at most `stack` stack slots and `npaths` paths. */
@@ -1294,7 +1300,7 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
      * full cache could not keep */
     const int npool = (int)stack + 4;
     bws *w = malloc(sizeof *w);
-    bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS) * sizeof *sl);
+    bslot *sl = malloc(((size_t)npool + GC_BATCH_COLS + GC_BATCH_LITS) * sizeof *sl);
     bslot **fr = malloc((size_t)npool * sizeof *fr);
     int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
     int16_t *prun_n = npaths ? malloc((size_t)npaths * sizeof *prun_n) : NULL;
@@ -1315,8 +1321,11 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
     w->npool = npool;
     w->nfree = 0;
     w->col = sl + npool;
+    w->lit = w->col + GC_BATCH_COLS;
+    w->nlit = 0;
     w->preg = preg;
     w->npaths = npaths;
+    w->stamp = 0;
     bws_reset(w);
     return w;
 }
@@ -1347,18 +1356,21 @@ static inline void bs_drop(bws *w, const bslot *s)
 }
 
 /* Column ofs (ctype, flags) of the current rows: cached, or loaded into a pool slot (when
- * the cache is full; the caller drops it). */
+ * the cache is full of the running unit's columns; the caller drops it). */
 static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const int64_t *cur, int n,
                          size_t ofs, unsigned ctype, unsigned flags)
 {
     flags &= GC_CF_NULL_IF_MAX; /* the only flag a load reads: one cache entry per column */
     for (int c = 0; c < w->ncol; c++)
         if (w->key_ofs[c] == ofs && w->key_path[c] == 0 && w->key_ctype[c] == ctype &&
-            w->key_flags[c] == flags)
+            w->key_flags[c] == flags) {
+            w->key_stamp[c] = w->stamp;
             return &w->col[c];
+        }
     bslot *d;
-    if (w->ncol < GC_BATCH_COLS) {
-        int c = w->ncol++;
+    const int c = bws_new_col(w);
+    if (c >= 0) {
+        w->key_stamp[c] = w->stamp;
         w->key_ofs[c] = ofs;
         w->key_path[c] = 0;
         w->key_ctype[c] = (uint8_t)ctype;
@@ -1889,10 +1901,27 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             return stk[sp - 1];
         case GC_I_PUSH_I:
         case GC_I_PUSH_F: {
-            bslot *s = bs_take(w);
+            /* the union's bits: an integer or a double (the same bits are the same slot) */
+            const int64_t bits = in->k.i;
+            int l = 0;
+            while (l < w->nlit && w->lit_bits[l] != bits)
+                l++;
+            if (l < w->nlit) {
+                stk[sp++] = &w->lit[l];
+                break;
+            }
+            bslot *s;
+            int m = n;
+            if (w->nlit < GC_BATCH_LITS) {
+                s = &w->lit[w->nlit];
+                w->lit_bits[w->nlit++] = bits;
+                m = GC_BATCH; /* whole: later blocks may be longer */
+            } else {
+                s = bs_take(w);
+            }
             s->nn = 0;
-            for (int i = 0; i < n; i++)
-                s->v[i].i = in->k.i; /* the union's bits: an integer or a double */
+            for (int i = 0; i < m; i++)
+                s->v[i].i = bits;
             stk[sp++] = s;
             break;
         }
@@ -1918,14 +1947,15 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 while (c < w->ncol && !(w->key_path[c] == path && w->key_ofs[c] == in->k.u &&
                                         w->key_ctype[c] == in->ctype && w->key_flags[c] == flags))
                     c++;
-                if (c < w->ncol) {
+                if (c < w->ncol) { /* this unit's entry: bws_next_unit forgot the others' */
                     stk[sp++] = &w->col[c];
                     break;
                 }
             }
             bslot *d;
-            if (path && w->ncol < GC_BATCH_COLS) {
-                const int c = w->ncol++;
+            const int c = path ? bws_new_col(w) : -1;
+            if (c >= 0) {
+                w->key_stamp[c] = w->stamp;
                 w->key_ofs[c] = in->k.u;
                 w->key_path[c] = path;
                 w->key_ctype[c] = in->ctype;
@@ -2733,7 +2763,7 @@ static GC_VEC void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv
     const int64_t *rows = NULL; /* the rows expect runs on when compacted (else r0..) */
     const uint8_t *mask = NULL; /* else, when some rows failed `where`: the ones that passed */
     int m = n;
-    bws_reset(bw);
+    bws_next_unit(bw);
     if (u->where.code) {
         const bslot *ws = run_batch(e, &u->where, k, r0, NULL, n, bw);
         m = where_pass(ws, n, bw->pass);
@@ -2752,6 +2782,7 @@ static GC_VEC void unit_block(ev *e, bws *bw, size_t k, size_t r0, int n, int lv
                         bw->cur[j++] = (int64_t)(r0 + (size_t)i);
                 rows = bw->cur;
                 bws_reset(bw); /* the cached columns and paths are of all n rows */
+                bw->partial = 1;
             }
         }
     }
@@ -2822,8 +2853,10 @@ static int eval_unit(const gc_inv_set *s, const gc_unit *u, const gc_table *cons
                     return -1;
                 }
             }
-            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH)
+            for (size_t r0 = 0; r0 < cnt; r0 += GC_BATCH) {
+                bws_reset(bw);
                 unit_block(&e, bw, k, r0, cnt - r0 < GC_BATCH ? (int)(cnt - r0) : GC_BATCH, lv, a);
+            }
             continue;
         }
         for (size_t r = 0; r < cnt; r++) {
@@ -3299,6 +3332,7 @@ int gc_inv_eval_level_all(const gc_inv_set *s, const size_t *idx, size_t n, cons
             }
             if (nc)
                 memo_block(&mm, &me, claim, nc, r0, nb, mw);
+            bws_reset(gw); /* the members' cache starts empty at each block */
             for (size_t m = 0; m < nm; m++) {
                 const size_t q = members[m];
                 double t0 = seconds ? mono_now() : 0;
