@@ -78,6 +78,8 @@ typedef struct big_block {
     uint8_t *origin; /* start of the mapping it was cut from: pieces of one mapping rejoin */
     size_t pad;      /* live: bytes its mapping was rounded up by, perhaps not resident yet */
     bool moving;     /* live: gc_big_realloc is moving its pages */
+    bool whole;      /* cached: every page resident and the length whole huge pages, so its
+                      * huge pages can be moved out one by one from its end (fill_holes) */
 } big_block;
 
 /* The bound of the cache. What the cache adds to the process's resident
@@ -175,6 +177,31 @@ static uint8_t *map_fresh(size_t len)
  * (mremap: no byte is copied, resident pages stay resident, huge pages stay
  * whole), else by mapping anew and copying. NULL on failure, p then
  * unchanged. *how: 0 in place, 1 moved, 2 copied. */
+#if BIG_CAN_MREMAP
+/* Moves the pages of [from, from + n) to [to, to + n) (to reserved or mapped; both 2 MiB-aligned)
+ * one kernel mapping at a time, and returns the bytes moved (n unless a move failed). A block
+ * that gave pages to the cache (donate_locked) or took some from it (fill_holes) is several
+ * kernel mappings, and one mremap moves one mapping only. Pieces are whole 2 MiB (a huge page
+ * moves whole) or, within 2 MiB where a mapping ends (a growth in place at an unaligned size),
+ * single pages. */
+static size_t move_range(uint8_t *from, uint8_t *to, size_t n)
+{
+    size_t page = page_bytes(), off = 0;
+    while (off < n) {
+        size_t k = n - off < HUGE_BYTES ? n - off : HUGE_BYTES;
+        if (mremap(from + off, k, k, MREMAP_MAYMOVE | MREMAP_FIXED, to + off) != MAP_FAILED) {
+            off += k;
+            continue;
+        }
+        for (size_t j = 0; j < k; j += page, off += page)
+            if (mremap(from + off, page, page, MREMAP_MAYMOVE | MREMAP_FIXED, to + off) ==
+                MAP_FAILED)
+                return off;
+    }
+    return off;
+}
+#endif
+
 static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
 {
     *how = 0;
@@ -183,12 +210,37 @@ static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
         advise_huge(p, len);
         return p;
     }
+#ifdef MAP_FIXED_NOREPLACE
+    /* several kernel mappings (see move_range), with free address space after them: grown in
+     * place by one more */
+    void *t = mmap(p + old, len - old, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (t == p + old) {
+        advise_huge(p, len);
+        return p;
+    }
+    if (t != MAP_FAILED) /* a kernel before 4.17 took the address as a hint */
+        munmap(t, len - old);
+#endif
     uint8_t *r = map_aligned(len, PROT_NONE);
     if (r) {
         if (mremap(p, old, len, MREMAP_MAYMOVE | MREMAP_FIXED, r) != MAP_FAILED) {
             advise_huge(r, len);
             *how = 1;
             return r;
+        }
+        /* several kernel mappings: the new part mapped first, then the pages moved a mapping
+         * at a time; a move that fails is undone (the ranges it vacated are free) */
+        if (mmap(r + old, len - old, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
+            size_t moved = move_range(p, r, old);
+            if (moved == old) {
+                advise_huge(r, len);
+                *how = 1;
+                return r;
+            }
+            if (move_range(r, p, moved) != moved)
+                abort(); /* p would have a hole in it: nothing can be done about that */
         }
         munmap(r, len);
     }
@@ -367,10 +419,125 @@ static bool add_live_locked(const big_block *b)
     return true;
 }
 
+#if BIG_CAN_MREMAP && BIG_CAN_CACHE
+/* The pages a discard gives up are moved, not freed: the whole huge pages [lo, lo + len) of a
+ * live mapped block (lo 2 MiB-aligned, len a multiple of 2 MiB) become a cached block of their
+ * own, at a new address, with their pages resident, and the block gets empty pages in their
+ * place (they read as zeros, as after MADV_DONTNEED). Why: a discarded page was given back and
+ * the next block to use that memory had it cleared again by the kernel. A level's compressed
+ * core_data (9-17 MB) and its class geometry (up to 26 MB) were discarded for the peak and
+ * cleared again for the next level's file and core_data, ~690 MB a retail sweep, 11% of its
+ * CPU profile in clear_page_erms (docs/performance.md, lead31); fill_holes moves the cached
+ * pages into those blocks instead. The cache's bound (evict_locked) still holds: the pages
+ * count as cached, and are unmapped, oldest first, while the process is above its peak.
+ * Lock held; false when it cannot be done (the caller then discards as before). */
+static bool donate_locked(uint8_t *lo, size_t len)
+{
+    if (cache_limit < len || ncache == CACHE_MAX || statm_fd == -1)
+        return false;
+    uint8_t *r = map_aligned(len, PROT_NONE);
+    if (!r)
+        return false;
+    if (mremap(lo, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, r) == MAP_FAILED) {
+        munmap(r, len);
+        return false;
+    }
+    /* the range just vacated, mapped again: no page yet */
+    if (mmap(lo, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+        MAP_FAILED) {
+        /* the pages go back where they were (the range is free: the same call that vacated
+         * it took no new mapping); a live block with a hole in it would fault on its next read */
+        if (mremap(r, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, lo) == MAP_FAILED)
+            abort();
+        return false;
+    }
+    advise_huge(lo, len);
+    big_block c;
+    memset(&c, 0, sizeof c);
+    c.p = c.origin = r;
+    c.len = len;
+    c.res = resident_bytes(r, len);
+    c.whole = c.res == len;
+    cache_add_locked(&c);
+    counts.donated_bytes += len;
+    return true;
+}
+
+/* Gives the empty 2 MiB pages of [p, p + len) (p 2 MiB-aligned: a mapped block's start; only
+ * pages wholly inside the range) huge pages of whole cached blocks, moved from their ends by
+ * mremap (the page tables move, no byte is written), oldest cached block first: they would be
+ * evicted first. A page with any resident part is left as it is. Returns the bytes moved; the
+ * moved pages hold their last owner's bytes, like a recycled block. Lock not held. */
+static size_t fill_holes(uint8_t *p, size_t len)
+{
+    size_t page = page_bytes(), per = HUGE_BYTES / page, moved = 0;
+    if (per > 512 || len < HUGE_BYTES)
+        return 0;
+    for (size_t at = 0; at + HUGE_BYTES <= len;) {
+        /* up to 32 empty huge pages, found with mincore (per 4 KiB page) */
+        uint8_t *dst[32], *src[32];
+        size_t nh = 0;
+        unsigned char vec[512];
+        for (; at + HUGE_BYTES <= len && nh < 32; at += HUGE_BYTES) {
+            if (mincore(p + at, HUGE_BYTES, vec) != 0)
+                return moved;
+            size_t k = 0;
+            while (k < per && !(vec[k] & 1))
+                k++;
+            if (k == per)
+                dst[nh++] = p + at;
+        }
+        if (!nh)
+            continue;
+        size_t ns = 0;
+        pthread_mutex_lock(&big_mu);
+        for (size_t i = 0; i < ncache && ns < nh;) {
+            big_block *c = &cache[i];
+            if (!c->whole) {
+                i++;
+                continue;
+            }
+            src[ns++] = c->p + c->len - HUGE_BYTES;
+            c->len -= HUGE_BYTES;
+            c->res -= HUGE_BYTES;
+            cached_bytes -= HUGE_BYTES;
+            cached_res -= HUGE_BYTES;
+            if (c->len == 0)
+                cache_remove_locked(i); /* the next block moves into i */
+        }
+        pthread_mutex_unlock(&big_mu);
+        /* the pages taken are no longer the cache's: nobody else can reach them */
+        for (size_t k = 0; k < ns; k++) {
+            if (mremap(src[k], HUGE_BYTES, HUGE_BYTES, MREMAP_MAYMOVE | MREMAP_FIXED, dst[k]) ==
+                MAP_FAILED) {
+                munmap(src[k], HUGE_BYTES); /* the hole stays: faulted or populated as before */
+                continue;
+            }
+            moved += HUGE_BYTES;
+        }
+        if (ns < nh)
+            break; /* no whole cached block left */
+    }
+    if (moved) {
+        pthread_mutex_lock(&big_mu);
+        counts.moved_bytes += moved;
+        pthread_mutex_unlock(&big_mu);
+    }
+    return moved;
+}
+#else
+static size_t fill_holes(uint8_t *p, size_t len)
+{
+    (void)p;
+    (void)len;
+    return 0;
+}
+#endif
+
 /* A mapped block of n bytes, or NULL (the caller then uses malloc).
  * *fresh: its bytes are zero (a new mapping), else recycled. populate:
  * fault its pages in now. */
-static uint8_t *big_map(size_t n, bool *fresh, bool populate)
+static uint8_t *big_map(size_t n, bool *fresh, bool populate, bool fill)
 {
 #if BIG_CAN_MAP
     size_t page = page_bytes();
@@ -409,6 +576,7 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
             tail.len = b.len - cut;
 #if BIG_CAN_CACHE
             tail.res = resident_bytes(tail.p, tail.len);
+            tail.whole = tail.res == tail.len && tail.len % HUGE_BYTES == 0;
 #endif
             cache_add_locked(&tail);
             b.len = cut;
@@ -449,6 +617,16 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     b.pad = rounded ? maplen - len : 0;
     b.res = 0;
     b.moving = false;
+    b.whole = false;
+    /* the empty huge pages it is about to use, from the cache (not cleared); a block of
+     * calloc's stays as it is: its bytes must be zero */
+    size_t moved = 0;
+    if (fill) {
+        size_t span = round_up(b.used, HUGE_BYTES);
+        moved = fill_holes(b.p, span < b.len ? span : b.len);
+        if (moved)
+            *fresh = false;
+    }
 #if BIG_CAN_POPULATE
     /* One call faults in every page not yet resident, instead of one
      * exception per 4 KiB page as the caller writes (on the 2-vCPU VM of
@@ -461,6 +639,7 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     if (populate) {
 #if BIG_CAN_CACHE
         cleared = *fresh ? b.used : b.used - resident_bytes(b.p, b.used);
+        (void)moved;
 #else
         cleared = b.used;
 #endif
@@ -514,7 +693,7 @@ static void *big_alloc(size_t n, bool populate)
     if (n == 0)
         n = 1;
     bool fresh;
-    void *p = want_map(n) ? big_map(n, &fresh, populate) : NULL;
+    void *p = want_map(n) ? big_map(n, &fresh, populate, true) : NULL;
     return p ? p : malloc(n);
 }
 
@@ -536,7 +715,7 @@ void *gc_big_calloc(size_t count, size_t size)
     if (n == 0)
         n = 1;
     bool fresh = false;
-    void *p = want_map(n) ? big_map(n, &fresh, false) : NULL;
+    void *p = want_map(n) ? big_map(n, &fresh, false, false) : NULL;
     if (!p)
         return calloc(1, n);
     if (!fresh) /* a recycled block holds its last owner's bytes */
@@ -580,6 +759,7 @@ void gc_big_free(void *p)
 #if BIG_CAN_CACHE
     if (cache_limit > 0 && statm_fd != -1) {
         b.res = resident_bytes(b.p, b.len);
+        b.whole = b.res == b.len && b.len % HUGE_BYTES == 0;
         keep = b.res <= cache_limit;
     }
 #endif
@@ -736,7 +916,7 @@ size_t gc_big_discard(void *block, const void *p, size_t n)
     uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(page - 1);
     if (!block || !p || hi <= lo)
         return 0;
-    big_block ev[CACHE_MAX];
+    big_block ev[2 * CACHE_MAX + 1];
     size_t nev = 0;
     pthread_mutex_lock(&big_mu);
     size_t i = maybe_mapped(block) ? find_live(block) : (size_t)-1;
@@ -754,7 +934,28 @@ size_t gc_big_discard(void *block, const void *p, size_t n)
         lo = lo2;
         nev = evict_locked(ev); /* measured before what the discard gives back */
     }
-    int rc = hi > lo ? madvise((void *)lo, hi - lo, MADV_DONTNEED) : -1;
+    int rc = hi > lo ? 0 : -1;
+    uintptr_t dhi = lo; /* [lo, dhi): given to the cache */
+#if BIG_CAN_MREMAP
+    /* The whole huge pages of a mapped block go to the cache (donate_locked), not to the
+     * kernel; a 4 KiB tail past them is given back as before. */
+    if (i != (size_t)-1 && (lo & (HUGE_BYTES - 1)) == 0) {
+        uintptr_t top = hi & ~(uintptr_t)(HUGE_BYTES - 1);
+        if (top > lo) {
+            if (ncache == CACHE_MAX) { /* room for it: the oldest goes */
+                ev[nev++] = cache[0];
+                cache_remove_locked(0);
+                counts.evictions++;
+            }
+            if (donate_locked((uint8_t *)lo, top - lo)) {
+                dhi = top;
+                nev += evict_locked(ev + nev); /* the bound, the pages now counted as cached */
+            }
+        }
+    }
+#endif
+    if (rc == 0 && hi > dhi)
+        rc = madvise((void *)dhi, hi - dhi, MADV_DONTNEED);
     pthread_mutex_unlock(&big_mu);
     unmap_all(ev, nev);
     return rc == 0 ? hi - lo : 0;

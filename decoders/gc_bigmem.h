@@ -17,7 +17,9 @@
  *  - never cut inside a huge page (a shrink or a discard gives back whole
  *    huge pages): a split huge page costs ~4 ms when touched again;
  *  - kept when freed, in a process-wide cache that hands it out again with
- *    its pages resident (whole, or cut at a 2 MiB boundary). The cache is
+ *    its pages resident (whole, or cut at a 2 MiB boundary), and whose whole
+ *    huge pages also fill the empty huge pages of a block handed out (moved
+ *    by mremap: nothing is cleared or copied). The cache is
  *    bounded by the process's own memory peak: at every call the process's
  *    resident size is read, and cached blocks are unmapped while it is
  *    above the most the process held without them (gc_bigmem.c), so
@@ -58,10 +60,14 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n);
 void gc_big_free(void *p);
 
 /* The caller will never read or write [p, p + n) of `block` again (a block
- * of these functions or of malloc): the pages inside it go back to the
- * kernel now (they would read as zeros); of a mapped block only whole huge
- * pages (and whole pages of its 4 KiB tail). Returns the bytes given back
- * (0 where the system cannot). */
+ * of these functions or of malloc): the pages inside it leave the block now
+ * (they would read as zeros); of a mapped block only whole huge pages (and
+ * whole pages of its 4 KiB tail). A mapped block's whole huge pages are
+ * moved into the cache, resident, where the next blocks that need pages
+ * take them instead of having new ones cleared by the kernel (the cache's
+ * bound gives them back when the process is at its peak); other pages go
+ * back to the kernel. Returns the bytes given up (0 where the system
+ * cannot). */
 size_t gc_big_discard(void *block, const void *p, size_t n);
 
 /* Unmap every cached block (the live ones stay). */
@@ -83,6 +89,8 @@ typedef struct gc_big_stats {
     uint64_t evictions;              /* cached blocks unmapped to keep the bounds */
     uint64_t rounded; /* maps and growths given whole huge pages past their request */
     uint64_t populated_cleared_bytes; /* gc_big_alloc_populated's pages not resident before */
+    uint64_t donated_bytes;           /* discarded huge pages moved to the cache instead of freed */
+    uint64_t moved_bytes;             /* cached huge pages moved into a block's empty range */
 } gc_big_stats;
 void gc_big_stats_get(gc_big_stats *out);
 

@@ -3,8 +3,9 @@
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
  * memory rises past its peak and to its limit, a block's tail is a whole huge
- * page only while the process is below its peak, a discard gives back whole
- * huge pages only (cleared again when populated), and without mappings every block is malloc's.
+ * page only while the process is below its peak, a discard gives up whole huge pages only, to
+ * the cache (moved into the next block that needs them, not cleared), a block made of moved
+ * pages grows without copying, and without mappings every block is malloc's.
  * Each test runs in a process of its own (Criterion), so the allocator's process-wide state starts
  * empty in each. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, posix_memalign under -std=c11 */
@@ -116,13 +117,18 @@ Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
     cr_assert_eq(stats().reuses, reuses + 1);
     cr_assert_eq(stats().populated_cleared_bytes, 8 * MiB, "recycled resident: nothing cleared");
     cr_assert(q[0] == 0xab && q[8 * MiB - 1] == 0xab, "the pages were not given back");
-    /* a huge page discarded is cleared again when the block is next populated */
+    /* a huge page discarded goes to the cache, and back into the block's hole when the block
+     * is next populated: moved, not cleared */
+    q[2 * MiB] = 0x5a;
     cr_assert_eq(gc_big_discard(q, q + 2 * MiB, 2 * MiB), 2 * MiB);
+    /* (not read here: a read maps the zero page, and a page that is mapped is no hole) */
+    cr_assert_eq(stats().donated_bytes, 2 * MiB);
     gc_big_free(q);
     q = gc_big_alloc_populated(8 * MiB);
     cr_assert_eq(q, p);
-    cr_assert_eq(stats().populated_cleared_bytes, 10 * MiB, "the discarded huge page");
-    cr_assert(q[2 * MiB] == 0 && q[4 * MiB] == 0xab);
+    cr_assert_eq(stats().populated_cleared_bytes, 8 * MiB, "the discarded huge page came back");
+    cr_assert_eq(stats().moved_bytes, 2 * MiB);
+    cr_assert(q[2 * MiB] == 0x5a && q[2 * MiB + 1] == 0xab && q[4 * MiB] == 0xab);
     memset(q, 0xab, 8 * MiB);
     gc_big_free(q);
 
@@ -277,6 +283,105 @@ Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
     cr_assert_eq(m[0], 0x22);
     cr_assert_eq(m[3 * MiB], 0x22);
     gc_big_free(m);
+}
+
+/* The whole huge pages a discard gives up are moved to the cache with their bytes (the block
+ * reads zeros there and stays usable), a populated block that fits them is handed them
+ * without the kernel clearing anything, and the empty huge pages of a larger block are filled
+ * with them. */
+Test(bigmem, discarded_huge_pages_are_recycled_not_cleared)
+{
+    raise_peak(64 * MiB);
+    uint8_t *p = gc_big_alloc_populated(8 * MiB);
+    cr_assert(p && mapped(p));
+    fill(p, 0, 8 * MiB, 7);
+    gc_big_stats s0 = stats();
+    cr_assert_eq(gc_big_discard(p, p + 2 * MiB, 4 * MiB), 4 * MiB);
+    gc_big_stats s1 = stats();
+    cr_assert_eq(s1.donated_bytes - s0.donated_bytes, 4 * MiB);
+    cr_assert_eq(s1.cached_resident_bytes - s0.cached_resident_bytes, 4 * MiB, "kept resident");
+    cr_assert(p[2 * MiB] == 0 && p[6 * MiB - 1] == 0, "the range reads as zeros");
+    cr_assert(holds(p, 2 * MiB, 7) && p[6 * MiB] == pattern(6 * MiB, 7), "the rest is untouched");
+    memset(p + 2 * MiB, 0x33, 4 * MiB); /* and can be written again */
+    cr_assert_eq(p[4 * MiB], 0x33);
+
+    /* a block of their size is them: the bytes they held, nothing cleared */
+    uint8_t *q = gc_big_alloc_populated(4 * MiB);
+    cr_assert(q && mapped(q) && q != p);
+    cr_assert_eq(stats().populated_cleared_bytes, s1.populated_cleared_bytes);
+    for (size_t i = 0; i < 4 * MiB; i += 4099)
+        cr_assert_eq(q[i], pattern(2 * MiB + i, 7), "byte %zu", i);
+    cr_assert_eq(p[4 * MiB], 0x33, "p keeps its own pages");
+    gc_big_free(q);
+    gc_big_free(p);
+}
+
+Test(bigmem, empty_huge_pages_of_a_block_are_filled_from_the_cache)
+{
+    raise_peak(64 * MiB);
+    uint8_t *x = gc_big_alloc_populated(8 * MiB);
+    cr_assert(x && mapped(x));
+    fill(x, 0, 8 * MiB, 3);
+    cr_assert_eq(gc_big_discard(x, x, 4 * MiB), 4 * MiB); /* 4 MiB to the cache, whole */
+    gc_big_free(x);                                       /* cached: 8 MiB, its first 4 MiB empty */
+    gc_big_stats s = stats();
+    /* the 8 MiB block fits (the 4 MiB one does not): its empty pages get the 4 MiB's */
+    uint8_t *y = gc_big_alloc_populated(8 * MiB);
+    cr_assert_eq(y, x);
+    gc_big_stats t = stats();
+    cr_assert_eq(t.moved_bytes - s.moved_bytes, 4 * MiB);
+    cr_assert_eq(t.populated_cleared_bytes, s.populated_cleared_bytes, "nothing cleared");
+    cr_assert_eq(t.cached_bytes, 0, "the donor block is used up");
+    /* each of the first two huge pages is one of the donor's, whole, in either order */
+    for (size_t h = 0; h < 2; h++) {
+        size_t from = y[h * 2 * MiB] == pattern(0, 3) ? 0 : 2 * MiB;
+        for (size_t i = 0; i < 2 * MiB; i += 4099)
+            cr_assert_eq(y[h * 2 * MiB + i], pattern(from + i, 3), "page %zu byte %zu", h, i);
+    }
+    cr_assert(y[4 * MiB] == pattern(4 * MiB, 3) && y[8 * MiB - 1] == pattern(8 * MiB - 1, 3));
+    gc_big_free(y);
+}
+
+/* A block made of pages from several mappings (the kernel keeps one mapping per moved piece,
+ * and one mremap moves one mapping only) grows by moving its pages, in place or not, never by
+ * copying them. */
+Test(bigmem, a_block_of_moved_pages_grows_without_copying)
+{
+    raise_peak(96 * MiB);
+    uint8_t *x = gc_big_alloc_populated(8 * MiB);
+    cr_assert(x);
+    memset(x, 1, 8 * MiB);
+    cr_assert_eq(gc_big_discard(x, x + 2 * MiB, 4 * MiB), 4 * MiB);
+    gc_big_free(x);
+    uint8_t *y = gc_big_alloc_populated(8 * MiB); /* pages moved into [2, 6) MiB */
+    cr_assert_eq(y, x);
+    cr_assert_eq(stats().moved_bytes, 4 * MiB);
+    fill(y, 0, 8 * MiB, 9);
+
+    /* in place if the address space after it is free, else moved: either way not copied */
+    gc_big_stats s = stats();
+    uint8_t *z = gc_big_realloc(y, 8 * MiB, 12 * MiB + 4096);
+    cr_assert(z);
+    cr_assert_eq(stats().copies, s.copies, "grown without a copy");
+    cr_assert(holds(z, 8 * MiB, 9));
+    fill(z, 8 * MiB, 12 * MiB + 4096, 9);
+
+    /* the address space after it taken: the growth must move its pieces */
+    size_t len = 12 * MiB + 4096;
+    void *guard = mmap(z + 14 * MiB, 4096, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    cr_assert(guard == (void *)(z + 14 * MiB), "the address after the block is free");
+    s = stats();
+    uint8_t *w = gc_big_realloc(z, len, 40 * MiB);
+    cr_assert(w && w != z, "moved");
+    gc_big_stats t = stats();
+    cr_assert_eq(t.copies, s.copies, "moved without a copy");
+    cr_assert_eq(t.moves, s.moves + 1);
+    cr_assert(holds(w, len, 9));
+    fill(w, len, 40 * MiB, 9);
+    cr_assert(holds(w, 40 * MiB, 9));
+    munmap(guard, 4096);
+    gc_big_free(w);
 }
 
 Test(bigmem, without_mappings_every_block_is_mallocs)

@@ -192,20 +192,23 @@ int gc_cmd_sweep(int argc, char **argv)
                      tm.rss_after_open, tm.rss_after_levels, tm.rss_after_corpus, tm.rss_peak_level,
                      tm.rss_peak_phase);
         /* the large-block allocator (decoders/gc_bigmem.h) over the whole run:
-         * how often a block came from the cache rather than fresh pages, and
-         * how many bytes of its populated blocks the kernel had to clear */
+         * how often a block came from the cache rather than fresh pages, how
+         * many bytes of its populated blocks the kernel had to clear, and how
+         * many discarded bytes went to the cache and came back out of it */
         gc_big_stats bs;
         gc_big_stats_get(&bs);
         gc_sb_printf(
             &t,
             "  \"big_blocks\": {\"maps\": %llu, \"reuses\": %llu, \"splits\": %llu, "
             "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, \"rounded\": %llu, "
-            "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu},\n",
+            "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu, "
+            "\"donated_bytes\": %llu, \"moved_bytes\": %llu},\n",
             (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
             (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
             (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
             (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
-            bs.peak_without_cache_bytes, (unsigned long long)bs.populated_cleared_bytes);
+            bs.peak_without_cache_bytes, (unsigned long long)bs.populated_cleared_bytes,
+            (unsigned long long)bs.donated_bytes, (unsigned long long)bs.moved_bytes);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early
