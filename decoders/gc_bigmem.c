@@ -526,7 +526,7 @@ static size_t fill_holes(uint8_t *p, size_t len)
     return moved;
 }
 #else
-static size_t fill_holes(uint8_t *p, size_t len)
+static inline size_t fill_holes(uint8_t *p, size_t len)
 {
     (void)p;
     (void)len;
