@@ -171,12 +171,6 @@ static uint8_t *map_fresh(size_t len)
     return p;
 }
 
-/* Grow the mapping p from old to len bytes (page multiples, old < len),
- * keeping its first old bytes if keep: in place if the address space after
- * it is free, else by moving the page tables to a 2 MiB-aligned reservation
- * (mremap: no byte is copied, resident pages stay resident, huge pages stay
- * whole), else by mapping anew and copying. NULL on failure, p then
- * unchanged. *how: 0 in place, 1 moved, 2 copied. */
 #if BIG_CAN_MREMAP
 /* Moves the pages of [from, from + n) to [to, to + n) (to reserved or mapped; both 2 MiB-aligned)
  * one kernel mapping at a time, and returns the bytes moved (n unless a move failed). A block
@@ -202,6 +196,14 @@ static size_t move_range(uint8_t *from, uint8_t *to, size_t n)
 }
 #endif
 
+/* Grow the mapping p from old to len bytes (page multiples, old < len),
+ * keeping its first old bytes if keep: in place if the address space after
+ * it is free, else by moving the page tables to a 2 MiB-aligned reservation
+ * (mremap: no byte is copied, resident pages stay resident, huge pages stay
+ * whole), else by mapping anew and copying. A block of several kernel
+ * mappings (move_range) grows in place by a mapping of its own after it, or
+ * moves a mapping at a time. NULL on failure, p then unchanged. *how: 0 in
+ * place, 1 moved, 2 copied. */
 static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
 {
     *how = 0;
@@ -620,11 +622,9 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate, bool fill)
     b.whole = false;
     /* the empty huge pages it is about to use, from the cache (not cleared); a block of
      * calloc's stays as it is: its bytes must be zero */
-    size_t moved = 0;
     if (fill) {
         size_t span = round_up(b.used, HUGE_BYTES);
-        moved = fill_holes(b.p, span < b.len ? span : b.len);
-        if (moved)
+        if (fill_holes(b.p, span < b.len ? span : b.len))
             *fresh = false;
     }
 #if BIG_CAN_POPULATE
@@ -639,7 +639,6 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate, bool fill)
     if (populate) {
 #if BIG_CAN_CACHE
         cleared = *fresh ? b.used : b.used - resident_bytes(b.p, b.used);
-        (void)moved;
 #else
         cleared = b.used;
 #endif
