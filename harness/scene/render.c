@@ -450,6 +450,15 @@ typedef struct rtri {
     uint8_t has;
 } rtri;
 #define TEX_NONE 0xFFFFu
+
+/* Consecutive terrain triangles of one patch and one LOD (table order):
+ * a view draws the runs whose LOD its patch picked and passes over the
+ * others whole. Most rows are of a LOD the view does not draw (94% over
+ * the retail sweep's views), and testing them one by one was a load of
+ * the row, its patch's pick and a compare each. */
+typedef struct rrun {
+    uint32_t first, count, patch, lod;
+} rrun;
 _Static_assert(MAX_TEXTURES < TEX_NONE && MAX_INDEX <= 65536u, "rtri's 16-bit fields");
 
 /* Ad-gif wrap modes, keyed by (patch, key): key is the record index within
@@ -586,6 +595,8 @@ struct gc_render_scene {
     rvert *verts;
     rvi *vis;
     rtri *tris;
+    rrun *runs; /* the triangles in runs of one patch and LOD, in order */
+    size_t nruns, cap_runs;
     size_t ntris;
     radgif *adgifs;
     size_t nadgifs;
@@ -1583,7 +1594,8 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     s->tris = gc_big_calloc(tt->count ? tt->count : 1, sizeof *s->tris);
     if (!s->tris)
         goto nomem;
-    const radgif *last_g = NULL; /* consecutive triangles mostly share their ad-gif */
+    const radgif *last_g = NULL;               /* consecutive triangles mostly share their ad-gif */
+    uint32_t run_patch = NONE, run_lod = NONE; /* the last run's (NONE: none yet) */
     uint32_t last_patch = NONE, last_key = NONE;
     FOR_CHUNKS(tt, ck)
     {
@@ -1648,6 +1660,19 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
             tr->patch = p;
             /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
             tr->lod = LOD[j];
+            if (p != run_patch || tr->lod != run_lod) { /* a new run (each run's count below) */
+                if (s->nruns == s->cap_runs) {
+                    const size_t cap = s->cap_runs ? 2 * s->cap_runs : 256;
+                    rrun *r = realloc(s->runs, cap * sizeof *r);
+                    if (!r)
+                        goto nomem;
+                    s->runs = r;
+                    s->cap_runs = cap;
+                }
+                s->runs[s->nruns++] = (rrun){(uint32_t)(s->ntris - 1), 0, p, tr->lod};
+                run_patch = p;
+                run_lod = tr->lod;
+            }
             tr->has = (uint8_t)HAS[j];
             for (int k = 0; k < 3; k++) {
                 tr->vi[k] = (uint16_t)VI[k][j];
@@ -1667,6 +1692,10 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         }
     }
 
+    /* each run ends where the next begins */
+    for (size_t r = 0; r < s->nruns; r++)
+        s->runs[r].count =
+            (r + 1 < s->nruns ? s->runs[r + 1].first : (uint32_t)s->ntris) - s->runs[r].first;
     /* (s->ntex: 1 + the largest texture index below MAX_TEXTURES, as texture_span) */
     s->tex = calloc(s->ntex ? s->ntex : 1, sizeof *s->tex);
     if (!s->tex)
@@ -1702,6 +1731,7 @@ void gc_render_scene_free(gc_render_scene *s)
     gc_big_free(s->verts);
     gc_big_free(s->vis);
     gc_big_free(s->tris);
+    free(s->runs);
     free(s->adgifs);
     free(s->lights);
     free(s);
@@ -2481,45 +2511,48 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
     const gc_rs_texture *tex = NULL;
     int have_last = 0;
     uint32_t last_tex = NONE, last_adgif = NONE;
-    for (size_t i = 0; i < s->ntris; i++) {
-        const rtri *tr = &s->tris[i];
-        const patch_pick *pk = &picks[tr->patch];
-        if (tr->lod != pk->strip_lod)
-            continue;
-        const rpatch *p = &s->patches[tr->patch];
-        gc_rs_vertex v[3];
-        if (corner(s, p, tr, 0, pk, &v[0]) || corner(s, p, tr, 1, pk, &v[1]) ||
-            corner(s, p, tr, 2, pk, &v[2])) {
-            s->stats.triangles_bad_index++;
-            continue;
-        }
-        const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
-        /* Consecutive triangles mostly share their texture and ad-gif: the
-         * description built for the last pair is reused (the draw does not
-         * change it, and the texture's state was settled by the first
-         * lookup, so get_texture would give the same). */
-        if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
-            tex = get_texture(s, tex_index, &texbuf);
-            if (tex) {
-                const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
-                if (g) {
-                    texbuf.wrap_s = g->wrap_s;
-                    texbuf.wrap_t = g->wrap_t;
-                    texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
-                    if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
-                        texbuf.mip_count = s->tex[tex_index].levels - 1;
-                        texbuf.lod_k = g->lod_k;
+    for (size_t r = 0; r < s->nruns; r++) {
+        const rrun *run = &s->runs[r];
+        const patch_pick *pk = &picks[run->patch];
+        if (run->lod != (uint32_t)pk->strip_lod)
+            continue; /* (every triangle of the run: the same patch and LOD) */
+        const rpatch *p = &s->patches[run->patch];
+        for (size_t i = run->first, end = (size_t)run->first + run->count; i < end; i++) {
+            const rtri *tr = &s->tris[i];
+            gc_rs_vertex v[3];
+            if (corner(s, p, tr, 0, pk, &v[0]) || corner(s, p, tr, 1, pk, &v[1]) ||
+                corner(s, p, tr, 2, pk, &v[2])) {
+                s->stats.triangles_bad_index++;
+                continue;
+            }
+            const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
+            /* Consecutive triangles mostly share their texture and ad-gif: the
+             * description built for the last pair is reused (the draw does not
+             * change it, and the texture's state was settled by the first
+             * lookup, so get_texture would give the same). */
+            if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
+                tex = get_texture(s, tex_index, &texbuf);
+                if (tex) {
+                    const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
+                    if (g) {
+                        texbuf.wrap_s = g->wrap_s;
+                        texbuf.wrap_t = g->wrap_t;
+                        texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
+                        if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
+                            texbuf.mip_count = s->tex[tex_index].levels - 1;
+                            texbuf.lod_k = g->lod_k;
+                        }
                     }
                 }
+                have_last = 1;
+                last_tex = tex_index;
+                last_adgif = tr->adgif;
             }
-            have_last = 1;
-            last_tex = tex_index;
-            last_adgif = tr->adgif;
+            if (!tex)
+                s->stats.triangles_untextured++;
+            s->stats.triangles_submitted++;
+            gc_rs_draw_triangle(&t, &cam, v, tex);
         }
-        if (!tex)
-            s->stats.triangles_untextured++;
-        s->stats.triangles_submitted++;
-        gc_rs_draw_triangle(&t, &cam, v, tex);
     }
     free(picks);
     if (s->objects)
