@@ -283,16 +283,23 @@ typedef struct mip_cut_entry {
 #define MIP_CUT_SLOTS 256
 static _Thread_local mip_cut_entry mip_cut_cache[MIP_CUT_SLOTS];
 
-static const uint32_t *mip_cuts(float lod_k, uint32_t mip_count)
+static __attribute__((noinline)) void mip_cuts_fill(mip_cut_entry *e, float lod_k, uint32_t k,
+                                                    uint32_t mip_count)
+{
+    mip_cuts_compute(lod_k, mip_count, e->cut);
+    e->k_bits = k;
+    e->count = mip_count;
+}
+
+/* (the lookup inline in each pixel-loop setup, the bisection out of line:
+ * a call per textured triangle cost more than the lookup) */
+INLINE const uint32_t *mip_cuts(float lod_k, uint32_t mip_count)
 {
     uint32_t k;
     memcpy(&k, &lod_k, sizeof k);
     mip_cut_entry *e = &mip_cut_cache[((k + mip_count) * 0x9E3779B1u) >> 24]; /* 256 slots */
-    if (e->count != mip_count || e->k_bits != k) {
-        mip_cuts_compute(lod_k, mip_count, e->cut);
-        e->k_bits = k;
-        e->count = mip_count;
-    }
+    if (e->count != mip_count || e->k_bits != k)
+        mip_cuts_fill(e, lod_k, k, mip_count);
     return e->cut;
 }
 
@@ -959,12 +966,16 @@ static void tri_fill(gc_rs_target *t, tri_setup *su, const gc_rs_svertex *a, con
     /* Both axes REPEAT and every level a power of two on both sides (as
      * every GS texture is): wrapping is a mask, with no test of the mode
      * or the size per texel. */
-    int rep = tex->wrap_s == GC_RS_WRAP_REPEAT && tex->wrap_t == GC_RS_WRAP_REPEAT;
-    for (uint32_t l = 0; rep && l <= tex->mip_count && l <= GC_RS_MIP_EXTRA; l++) {
-        const uint32_t w = l ? tex->mip_width[l - 1] : tex->width,
-                       h = l ? tex->mip_height[l - 1] : tex->height;
-        rep = (w & (w - 1)) == 0 && (h & (h - 1)) == 0;
+    /* (levels 0 .. min(mip_count, GC_RS_MIP_EXTRA), a level's sides ORed
+     * in under a mask rather than tested one by one: the same answer) */
+    const uint32_t nl = tex->mip_count < GC_RS_MIP_EXTRA ? tex->mip_count : GC_RS_MIP_EXTRA;
+    uint32_t npow = (tex->width & (tex->width - 1)) | (tex->height & (tex->height - 1));
+    for (uint32_t l = 0; l < GC_RS_MIP_EXTRA; l++) {
+        const uint32_t w = tex->mip_width[l], h = tex->mip_height[l];
+        npow |= ((w & (w - 1)) | (h & (h - 1))) & (l < nl ? ~0u : 0u);
     }
+    const int rep =
+        tex->wrap_s == GC_RS_WRAP_REPEAT && tex->wrap_t == GC_RS_WRAP_REPEAT && npow == 0;
     /* one instance of the loop per combination: case bits rep, indexed, linear, mip, flat */
 #define PIXEL_CASE(n)                                                                              \
     case n:                                                                                        \
@@ -1209,8 +1220,18 @@ INLINE void fill_inside(gc_rs_target *t, tri_setup *su, gc_rs_svertex sv[3], con
     for (int i = 0; i < 3; i++) {
         sv[i].sq = v[i].s * sv[i].q;
         sv[i].tq = v[i].t * sv[i].q;
+#if GC_RS_SSE2
+        /* the four bytes widened in lanes and converted at once (each an
+         * integer 0..255, exact as a float either way): one by one this
+         * was ~28 instructions a corner */
+        const __m128i z = _mm_setzero_si128();
+        const __m128i c8 = _mm_cvtsi32_si128((int)load_u32(v[i].rgba));
+        const __m128 cf = _mm_cvtepi32_ps(_mm_unpacklo_epi16(_mm_unpacklo_epi8(c8, z), z));
+        memcpy(sv[i].rgba, &cf, sizeof sv[i].rgba);
+#else
         for (int k = 0; k < 4; k++)
             sv[i].rgba[k] = (float)v[i].rgba[k];
+#endif
     }
     tri_fill(t, su, a, b, c, area, tex);
 }

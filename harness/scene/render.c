@@ -201,6 +201,7 @@ static uint32_t get_index(const uint8_t *row, colref c)
 #define CHUNK 256 /* a multiple of 4: the triangle pass reads its arrays four at a time */
 
 typedef uint32_t u32x4 __attribute__((vector_size(16)));
+typedef int32_t i32x4 __attribute__((vector_size(16)));
 _Static_assert(CHUNK % 4 == 0, "whole vectors in a chunk");
 
 typedef struct chunk {
@@ -333,6 +334,70 @@ static void chunk_byte(const gc_table *t, colref c, chunk ck, double absent, uin
     }
 }
 
+/* The columns below are compared with small integers only (a LOD, a flag,
+ * a normal's index), which they hold in the unsigned integer types every
+ * decoder publishes them in: those are read as integers, giving what the
+ * comparisons of get_f's double give (the double of an unsigned integer
+ * is exact), without converting each value to a double and testing the
+ * double; any other column type goes through the double as before. */
+
+/* A LOD 0, 1 or 2 as itself, anything else 255 (never selected). */
+static void chunk_lod3(const gc_table *t, colref c, chunk ck, uint8_t *out)
+{
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL)) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = v <= 2 ? v : 255);
+        return;
+    }
+    double d[CHUNK];
+    chunk_double(t, c, ck, d);
+    for (size_t k = 0; k < ck.n; k++) {
+        const double lod = d[k];
+        out[k] = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
+    }
+}
+
+/* 1 where the column's value is not 0 (a NaN is not), else 0. */
+static void chunk_nonzero(const gc_table *t, colref c, chunk ck, uint8_t *out)
+{
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL)) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v, out[k] = v != 0);
+        return;
+    }
+    double d[CHUNK];
+    chunk_double(t, c, ck, d);
+    for (size_t k = 0; k < ck.n; k++)
+        out[k] = d[k] != 0.0;
+}
+
+/* An index into a small table: (uint8_t)v where 0 <= v <= hi (incl) or 0 <=
+ * v < hi (!incl) for the column's value v (hi <= 255), else -1. */
+static void chunk_small(const gc_table *t, colref c, chunk ck, uint32_t hi, int incl, int16_t *out)
+{
+    const uint32_t below = incl ? hi + 1 : hi;
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL) && below > UINT8_MAX) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v, out[k] = v);
+        return;
+    }
+    if (c.ok && (c.type == GC_T_U8 || c.type == GC_T_BOOL)) {
+        COL_LOOP(uint8_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = (int16_t)(v < below ? v : -1));
+        return;
+    }
+    if (c.ok && c.type == GC_T_U16) {
+        COL_LOOP(uint16_t, row_at(t, ck.i0) + c.ofs, t->desc->row_size, ck.n, v,
+                 out[k] = (int16_t)(v < below ? v : -1));
+        return;
+    }
+    double d[CHUNK];
+    chunk_double(t, c, ck, d);
+    for (size_t k = 0; k < ck.n; k++) {
+        const double v = d[k];
+        const int in = v >= 0 && (incl ? v <= (double)hi : v < (double)hi);
+        out[k] = (int16_t)(in ? (uint8_t)v : -1);
+    }
+}
+
 /* A CLAMP_1 WMS/WMT field (0..3); anything else reads as REPEAT (0). */
 static uint32_t wrap_mode(const uint8_t *row, colref c)
 {
@@ -385,6 +450,15 @@ typedef struct rtri {
     uint8_t has;
 } rtri;
 #define TEX_NONE 0xFFFFu
+
+/* Consecutive terrain triangles of one patch and one LOD (table order):
+ * a view draws the runs whose LOD its patch picked and passes over the
+ * others whole. Most rows are of a LOD the view does not draw (94% over
+ * the retail sweep's views), and testing them one by one was a load of
+ * the row, its patch's pick and a compare each. */
+typedef struct rrun {
+    uint32_t first, count, patch, lod;
+} rrun;
 _Static_assert(MAX_TEXTURES < TEX_NONE && MAX_INDEX <= 65536u, "rtri's 16-bit fields");
 
 /* Ad-gif wrap modes, keyed by (patch, key): key is the record index within
@@ -521,6 +595,8 @@ struct gc_render_scene {
     rvert *verts;
     rvi *vis;
     rtri *tris;
+    rrun *runs; /* the triangles in runs of one patch and LOD, in order */
+    size_t nruns, cap_runs;
     size_t ntris;
     radgif *adgifs;
     size_t nadgifs;
@@ -772,6 +848,41 @@ static uint32_t texture_span(const uint32_t *first, size_t n, size_t stride)
  * has nothing to draw (0); -1 only when memory runs out. */
 enum { VV_VALID = 1, VV_CORNER = 2 }; /* okind_gather's per-vertex flags */
 
+/* Rows 0 .. n-1 of a chunk of vertices: vv[j] VV_VALID when x, y, z, s and
+ * t are all finite_f, else 0; sb[j] 1 when s or t is out of the
+ * rasteriser's range (gc_rs_draw_triangle's test), else 0. Both tests are
+ * |v| < 1e30 on the bits (finite_f's -1e30 < v < 1e30 exactly: the order
+ * of non-negative floats is that of their bits, and NaN's bits lie above
+ * 1e30's), four rows a step in a vector type (compares and masks, no
+ * branch; was ~30 instructions a row). The arrays are CHUNK long: the
+ * lanes past n are zeroed first and never read back. */
+static void vertex_checks(float *x, float *y, float *z, float *s, float *t, size_t n, uint32_t *vv,
+                          uint32_t *sb)
+{
+    const size_t n4 = (n + 3) & ~(size_t)3;
+    for (size_t j = n; j < n4; j++)
+        x[j] = y[j] = z[j] = s[j] = t[j] = 0.0f;
+    /* (signed lanes: both sides of the compare are non-negative) */
+    const i32x4 abs = {0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF, 0x7FFFFFFF};
+    const i32x4 lim = {0x7149F2CA, 0x7149F2CA, 0x7149F2CA, 0x7149F2CA}; /* bits of 1e30f */
+    const i32x4 one = {1, 1, 1, 1};
+    for (size_t j = 0; j < n4; j += 4) {
+        i32x4 a[5];
+        memcpy(&a[0], x + j, sizeof a[0]);
+        memcpy(&a[1], y + j, sizeof a[1]);
+        memcpy(&a[2], z + j, sizeof a[2]);
+        memcpy(&a[3], s + j, sizeof a[3]);
+        memcpy(&a[4], t + j, sizeof a[4]);
+        i32x4 in[5];
+        for (int c = 0; c < 5; c++)
+            in[c] = (a[c] & abs) < lim; /* all ones in range, else 0 */
+        const i32x4 st = in[3] & in[4], all = in[0] & in[1] & in[2] & st;
+        const i32x4 v = all & one, b = ~st & one; /* (VV_VALID is 1) */
+        memcpy(vv + j, &v, sizeof v);
+        memcpy(sb + j, &b, sizeof b);
+    }
+}
+
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
 {
     memset(k, 0, sizeof *k);
@@ -900,7 +1011,8 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     {
         uint32_t P[CHUNK], IX[CHUNK];
         float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
-        double N0[CHUNK], N1[CHUNK];
+        int16_t N0[CHUNK], N1[CHUNK];
+        uint32_t VV[CHUNK], SB[CHUNK];
         chunk_index(tv, vpk, ck, P);
         chunk_index(tv, vix, ck, IX);
         chunk_float(tv, vp[0], ck, X);
@@ -908,10 +1020,14 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         chunk_float(tv, vp[2], ck, Z);
         chunk_float(tv, vs, ck, S);
         chunk_float(tv, vt, ck, T);
-        if (k->lightable == OLIGHT_MOBY || k->lightable == OLIGHT_SHRUB)
-            chunk_double(tv, vn[0], ck, N0);
-        if (k->lightable == OLIGHT_MOBY)
-            chunk_double(tv, vn[1], ck, N1);
+        /* moby: azimuth and elevation each in 0..255; shrub: the index below 24 */
+        if (k->lightable == OLIGHT_MOBY) {
+            chunk_small(tv, vn[0], ck, 255, 1, N0);
+            chunk_small(tv, vn[1], ck, 255, 1, N1);
+        } else if (k->lightable == OLIGHT_SHRUB) {
+            chunk_small(tv, vn[0], ck, 24, 0, N0);
+        }
+        vertex_checks(X, Y, Z, S, T, ck.n, VV, SB);
         /* The vertex built in a local and stored whole, the kind's arrays
          * in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
          * may alias anything, so field by field the compiler reloaded
@@ -927,35 +1043,28 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
                 continue;
             const uint32_t g = vfirst[p] + ix;
-            const float x = X[j], y = Y[j], z = Z[j];
             overt o;
-            kx[g] = x;
-            ky[g] = y;
-            kz[g] = z;
+            kx[g] = X[j];
+            ky[g] = Y[j];
+            kz[g] = Z[j];
             o.s = S[j];
             o.t = T[j];
             o.slot = NONE;
             if (lightable == OLIGHT_MOBY) {
-                double az = N0[j], el = N1[j];
-                o.has_normal = az >= 0 && az <= 255 && el >= 0 && el <= 255;
-                o.naz = (uint8_t)(o.has_normal ? az : 0);
-                o.nel = (uint8_t)(o.has_normal ? el : 0);
+                const int has = (N0[j] | N1[j]) >= 0;
+                o.has_normal = (uint8_t)has;
+                o.naz = (uint8_t)(has ? N0[j] : 0);
+                o.nel = (uint8_t)(has ? N1[j] : 0);
             } else if (lightable == OLIGHT_SHRUB) {
-                double n = N0[j];
-                o.has_normal = n >= 0 && n < 24;
-                o.naz = (uint8_t)(o.has_normal ? n : 0);
+                const int has = N0[j] >= 0;
+                o.has_normal = (uint8_t)has;
+                o.naz = (uint8_t)(has ? N0[j] : 0);
             } else if (lightable == OLIGHT_TIE && ix < slot_n[p]) {
                 o.slot = slot_first[p] + ix;
             }
             verts[g] = o;
-            /* (each test 0 or 1: & gives what && gave, without the branches) */
-            vvalid[g] =
-                (uint8_t)(finite_f(x) & finite_f(y) & finite_f(z) & finite_f(o.s) & finite_f(o.t));
-            /* gc_rs_draw_triangle's range test on the bits: |x| below 1e30,
-             * NaN out (here, where s and t are written, not in a pass of its
-             * own; a vertex no row names keeps 0, as its zeroed s and t give) */
-            stbad[g] = (fbits(o.s) & 0x7FFFFFFFu) >= 0x7149F2CAu ||
-                       (fbits(o.t) & 0x7FFFFFFFu) >= 0x7149F2CAu;
+            vvalid[g] = (uint8_t)VV[j];
+            stbad[g] = (uint8_t)SB[j];
         }
     }
     for (size_t c = 0; c < nc; c++) {
@@ -975,13 +1084,18 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
     FOR_CHUNKS(tt, ck)
     {
         uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
-        double LOD[CHUNK], SKIP[CHUNK];
+        uint8_t DROP[CHUNK], SKIP[CHUNK]; /* a LOD other than 0, or the skip flag set */
         uint32_t *const KP = kept + ck.i0;
         chunk_index(tt, tpk, ck, P);
         if (tlod.ok)
-            chunk_double(tt, tlod, ck, LOD);
-        if (tskip.ok)
-            chunk_double(tt, tskip, ck, SKIP);
+            chunk_nonzero(tt, tlod, ck, DROP);
+        else
+            memset(DROP, 0, ck.n);
+        if (tskip.ok) {
+            chunk_nonzero(tt, tskip, ck, SKIP);
+            for (size_t j = 0; j < ck.n; j++)
+                DROP[j] |= SKIP[j];
+        }
         chunk_index(tt, tcn[0], ck, C0);
         chunk_index(tt, tcn[1], ck, C1);
         chunk_index(tt, tcn[2], ck, C2);
@@ -990,7 +1104,7 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
             KP[j] = NONE;
             if (p == NONE || p >= np || pk_class[p] == NONE)
                 continue;
-            if ((tlod.ok && LOD[j] != 0.0) || (tskip.ok && SKIP[j] != 0.0))
+            if (DROP[j])
                 continue;
             /* each corner below the packet's count (NONE is not) and valid */
             const uint32_t vc = vcount[p];
@@ -1480,14 +1594,15 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
     s->tris = gc_big_calloc(tt->count ? tt->count : 1, sizeof *s->tris);
     if (!s->tris)
         goto nomem;
-    const radgif *last_g = NULL; /* consecutive triangles mostly share their ad-gif */
+    const radgif *last_g = NULL;               /* consecutive triangles mostly share their ad-gif */
+    uint32_t run_patch = NONE, run_lod = NONE; /* the last run's (NONE: none yet) */
     uint32_t last_patch = NONE, last_key = NONE;
     FOR_CHUNKS(tt, ck)
     {
         uint32_t P[CHUNK], VI[3][CHUNK], V[3][CHUNK], TX[CHUNK], AG[CHUNK];
-        double LOD[CHUNK];
+        uint8_t LOD[CHUNK];
         chunk_index(tt, tpr, ck, P);
-        chunk_double(tt, tlod, ck, LOD);
+        chunk_lod3(tt, tlod, ck, LOD);
         for (int k = 0; k < 3; k++) {
             chunk_index(tt, tcorner[k], ck, VI[k]);
             chunk_index(tt, tpos[k], ck, V[k]);
@@ -1543,9 +1658,21 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                 continue;
             rtri *tr = &s->tris[s->ntris++];
             tr->patch = p;
-            double lod = LOD[j];
             /* A LOD outside 0..2 is never selected, so such a row is not drawn. */
-            tr->lod = (uint8_t)(lod == 0 || lod == 1 || lod == 2 ? lod : 255);
+            tr->lod = LOD[j];
+            if (p != run_patch || tr->lod != run_lod) { /* a new run (each run's count below) */
+                if (s->nruns == s->cap_runs) {
+                    const size_t cap = s->cap_runs ? 2 * s->cap_runs : 256;
+                    rrun *r = realloc(s->runs, cap * sizeof *r);
+                    if (!r)
+                        goto nomem;
+                    s->runs = r;
+                    s->cap_runs = cap;
+                }
+                s->runs[s->nruns++] = (rrun){(uint32_t)(s->ntris - 1), 0, p, tr->lod};
+                run_patch = p;
+                run_lod = tr->lod;
+            }
             tr->has = (uint8_t)HAS[j];
             for (int k = 0; k < 3; k++) {
                 tr->vi[k] = (uint16_t)VI[k][j];
@@ -1565,6 +1692,10 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         }
     }
 
+    /* each run ends where the next begins */
+    for (size_t r = 0; r < s->nruns; r++)
+        s->runs[r].count =
+            (r + 1 < s->nruns ? s->runs[r + 1].first : (uint32_t)s->ntris) - s->runs[r].first;
     /* (s->ntex: 1 + the largest texture index below MAX_TEXTURES, as texture_span) */
     s->tex = calloc(s->ntex ? s->ntex : 1, sizeof *s->tex);
     if (!s->tex)
@@ -1600,6 +1731,7 @@ void gc_render_scene_free(gc_render_scene *s)
     gc_big_free(s->verts);
     gc_big_free(s->vis);
     gc_big_free(s->tris);
+    free(s->runs);
     free(s->adgifs);
     free(s->lights);
     free(s);
@@ -2379,45 +2511,48 @@ static int draw_view(gc_render_scene *s, const char *view, const gc_view_params 
     const gc_rs_texture *tex = NULL;
     int have_last = 0;
     uint32_t last_tex = NONE, last_adgif = NONE;
-    for (size_t i = 0; i < s->ntris; i++) {
-        const rtri *tr = &s->tris[i];
-        const patch_pick *pk = &picks[tr->patch];
-        if (tr->lod != pk->strip_lod)
-            continue;
-        const rpatch *p = &s->patches[tr->patch];
-        gc_rs_vertex v[3];
-        if (corner(s, p, tr, 0, pk, &v[0]) || corner(s, p, tr, 1, pk, &v[1]) ||
-            corner(s, p, tr, 2, pk, &v[2])) {
-            s->stats.triangles_bad_index++;
-            continue;
-        }
-        const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
-        /* Consecutive triangles mostly share their texture and ad-gif: the
-         * description built for the last pair is reused (the draw does not
-         * change it, and the texture's state was settled by the first
-         * lookup, so get_texture would give the same). */
-        if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
-            tex = get_texture(s, tex_index, &texbuf);
-            if (tex) {
-                const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
-                if (g) {
-                    texbuf.wrap_s = g->wrap_s;
-                    texbuf.wrap_t = g->wrap_t;
-                    texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
-                    if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
-                        texbuf.mip_count = s->tex[tex_index].levels - 1;
-                        texbuf.lod_k = g->lod_k;
+    for (size_t r = 0; r < s->nruns; r++) {
+        const rrun *run = &s->runs[r];
+        const patch_pick *pk = &picks[run->patch];
+        if (run->lod != (uint32_t)pk->strip_lod)
+            continue; /* (every triangle of the run: the same patch and LOD) */
+        const rpatch *p = &s->patches[run->patch];
+        for (size_t i = run->first, end = (size_t)run->first + run->count; i < end; i++) {
+            const rtri *tr = &s->tris[i];
+            gc_rs_vertex v[3];
+            if (corner(s, p, tr, 0, pk, &v[0]) || corner(s, p, tr, 1, pk, &v[1]) ||
+                corner(s, p, tr, 2, pk, &v[2])) {
+                s->stats.triangles_bad_index++;
+                continue;
+            }
+            const uint32_t tex_index = tr->texture == TEX_NONE ? NONE : tr->texture;
+            /* Consecutive triangles mostly share their texture and ad-gif: the
+             * description built for the last pair is reused (the draw does not
+             * change it, and the texture's state was settled by the first
+             * lookup, so get_texture would give the same). */
+            if (!have_last || tex_index != last_tex || tr->adgif != last_adgif) {
+                tex = get_texture(s, tex_index, &texbuf);
+                if (tex) {
+                    const radgif *g = tr->adgif == NONE ? NULL : &s->adgifs[tr->adgif];
+                    if (g) {
+                        texbuf.wrap_s = g->wrap_s;
+                        texbuf.wrap_t = g->wrap_t;
+                        texbuf.filter = g->linear ? GC_RS_FILTER_LINEAR : GC_RS_FILTER_NEAREST;
+                        if (g->has_k) { /* MIPMAP_NEAREST with the ad-gif's K */
+                            texbuf.mip_count = s->tex[tex_index].levels - 1;
+                            texbuf.lod_k = g->lod_k;
+                        }
                     }
                 }
+                have_last = 1;
+                last_tex = tex_index;
+                last_adgif = tr->adgif;
             }
-            have_last = 1;
-            last_tex = tex_index;
-            last_adgif = tr->adgif;
+            if (!tex)
+                s->stats.triangles_untextured++;
+            s->stats.triangles_submitted++;
+            gc_rs_draw_triangle(&t, &cam, v, tex);
         }
-        if (!tex)
-            s->stats.triangles_untextured++;
-        s->stats.triangles_submitted++;
-        gc_rs_draw_triangle(&t, &cam, v, tex);
     }
     free(picks);
     if (s->objects)
