@@ -1750,7 +1750,12 @@ typedef struct colour_entry {
     const struct tfrag_light_row *row; /* the row lit first with this colour */
     uint32_t next;                     /* next colour of the same lit entry, or UINT32_MAX */
     uint16_t color;
+    /* 24 bytes, as the entry was when it held the lit patterns: at 16 a corpus
+     * decode took ~120 more page faults (bench_decode --one-thread), the block
+     * sizes changing which of the pass's blocks gc_bigmem maps or recycles */
+    uint8_t spare[8];
 } colour_entry;
+_Static_assert(sizeof(colour_entry) == 24 || sizeof(void *) != 8, "see spare");
 /* the derived columns, copied whole from the row a colour_entry names */
 #define LIGHT_DERIVED offsetof(tfrag_light_row, normal_found)
 _Static_assert(offsetof(tfrag_light_row, select) + 2 <= LIGHT_DERIVED &&
