@@ -1076,6 +1076,50 @@ static void *rows_room(gc_rowbuf *rb, size_t n, size_t size)
     if (!var)                                                                                      \
         return GC_E_NOMEM;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TRI_ROW_WORDS 1
+/* The triangle row as seven 8-byte words, written whole (tri_row_words): the
+ * layout it assumes, byte by byte. */
+_Static_assert(
+    sizeof(tfrag_triangle_row) == 56 && offsetof(tfrag_triangle_row, patch_row) == 8 &&
+        offsetof(tfrag_triangle_row, lod) == 12 && offsetof(tfrag_triangle_row, strip) == 14 &&
+        offsetof(tfrag_triangle_row, a) == 16 && offsetof(tfrag_triangle_row, b) == 18 &&
+        offsetof(tfrag_triangle_row, c) == 20 && offsetof(tfrag_triangle_row, va) == 24 &&
+        offsetof(tfrag_triangle_row, vb) == 28 && offsetof(tfrag_triangle_row, vc) == 32 &&
+        offsetof(tfrag_triangle_row, v_max) == 36 && offsetof(tfrag_triangle_row, adgif) == 40 &&
+        offsetof(tfrag_triangle_row, texture) == 44 && offsetof(tfrag_triangle_row, vi_lo) == 48 &&
+        offsetof(tfrag_triangle_row, vi_hi) == 52,
+    "tfrag_triangle_row as tri_row_words writes it");
+
+static inline void put64(void *row, size_t at, uint64_t w)
+{
+    memcpy((uint8_t *)row + at, &w, 8);
+}
+
+/* One strip triangle's row, every byte of it (the padding after lod and
+ * after c zero, vi_lo 0, as a pushed row holds them): w0, w1 are the words
+ * the strip fixes ({file_ofs}, {patch_row, lod, strip}), w5, w6 {adgif,
+ * texture} and {vi_lo, vi_hi}. Seven 8-byte stores instead of the zeroing
+ * and thirteen field stores (1.3 M rows a retail-corpus decode); the same
+ * bytes. */
+static inline void tri_row_words(tfrag_triangle_row *t, uint64_t w0, uint64_t w1, uint64_t w5,
+                                 uint64_t w6, uint16_t a, uint16_t b, uint16_t c, uint32_t va,
+                                 uint32_t vb, uint32_t vc)
+{
+    uint32_t m = va > vb ? va : vb;
+    m = m > vc ? m : vc;
+    put64(t, 0, w0);
+    put64(t, 8, w1);
+    put64(t, 16, (uint64_t)a | (uint64_t)b << 16 | (uint64_t)c << 32);
+    put64(t, 24, (uint64_t)va | (uint64_t)vb << 32);
+    put64(t, 32, (uint64_t)vc | (uint64_t)m << 32);
+    put64(t, 40, w5);
+    put64(t, 48, w6);
+}
+#else
+#define TRI_ROW_WORDS 0
+#endif
+
 /* Triangles of one LOD: strip records walk consecutive index entries. */
 static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t vi_hi,
                                 uint32_t *strips_out, uint32_t *tris_out)
@@ -1118,6 +1162,28 @@ static gc_status emit_triangles(tfrag_ctx *x, uint32_t prow, int lod, uint32_t v
         if (by_index)
             p0 = i0, p1 = i1;
         tfrag_triangle_row *room = n > 2 ? rows_room(x->rb_tri, (size_t)n - 2, sizeof *room) : NULL;
+#if TRI_ROW_WORDS
+        if (room) {
+            const uint64_t w1 =
+                (uint64_t)prow | (uint64_t)(uint8_t)lod << 32 | (uint64_t)(uint16_t)strips << 48;
+            const uint64_t w5 = (uint64_t)adgif | (uint64_t)texture << 32;
+            const uint64_t w6 = (uint64_t)vi_hi << 32;
+            for (int j = 0; j + 2 < n; j++) {
+                uint16_t i2 = sb[j + 2];
+                uint32_t p2 = by_index ? i2 : s->vi_vertex[i2];
+                if (j & 1) /* alternating winding */
+                    tri_row_words(&room[j], strip_ofs, w1, w5, w6, i1, i0, i2, p1, p0, p2);
+                else
+                    tri_row_words(&room[j], strip_ofs, w1, w5, w6, i0, i1, i2, p0, p1, p2);
+                i0 = i1, i1 = i2, p0 = p1, p1 = p2;
+            }
+            tris += (uint32_t)n - 2;
+            x->rb_tri->count += (size_t)n - 2;
+            cur += (uint32_t)n;
+            strips++;
+            continue;
+        }
+#endif
         for (int j = 0; j + 2 < n; j++) {
             uint16_t i2 = sb[j + 2];
             uint32_t p2 = by_index ? i2 : s->vi_vertex[i2];
@@ -1668,22 +1734,34 @@ typedef struct lit_entry {
 _Static_assert(offsetof(lit_entry, first_col) == offsetof(lit_entry, p) + 24,
                "p[1] is followed by 4 bytes of the same entry");
 
-/* Per (lit entry, vertex colour word): the finished pass for that vertex.
- * The lit colour depends on nothing else (the base is the colour's PEXT5
- * fields), and a retail-shaped level's vertices use about 40 colour words,
- * so about half of the vertices repeat an earlier (pair, select, colour)
- * and take the result instead of its six ADD.S and three clamp/MUL.S/FTOI
- * (the same bits: the same operations ran once for the first). A list
- * longer than LIGHT_COLOURS_KEPT is not searched further (hostile input
- * with every colour at one normal costs the arithmetic, not a long walk). */
+/* Per (lit entry, vertex colour word): the first row lit with it. Every
+ * derived column of a row (normal_found onward) is a function of its
+ * (azimuth, elevation, select, color) alone, and a lit entry fixes the
+ * first three, so a later row with the same entry and colour word takes
+ * that row's derived bytes whole (the same bytes: the same operations ran
+ * once for the first, and the padding is zero in both). A retail-shaped
+ * level's vertices use about 40 colour words, so about half of the lit
+ * vertices repeat an earlier (pair, select, colour) and skip the six ADD.S,
+ * the three clamp/MUL.S/FTOI and the ~30 field stores. A list longer than
+ * LIGHT_COLOURS_KEPT is not searched further (hostile input with every
+ * colour at one normal costs the arithmetic, not a long walk). */
 #define LIGHT_COLOURS_KEPT 16u
 typedef struct colour_entry {
+    const struct tfrag_light_row *row; /* the row lit first with this colour */
+    uint32_t next;                     /* next colour of the same lit entry, or UINT32_MAX */
     uint16_t color;
-    uint16_t lit_bits; /* fold_lit_bits (12 bits) */
-    uint8_t gs[3];
-    uint32_t next; /* next colour of the same lit entry, or UINT32_MAX */
-    uint32_t out[3];
+    /* 24 bytes, as the entry was when it held the lit patterns: at 16 a corpus
+     * decode took ~120 more page faults (bench_decode --one-thread), the block
+     * sizes changing which of the pass's blocks gc_bigmem maps or recycles */
+    uint8_t spare[8];
 } colour_entry;
+_Static_assert(sizeof(colour_entry) == 24 || sizeof(void *) != 8, "see spare");
+/* the derived columns, copied whole from the row a colour_entry names */
+#define LIGHT_DERIVED offsetof(tfrag_light_row, normal_found)
+_Static_assert(offsetof(tfrag_light_row, select) + 2 <= LIGHT_DERIVED &&
+                   offsetof(tfrag_light_row, nx) > LIGHT_DERIVED &&
+                   offsetof(tfrag_light_row, gs_b) > LIGHT_DERIVED,
+               "the record's columns precede the derived ones");
 
 typedef struct light_ctx {
     const gc_level *lv;
@@ -1830,69 +1908,70 @@ static uint64_t fold_lit_bits(const uint32_t out[3])
 static void light_vertex(light_ctx *cx, tfrag_light_row *l)
 {
     uint16_t c = l->color;
+    uint8_t set = (uint8_t)(l->select & 0xffu), blend = (uint8_t)(l->select >> 8);
+    bool set_exists = set < cx->nsets && (blend == 0 || set + 1u < cx->nsets);
+
+    /* the normal: two table entries, by index 0..255 (the byte) */
+    normal_entry *ne = normal_of(cx, l->azimuth, l->elevation);
+    /* the light set, blended toward set + 1 when bits 8..15 are set (one
+     * computation per distinct select word, cached: it depends on nothing
+     * else) */
+    const light_set *L = NULL;
+    lit_entry *e = NULL;
+    if (ne->found && set_exists) {
+        L = blended_set(cx->lv, cx->ls, &cx->sets, set, blend);
+        if (!cx->host_float) {
+            e = lit_products(cx, ne, l->select, L);
+            for (uint32_t i = e->first_col; i != UINT32_MAX; i = cx->cols[i].next)
+                if (cx->cols[i].color == c) { /* lit before: its derived bytes */
+                    memcpy((uint8_t *)l + LIGHT_DERIVED,
+                           (const uint8_t *)cx->cols[i].row + LIGHT_DERIVED,
+                           sizeof *l - LIGHT_DERIVED);
+                    return;
+                }
+        }
+    }
+
     l->base_r = (uint8_t)((c & 31u) << 3);
     l->base_g = (uint8_t)(((c >> 5) & 31u) << 3);
     l->base_b = (uint8_t)(((c >> 10) & 31u) << 3);
     l->base_a = (uint8_t)((c >> 15) << 7);
-    l->set = (uint8_t)(l->select & 0xffu);
-    l->blend = (uint8_t)(l->select >> 8);
-    l->blend_weight = l->blend / 256.0;
+    l->set = set;
+    l->blend = blend;
+    l->blend_weight = blend / 256.0;
     l->light_sets = cx->nsets;
-    l->set_exists = l->set < cx->nsets && (l->blend == 0 || l->set + 1u < cx->nsets);
-
-    /* the normal: two table entries, by index 0..255 (the byte) */
-    normal_entry *ne = normal_of(cx, l->azimuth, l->elevation);
+    l->set_exists = set_exists;
     const uint32_t *n = ne->n;
     l->normal_found = ne->found;
     l->nx = as_f(n[0]), l->ny = as_f(n[1]), l->nz = as_f(n[2]);
     l->normal_length = ne->length;
-    if (!l->normal_found || !l->set_exists)
+    if (!L)
         return;
-
-    /* the light set, blended toward set + 1 when bits 8..15 are set (one
-     * computation per distinct select word, cached: it depends on nothing
-     * else) */
-    const light_set *L = blended_set(cx->lv, cx->ls, &cx->sets, l->set, l->blend);
     l->dir_a_length = L->len[0];
     l->dir_b_length = L->len[1];
     const unsigned field[3] = {c & 31u, (c >> 5) & 31u, (c >> 10) & 31u};
-    colour_entry res, *keep = NULL;
-    const colour_entry *ce = NULL;
-    if (!cx->host_float) {
-        lit_entry *e = lit_products(cx, ne, l->select, L);
-        for (uint32_t i = e->first_col; i != UINT32_MAX && !ce; i = cx->cols[i].next)
-            if (cx->cols[i].color == c)
-                ce = &cx->cols[i];
-        if (!ce) {
-            const uint32_t base[3] = {cx->itof7[field[0]], cx->itof7[field[1]],
-                                      cx->itof7[field[2]]};
-            add_products(e, base, res.out);
-            if (e->ncol < LIGHT_COLOURS_KEPT) {
-                keep = &cx->cols[cx->ncols];
-                res.color = c;
-                res.next = e->first_col;
-                e->first_col = cx->ncols++;
-                e->ncol++;
-            }
+    uint32_t out[3];
+    if (e) {
+        const uint32_t base[3] = {cx->itof7[field[0]], cx->itof7[field[1]], cx->itof7[field[2]]};
+        add_products(e, base, out);
+        if (e->ncol < LIGHT_COLOURS_KEPT) {
+            colour_entry *keep = &cx->cols[cx->ncols];
+            keep->row = l;
+            keep->color = c;
+            keep->next = e->first_col;
+            e->first_col = cx->ncols++;
+            e->ncol++;
         }
     } else {
         uint32_t ta = light_term(cx->host_float, n, L->dir[0], L->col[0][3]);
         uint32_t tb = light_term(cx->host_float, n, L->dir[1], L->col[1][3]);
         for (int k = 0; k < 3; k++)
-            res.out[k] = light_channel(cx->host_float, cx->itof7[field[k]], L->col[0][k], ta,
-                                       L->col[1][k], tb);
+            out[k] = light_channel(cx->host_float, cx->itof7[field[k]], L->col[0][k], ta,
+                                   L->col[1][k], tb);
     }
-    if (!ce) {
-        res.lit_bits = (uint16_t)fold_lit_bits(res.out);
-        for (int k = 0; k < 3; k++)
-            res.gs[k] = to_gs(res.out[k]);
-        if (keep)
-            *keep = res;
-        ce = &res;
-    }
-    l->lit_r = as_f(ce->out[0]), l->lit_g = as_f(ce->out[1]), l->lit_b = as_f(ce->out[2]);
-    l->lit_bits = ce->lit_bits;
-    l->gs_r = ce->gs[0], l->gs_g = ce->gs[1], l->gs_b = ce->gs[2];
+    l->lit_r = as_f(out[0]), l->lit_g = as_f(out[1]), l->lit_b = as_f(out[2]);
+    l->lit_bits = fold_lit_bits(out);
+    l->gs_r = to_gs(out[0]), l->gs_g = to_gs(out[1]), l->gs_b = to_gs(out[2]);
     l->lit = 1;
 }
 

@@ -551,3 +551,185 @@ Test(dec_classes, moby_vertex_rows_from_their_bytes, .timeout = 300)
     gc_level_free(&lv);
     sy_buf_free(&b);
 }
+
+/* Every byte of every row of table `name` that no column covers is zero, as in a pushed
+ * (zeroed) row: a row written whole (dec_moby.c's triangle rows with SSE2, dec_tfrag.c's
+ * triangle rows as 8-byte words, a lit row copied from an earlier one) must not leave
+ * anything in its padding. Returns the rows checked. */
+static size_t padding_is_zero(gc_level *lv, const char *name)
+{
+    gc_rowbuf *rb = fx_rows(lv, name);
+    cr_assert(rb, "%s", name);
+    size_t size = rb->desc->row_size;
+    uint8_t covered[256] = {0};
+    cr_assert_leq(size, sizeof covered);
+    for (size_t c = 0; c < rb->desc->column_count; c++)
+        memset(covered + rb->desc->columns[c].offset, 1, rb->desc->columns[c].size);
+    size_t holes = 0;
+    for (size_t k = 0; k < size; k++)
+        holes += !covered[k];
+    cr_assert_gt(holes, 0, "%s has no padding to check", name);
+    for (size_t i = 0; i < rb->count; i++) {
+        const uint8_t *row = gc_rows_at(rb, i);
+        for (size_t k = 0; k < size; k++)
+            cr_assert(covered[k] || row[k] == 0, "%s row %zu byte %zu is %u", name, i, k, row[k]);
+    }
+    return rb->count;
+}
+
+/* Every moby.triangle row of a synthetic level against its index bytes in core_data and its
+ * parents: the byte at file_ofs kicks (bit 7 clear) and names v2 (1-based); a triangle drawn by
+ * the next byte of the same packet slides the strip (its v0, v1 are this one's v1, v2) and
+ * keeps the texture unless that byte is a switch (0); vu_vertices, class_row and
+ * texture_slots are the packet's and the class's; the texture entry is null for a texture
+ * outside the class's slots and one entry per (class, texture) otherwise; no padding byte is
+ * set. dec_moby.c writes these rows two ways (two 16-byte words and an 8-byte one with SSE2,
+ * field by field otherwise): either must give these values. */
+Test(dec_classes, moby_triangle_rows_from_their_bytes, .timeout = 300)
+{
+    sy_buf b;
+    gc_level lv;
+    synth_level_decode_small(4, &b, &lv);
+    gc_rowbuf *tb = fx_rows(&lv, "moby.triangle");
+    cr_assert(tb);
+    size_t slid = 0, named = 0, entries = 0;
+    double entry_of[64][64];
+    for (size_t c = 0; c < 64; c++)
+        for (size_t t = 0; t < 64; t++)
+            entry_of[c][t] = -1;
+    for (size_t i = 0; i < tb->count; i++) {
+        double ofs = fx_col(&lv, "moby.triangle", i, "file_ofs");
+        cr_assert_lt(ofs, (double)lv.core_data_size);
+        uint8_t byte = lv.core_data[(size_t)ofs];
+        size_t p = (size_t)fx_col(&lv, "moby.triangle", i, "packet_row");
+        size_t c = (size_t)fx_col(&lv, "moby.triangle", i, "class_row");
+        cr_assert_eq(c, fx_col(&lv, "moby.packet", p, "class_row"), "row %zu", i);
+        cr_assert_eq(fx_col(&lv, "moby.triangle", i, "vu_vertices"),
+                     fx_col(&lv, "moby.packet", p, "vu_vertices"), "row %zu", i);
+        double slots = fx_col(&lv, "moby.class", c, "texture_slots");
+        cr_assert_eq(fx_col(&lv, "moby.triangle", i, "texture_slots"), slots, "row %zu", i);
+        double v2 = fx_col(&lv, "moby.triangle", i, "v2");
+        if (byte != 0) { /* not a switch: the byte itself */
+            cr_assert_eq(byte & 0x80, 0, "row %zu", i);
+            cr_assert_eq(v2, (byte & 0x7f) - 1, "row %zu", i);
+            named++;
+        }
+        double tex = fx_col(&lv, "moby.triangle", i, "texture");
+        double entry = fx_col(&lv, "moby.triangle", i, "texture_entry");
+        if (tex < 0 || tex >= slots) {
+            cr_assert_eq(entry, (double)UINT32_MAX, "row %zu", i);
+        } else {
+            cr_assert_lt(c, 64);
+            cr_assert_lt(tex, 64);
+            double *e = &entry_of[c][(size_t)tex];
+            if (*e < 0)
+                *e = entry, entries++;
+            cr_assert_eq(entry, *e, "row %zu", i);
+        }
+        if (i + 1 < tb->count && fx_col(&lv, "moby.triangle", i + 1, "packet_row") == p &&
+            fx_col(&lv, "moby.triangle", i + 1, "file_ofs") == ofs + 1) {
+            cr_assert_eq(fx_col(&lv, "moby.triangle", i + 1, "v0"),
+                         fx_col(&lv, "moby.triangle", i, "v1"), "row %zu", i);
+            cr_assert_eq(fx_col(&lv, "moby.triangle", i + 1, "v1"), v2, "row %zu", i);
+            if (lv.core_data[(size_t)ofs + 1] != 0)
+                cr_assert_eq(fx_col(&lv, "moby.triangle", i + 1, "texture"), tex, "row %zu", i);
+            slid++;
+        }
+    }
+    cr_assert_gt(named, 100, "only %zu triangles", named);
+    cr_assert_gt(slid, 100);
+    cr_assert_gt(entries, 2);
+    cr_assert_eq(padding_is_zero(&lv, "moby.triangle"), tb->count);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}
+
+/* Every tfrag.triangle row of a synthetic level against its strip and its patch: within a
+ * strip (same patch, LOD, strip number and record offset) the three vertex-info indices
+ * slide one entry a triangle with the winding alternating ((i0, i1, i2), (i2, i1, i3), ...);
+ * each position is the vertex-info row's, v_max their largest; the ad-gif's texture (null
+ * when negative or no such record); vi_lo 0 and vi_hi the patch's vertex-info count of the
+ * tiers the LOD sees; no padding byte set. dec_tfrag.c writes these rows two ways (seven
+ * 8-byte words on little-endian hosts, field by field otherwise): either must give these
+ * values. */
+Test(dec_classes, tfrag_triangle_rows_from_their_strips, .timeout = 300)
+{
+    sy_buf b;
+    gc_level lv;
+    synth_level_decode_small(4, &b, &lv);
+    gc_rowbuf *tb = fx_rows(&lv, "tfrag.triangle");
+    size_t np = fx_rows(&lv, "tfrag.patch")->count;
+    cr_assert(tb && np);
+    /* vertex of (patch, vertex-info index), texture of (patch, ad-gif), NAN where no row */
+    enum { VI = 1024, AG = 256 };
+    double *vert = malloc(np * VI * sizeof *vert), *tex = malloc(np * AG * sizeof *tex);
+    cr_assert(vert && tex);
+    for (size_t k = 0; k < np * VI; k++)
+        vert[k] = NAN;
+    for (size_t k = 0; k < np * AG; k++)
+        tex[k] = NAN;
+    for (size_t i = 0; i < fx_rows(&lv, "tfrag.vertex_info")->count; i++) {
+        size_t p = (size_t)fx_col(&lv, "tfrag.vertex_info", i, "patch_row");
+        size_t x = (size_t)fx_col(&lv, "tfrag.vertex_info", i, "index");
+        cr_assert(p < np && x < VI);
+        vert[p * VI + x] = fx_col(&lv, "tfrag.vertex_info", i, "vertex");
+    }
+    for (size_t i = 0; i < fx_rows(&lv, "tfrag.adgif")->count; i++) {
+        size_t p = (size_t)fx_col(&lv, "tfrag.adgif", i, "patch_row");
+        size_t x = (size_t)fx_col(&lv, "tfrag.adgif", i, "index");
+        cr_assert(p < np && x < AG);
+        tex[p * AG + x] = fx_col(&lv, "tfrag.adgif", i, "texture");
+    }
+    static const char *const tiers[3] = {"vi_common", "vi_lod01", "vi_lod0"};
+    size_t slid = 0, resolved = 0, textured = 0, j = 0;
+    double w0 = 0, w1 = 0;
+    for (size_t i = 0; i < tb->count; i++) {
+#define T(col) fx_col(&lv, "tfrag.triangle", i, col)
+        size_t p = (size_t)T("patch_row");
+        cr_assert_lt(p, np);
+        double lod = T("lod"), a = T("a"), bb = T("b"), c = T("c");
+        bool same = i > 0 && fx_col(&lv, "tfrag.triangle", i - 1, "patch_row") == p &&
+                    fx_col(&lv, "tfrag.triangle", i - 1, "lod") == lod &&
+                    fx_col(&lv, "tfrag.triangle", i - 1, "strip") == T("strip") &&
+                    fx_col(&lv, "tfrag.triangle", i - 1, "file_ofs") == T("file_ofs");
+        if (same) { /* triangle j of the strip: the window slid by one */
+            j++;
+            cr_assert_eq(a, j & 1 ? w1 : w0, "row %zu", i);
+            cr_assert_eq(bb, j & 1 ? w0 : w1, "row %zu", i);
+            slid++;
+        } else {
+            j = 0;
+        }
+        w0 = j & 1 ? a : bb, w1 = c; /* the window's last two entries */
+        double v[3], idx[3] = {a, bb, c}, m = 0;
+        static const char *const vcol[3] = {"va", "vb", "vc"};
+        for (int k = 0; k < 3; k++) {
+            v[k] = T(vcol[k]);
+            m = v[k] > m ? v[k] : m;
+            double want = vert[p * VI + (size_t)idx[k]];
+            if (!isnan(want)) {
+                cr_assert_eq(v[k], want, "row %zu corner %d", i, k);
+                resolved++;
+            }
+        }
+        cr_assert_eq(T("v_max"), m, "row %zu", i);
+        double ag = T("adgif"), want = (double)UINT32_MAX;
+        if (ag < AG && !isnan(tex[p * AG + (size_t)ag]) && tex[p * AG + (size_t)ag] >= 0)
+            want = tex[p * AG + (size_t)ag], textured++;
+        cr_assert_eq(T("texture"), want, "row %zu", i);
+        double hi = 0;
+        for (int k = 0; k < 3 - (int)lod; k++)
+            hi += fx_col(&lv, "tfrag.patch", p, tiers[k]);
+        cr_assert_eq(T("vi_hi"), hi, "row %zu", i);
+        cr_assert_eq(T("vi_lo"), 0, "row %zu", i);
+#undef T
+    }
+    cr_assert_gt(slid, 100, "only %zu triangles slid", slid);
+    cr_assert_gt(resolved, 300);
+    cr_assert_gt(textured, 100);
+    cr_assert_eq(padding_is_zero(&lv, "tfrag.triangle"), tb->count);
+    free(vert);
+    free(tex);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}

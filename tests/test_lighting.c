@@ -124,11 +124,50 @@ static size_t check_level(int index, double *gain)
     cr_assert_eq(col(&tl, "gs_b"), c_gs + 2);
     cr_assert_eq(col(&tl, "ny"), c_nx + 4);
     cr_assert_eq(col(&tl, "nz"), c_nx + 8);
+    /* the bytes no column covers (they stay zero: a lit row may be copied whole from an
+     * earlier one with the same inputs, padding included) */
+    uint8_t covered[256] = {0};
+    cr_assert_leq(tl.desc->row_size, sizeof covered);
+    for (size_t k = 0; k < tl.desc->column_count; k++)
+        memset(covered + tl.desc->columns[k].offset, 1, tl.desc->columns[k].size);
+    size_t c_nf = col(&tl, "normal_found"), c_base = col(&tl, "base_r"), c_set = col(&tl, "set"),
+           c_blend = col(&tl, "blend"), c_ls = col(&tl, "light_sets"),
+           c_se = col(&tl, "set_exists"), c_bits = col(&tl, "lit_bits");
+    cr_assert_eq(col(&tl, "base_a"), c_base + 3);
+    /* rows whose (azimuth, elevation, colour, select) an earlier row had: the pass takes
+     * their derived columns from that row, so this test must meet some */
+    enum { KEYS = 1 << 16 };
+    uint64_t *seen = calloc(KEYS, sizeof *seen);
+    cr_assert(seen);
+    size_t repeats = 0;
     size_t lit = 0;
     for (size_t i = 0; i < tl.count; i++) {
         const uint8_t *r = row(&tl, i);
         unsigned az = r[c_az], el = r[c_el];
         uint16_t c = u16_at(r, c_col), sel = u16_at(r, c_sel);
+        uint64_t key = (uint64_t)az | (uint64_t)el << 8 | (uint64_t)c << 16 | (uint64_t)sel << 32;
+        for (size_t h = (size_t)((key * 0x9e3779b97f4a7c15u) >> 48);; h = (h + 1) % KEYS) {
+            cr_assert_lt(i, KEYS / 2);
+            if (seen[h] == key + 1) {
+                repeats++;
+                break;
+            }
+            if (!seen[h]) {
+                seen[h] = key + 1;
+                break;
+            }
+        }
+        for (size_t k = 0; k < tl.desc->row_size; k++)
+            cr_assert(covered[k] || r[k] == 0, "level %d row %zu padding byte %zu", index, i, k);
+        cr_assert_eq(r[c_nf], 1, "level %d row %zu normal_found", index, i);
+        for (int k = 0; k < 3; k++)
+            cr_assert_eq(r[c_base + k], ((c >> (5 * k)) & 31u) << 3, "level %d row %zu base %d",
+                         index, i, k);
+        cr_assert_eq(r[c_base + 3], (c >> 15) << 7, "level %d row %zu base_a", index, i);
+        cr_assert_eq(r[c_set], sel & 0xffu, "level %d row %zu set", index, i);
+        cr_assert_eq(r[c_blend], sel >> 8, "level %d row %zu blend", index, i);
+        cr_assert_eq(u32_at(r, c_ls), dl.count, "level %d row %zu light_sets", index, i);
+        cr_assert_eq(r[c_se], 1, "level %d row %zu set_exists", index, i);
         /* the normal: (cos az cos el, sin az cos el, sin el) from the table, negated */
         uint32_t ca = gc_load_u32le(table + 8 * az), sa = gc_load_u32le(table + 8 * az + 4);
         uint32_t ce = gc_load_u32le(table + 8 * el), se = gc_load_u32le(table + 8 * el + 4);
@@ -170,8 +209,20 @@ static size_t check_level(int index, double *gain)
                           index, i, k);
             *gain += (double)r[c_gs + k] - base_gs;
         }
+        /* lit_bits: the three patterns mixed and folded to 12 bits (dec_tfrag.c's fold) */
+        uint32_t x = u32_at(r, c_lr) * 0x9e3779b1u ^ u32_at(r, c_lr + 4) * 0x85ebca77u ^
+                     u32_at(r, c_lr + 8) * 0xc2b2ae3du;
+        x ^= x >> 15;
+        x *= 0x2c1b3c6du;
+        x ^= x >> 16;
+        uint64_t bits;
+        memcpy(&bits, r + c_bits, 8);
+        cr_assert_eq(bits, x & 0xfffu, "level %d row %zu lit_bits", index, i);
         lit++;
     }
+    cr_assert_gt(repeats, tl.count / 10, "level %d: %zu of %zu rows repeat an earlier row's inputs",
+                 index, repeats, tl.count);
+    free(seen);
     free(bank);
     free(ts);
     gc_level_free(&lv);
