@@ -976,6 +976,9 @@ static inline const uint8_t *nulls_of(const bslot *s)
     return s->nn ? s->n : no_nulls;
 }
 
+/* Whether the batch VM can run p: no string, no outer row, and an aggregate only when it is
+ * one of u's that does not read `outer` (u NULL: no aggregate at all, which is what the
+ * shared aggregates' classes need, their code being run for whichever unit asks first). */
 static int batch_ok(const gc_unit *u, const gc_prog *p)
 {
     if (!p->code)
@@ -993,10 +996,8 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
                 return 0;
             break;
         case GC_I_AGG:
-            if (in->a >= u->nagg || u->aggs[in->a].uses_outer)
+            if (!u || in->a >= u->nagg || u->aggs[in->a].uses_outer)
                 return 0;
-            break;
-        case GC_I_COALESCE:
             break;
         default:
             if (in->op > GC_I_CMP_CK)
@@ -3000,32 +3001,6 @@ void gc_inv_detect_fast(gc_unit *u)
     }
 }
 
-/* Code the memo may run for any unit: the batch VM's, reading the level's tables only (no
- * aggregate inside, no outer row, no string). */
-static int memo_prog_ok(const gc_prog *p)
-{
-    for (uint32_t i = 0; p->code && i < p->n; i++) {
-        const gc_ins *in = &p->code[i];
-        switch ((gc_opcode)in->op) {
-        case GC_I_PUSH_S:
-        case GC_I_CMP_S:
-        case GC_I_ROW_OUTER:
-        case GC_I_AGG:
-            return 0;
-        case GC_I_LOAD_CUR:
-        case GC_I_LOAD_REG:
-            if (in->ctype == GC_T_STR)
-                return 0;
-            break;
-        default:
-            if (in->op > GC_I_CMP_CK)
-                return 0;
-            break;
-        }
-    }
-    return 1;
-}
-
 /* field by field: the padding of gc_ins is not compared */
 static int prog_eq(const gc_prog *x, const gc_prog *y)
 {
@@ -3050,7 +3025,7 @@ static void memo_classify(gc_inv_set *s, gc_unit *units, size_t n, size_t *cap)
             ag->memo = -1;
             /* a count of every row is the table's row count: nothing to share */
             if (ag->uses_outer || ag->table < 0 || (ag->kind == GC_AGG_COUNT && !ag->cond.code) ||
-                !memo_prog_ok(&ag->cond) || !memo_prog_ok(&ag->value) || !s->memo)
+                !batch_ok(NULL, &ag->cond) || !batch_ok(NULL, &ag->value) || !s->memo)
                 continue;
             size_t c = 0;
             while (c < s->nmemo &&
