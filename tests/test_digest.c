@@ -651,6 +651,152 @@ Test(digest, a_fingerprint_fed_in_runs_is_the_one_computed_in_one_go)
     free(r);
 }
 
+/* Rows whose padding is a few words (no string): a run whose padding words are all zero is
+ * hashed where it lies, any other through the masked copy. Three layouts: padding in the
+ * middle (one word), in the middle and in the row's last four bytes (two words, the second
+ * the row's last eight bytes, which start inside a column), three, and more padding words than
+ * are checked (always copied). */
+typedef struct padmid {
+    uint64_t a;
+    uint8_t b; /* 7 bytes of padding */
+    uint64_t c;
+    uint32_t d;
+    float e; /* no padding after: 32 bytes */
+} padmid;
+typedef struct padend {
+    uint32_t a[2];
+    uint8_t x; /* 3 bytes of padding */
+    uint32_t y[9];
+    uint8_t b; /* 3 bytes of padding: 52 bytes */
+} padend;
+typedef struct padthree {
+    uint8_t a;
+    uint64_t b;
+    uint8_t c;
+    uint64_t d;
+    uint16_t e;
+    uint64_t f; /* 3 padded words: 48 bytes */
+} padthree;
+typedef struct padmany {
+    uint8_t a;
+    uint64_t b;
+    uint8_t c;
+    uint64_t d;
+    uint8_t e;
+    uint64_t f;
+    uint8_t g;
+    uint64_t h;
+    uint8_t i;
+    uint64_t j; /* 5 padded words: 80 bytes */
+} padmany;
+static const gc_column padmid_cols[] = {
+    GC_COL(padmid, a, GC_T_U64, 0, "", ""), GC_COL(padmid, b, GC_T_U8, 0, "", ""),
+    GC_COL(padmid, c, GC_T_S64, 0, "", ""), GC_COL(padmid, d, GC_T_U32, 0, "", ""),
+    GC_COL(padmid, e, GC_T_F32, 0, "", "")};
+static const gc_column padend_cols[] = {
+    GC_COL(padend, a[0], GC_T_U32, 0, "", ""), GC_COL(padend, a[1], GC_T_U32, 0, "", ""),
+    GC_COL(padend, x, GC_T_U8, 0, "", ""),     GC_COL(padend, y[0], GC_T_U32, 0, "", ""),
+    GC_COL(padend, y[1], GC_T_U32, 0, "", ""), GC_COL(padend, y[2], GC_T_U32, 0, "", ""),
+    GC_COL(padend, y[3], GC_T_U32, 0, "", ""), GC_COL(padend, y[4], GC_T_U32, 0, "", ""),
+    GC_COL(padend, y[5], GC_T_U32, 0, "", ""), GC_COL(padend, y[6], GC_T_U32, 0, "", ""),
+    GC_COL(padend, y[7], GC_T_U32, 0, "", ""), GC_COL(padend, y[8], GC_T_U32, 0, "", ""),
+    GC_COL(padend, b, GC_T_U8, 0, "", "")};
+static const gc_column padthree_cols[] = {
+    GC_COL(padthree, a, GC_T_U8, 0, "", ""),  GC_COL(padthree, b, GC_T_U64, 0, "", ""),
+    GC_COL(padthree, c, GC_T_U8, 0, "", ""),  GC_COL(padthree, d, GC_T_U64, 0, "", ""),
+    GC_COL(padthree, e, GC_T_U16, 0, "", ""), GC_COL(padthree, f, GC_T_U64, 0, "", "")};
+static const gc_column padmany_cols[] = {
+    GC_COL(padmany, a, GC_T_U8, 0, "", ""), GC_COL(padmany, b, GC_T_U64, 0, "", ""),
+    GC_COL(padmany, c, GC_T_U8, 0, "", ""), GC_COL(padmany, d, GC_T_U64, 0, "", ""),
+    GC_COL(padmany, e, GC_T_U8, 0, "", ""), GC_COL(padmany, f, GC_T_U64, 0, "", ""),
+    GC_COL(padmany, g, GC_T_U8, 0, "", ""), GC_COL(padmany, h, GC_T_U64, 0, "", ""),
+    GC_COL(padmany, i, GC_T_U8, 0, "", ""), GC_COL(padmany, j, GC_T_U64, 0, "", "")};
+static const gc_table_desc pad_descs[] = {
+    {"test.padmid", "rows", sizeof(padmid), padmid_cols, GC_COUNTOF(padmid_cols), NULL, NULL, NULL},
+    {"test.padend", "rows", sizeof(padend), padend_cols, GC_COUNTOF(padend_cols), NULL, NULL, NULL},
+    {"test.padthree", "rows", sizeof(padthree), padthree_cols, GC_COUNTOF(padthree_cols), NULL,
+     NULL, NULL},
+    {"test.padmany", "rows", sizeof(padmany), padmany_cols, GC_COUNTOF(padmany_cols), NULL, NULL,
+     NULL}};
+
+/* t's fingerprint fed in runs of `cut` rows */
+static void fp_in_runs(const gc_table *t, size_t cut, unsigned char fp[16])
+{
+    gc_digest_fp *f = gc_digest_fp_new(t);
+    cr_assert_not_null(f);
+    for (size_t r0 = 0; r0 < t->count; r0 += cut)
+        gc_digest_fp_rows(f, r0, t->count - r0 < cut ? t->count - r0 : cut);
+    cr_assert_eq(gc_digest_fp_final(f, fp), 0);
+    gc_digest_fp_free(f);
+}
+
+Test(digest, rows_with_zero_padding_hash_as_their_masked_copy)
+{
+    enum { NR = 1000 };
+    for (size_t l = 0; l < GC_COUNTOF(pad_descs); l++) {
+        const gc_table_desc *d = &pad_descs[l];
+        const size_t rs = d->row_size;
+        unsigned char *rows = calloc(NR, rs), *valued = malloc(rs);
+        cr_assert(rows && valued);
+        /* which bytes are values: the columns' */
+        memset(valued, 0, rs);
+        for (size_t k = 0; k < d->column_count; k++)
+            memset(valued + d->columns[k].offset, 1, d->columns[k].size);
+        for (size_t i = 0; i < NR * rs; i++)
+            if (valued[i % rs])
+                rows[i] = (unsigned char)(i * 131 + (i >> 8));
+        gc_table t = {d, rows, NR};
+        const size_t cuts[] = {NR, 256, 7, 1};
+        unsigned char zero[16], fp[16];
+        fp_in_runs(&t, NR, zero);
+        /* every padding byte of every row set: every run copied */
+        for (size_t i = 0; i < NR * rs; i++)
+            if (!valued[i % rs])
+                rows[i] = 0xA5;
+        for (size_t c = 0; c < GC_COUNTOF(cuts); c++) {
+            fp_in_runs(&t, cuts[c], fp);
+            cr_assert_eq(memcmp(fp, zero, 16), 0, "%s, all padding set, runs of %zu", d->name,
+                         cuts[c]);
+        }
+        for (size_t i = 0; i < NR * rs; i++)
+            if (!valued[i % rs])
+                rows[i] = 0;
+        /* one padding byte set at a time (in the first, a middle and the last row), whatever
+         * the runs: the same fingerprint as with none */
+        const size_t at[] = {0, 517, NR - 1};
+        for (size_t b = 0; b < rs; b++) {
+            if (valued[b])
+                continue;
+            for (size_t a = 0; a < GC_COUNTOF(at); a++) {
+                rows[at[a] * rs + b] = 0x80;
+                for (size_t c = 0; c < GC_COUNTOF(cuts); c++) {
+                    fp_in_runs(&t, cuts[c], fp);
+                    cr_assert_eq(memcmp(fp, zero, 16), 0,
+                                 "%s, padding byte %zu of row %zu, runs of %zu", d->name, b, at[a],
+                                 cuts[c]);
+                }
+                rows[at[a] * rs + b] = 0;
+            }
+        }
+        /* and a value byte is seen, in rows hashed where they lie */
+        for (size_t b = 0; b < rs; b++) {
+            if (!valued[b])
+                continue;
+            rows[517 * rs + b] ^= 1;
+            for (size_t c = 0; c < GC_COUNTOF(cuts); c++) {
+                fp_in_runs(&t, cuts[c], fp);
+                cr_assert_neq(memcmp(fp, zero, 16), 0, "%s, value byte %zu, runs of %zu", d->name,
+                              b, cuts[c]);
+            }
+            rows[517 * rs + b] ^= 1;
+        }
+        fp_in_runs(&t, 256, fp);
+        cr_assert_eq(memcmp(fp, zero, 16), 0, "%s", d->name);
+        free(rows);
+        free(valued);
+    }
+}
+
 /* The baseline keeps the table digests across a write and a load. */
 Test(digest, table_digests_round_trip_through_the_baseline)
 {

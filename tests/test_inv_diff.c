@@ -984,6 +984,47 @@ Test(inv_diff, equal_aggregates_share_a_class_and_twins_do_not)
     }
 }
 
+Test(inv_diff, only_code_the_batch_vm_runs_without_aggregates_is_shared)
+{
+    /* batch_ok decides both which units run on the batch VM (an aggregate of the unit's own
+     * that does not read `outer` is allowed) and which aggregates may form a class (its code
+     * is run for whichever unit asks first, so no aggregate inside at all: batch_ok(NULL, p)).
+     * Each aggregate below is the last of its invariant's (an aggregate inside another comes
+     * before it); memo >= 0 when it may be shared. */
+    static const struct {
+        const char *agg;
+        int shared;
+    } cases[] = {
+        {"count(t.child, coalesce(n8, 3) > 2)", 1},
+        {"max(t.child.s32, abs(s16) > 3 and n32 != null)", 1},
+        {"sum(t.child.parent.u8, between(s8, -3, 3) or parent.gp.u8 > 1)", 1},
+        {"min(t.child.f64, distance(f64, f32, 0, 1, 2, 3) < 2.5)", 1},
+        {"count(t.child, u8 < max(t.parent.u8))", 0},          /* an aggregate in the condition */
+        {"sum(t.child.u8, coalesce(n8, count(t.gp)) > 1)", 0}, /* a row count too */
+        {"count(t.child, 'a' == 'b' or u8 > 1)", 0},           /* a string */
+    };
+    for (size_t k = 0; k < GC_COUNTOF(cases); k++) {
+        char yaml[1024];
+        snprintf(yaml, sizeof yaml,
+                 "invariants:\n"
+                 "  - id: d.a\n    why: w\n    table: t.child\n    expect: (%s) >= 0 or u8 > 0\n"
+                 "  - id: d.b\n    why: w\n    table: t.parent\n"
+                 "    expect: count(t.child, parent.u8 == outer.u8) > 0 or (%s) != 1\n",
+                 cases[k].agg, cases[k].agg);
+        gc_inv_set *s = load(yaml);
+        const gc_unit *a = &s->invs[0], *b = &s->invs[1];
+        const gc_agg *x = &a->aggs[a->nagg - 1], *y = &b->aggs[b->nagg - 1];
+        cr_assert_eq(x->memo >= 0, cases[k].shared, "%s", cases[k].agg);
+        /* written twice, the same class (or none) */
+        cr_assert_eq(y->memo, x->memo, "%s", cases[k].agg);
+        /* the unit's own aggregates (whatever their code: it runs apart) do not keep it off
+         * the batch VM, one of `outer` does */
+        cr_assert_eq(a->batch, 1, "%s", cases[k].agg);
+        cr_assert_eq(b->batch, 0, "%s", cases[k].agg);
+        gc_inv_free(s);
+    }
+}
+
 Test(inv_diff, aggregate_loops_keep_signed_zeros_infinities_and_the_first_of_equals)
 {
     /* float sums and bounds over columns of zeros of both signs, NaNs (skipped), infinities

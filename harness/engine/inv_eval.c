@@ -976,6 +976,9 @@ static inline const uint8_t *nulls_of(const bslot *s)
     return s->nn ? s->n : no_nulls;
 }
 
+/* Whether the batch VM can run p: no string, no outer row, and an aggregate only when it is
+ * one of u's that does not read `outer` (u NULL: no aggregate at all, which is what the
+ * shared aggregates' classes need, their code being run for whichever unit asks first). */
 static int batch_ok(const gc_unit *u, const gc_prog *p)
 {
     if (!p->code)
@@ -993,10 +996,8 @@ static int batch_ok(const gc_unit *u, const gc_prog *p)
                 return 0;
             break;
         case GC_I_AGG:
-            if (in->a >= u->nagg || u->aggs[in->a].uses_outer)
+            if (!u || in->a >= u->nagg || u->aggs[in->a].uses_outer)
                 return 0;
-            break;
-        case GC_I_COALESCE:
             break;
         default:
             if (in->op > GC_I_CMP_CK)
@@ -1206,6 +1207,16 @@ static inline uint64_t b_ne(int64_t x, int64_t y)
     return bnz(x ^ y);
 }
 
+/* A row vector known to be consecutive rows: element i is row first + i when lo <= i < hi,
+ * and missing (-1) outside. A `prev` or `next` step from the block's own rows gives one (the
+ * first or last element missing at the table's ends), and a column read through it is read
+ * as the current rows' columns are, in sequence, not through the row-index vector (which
+ * cost about four times as much a row), and a parent step from it likewise. */
+struct bseq {
+    int64_t first;
+    int lo, hi;
+};
+
 /* What run_batch works in: the slot pool, the row register, and the columns of the current
  * rows loaded so far for this block (shared by where and expect: a column is read from
  * the rows once per block however often the expressions use it). */
@@ -1233,6 +1244,10 @@ typedef struct bws {
      * per block, and a column read through it is read once per run, not once per row. */
     int16_t *prun_n;
     uint16_t (*prun)[GC_BATCH + 1];
+    /* and whether it is a window of consecutive rows (bseq; bit p - 1 of pseqv, meaningful
+     * when the path's pvalid bit is set): `prev` and `next` of the block's own rows */
+    struct bseq *pseq;
+    uint64_t pseqv;
     /* cached columns: LOAD_CUR (key_path 0) or LOAD_REG through numbered path key_path */
     size_t key_ofs[GC_BATCH_COLS];
     uint32_t key_path[GC_BATCH_COLS];
@@ -1305,17 +1320,21 @@ static bws *bws_new(uint32_t stack, uint32_t npaths)
     int64_t(*preg)[GC_BATCH] = npaths ? malloc((size_t)npaths * sizeof *preg) : NULL;
     int16_t *prun_n = npaths ? malloc((size_t)npaths * sizeof *prun_n) : NULL;
     uint16_t(*prun)[GC_BATCH + 1] = npaths ? malloc((size_t)npaths * sizeof *prun) : NULL;
-    if (!w || !sl || !fr || (npaths && (!preg || !prun_n || !prun))) {
+    struct bseq *pseq = npaths ? malloc((size_t)npaths * sizeof *pseq) : NULL;
+    if (!w || !sl || !fr || (npaths && (!preg || !prun_n || !prun || !pseq))) {
         free(w);
         free(sl);
         free(fr);
         free(preg);
         free(prun_n);
         free(prun);
+        free(pseq);
         return NULL;
     }
     w->prun_n = prun_n;
     w->prun = prun;
+    w->pseq = pseq;
+    w->pseqv = 0;
     w->pool = sl;
     w->free = fr;
     w->npool = npool;
@@ -1339,6 +1358,7 @@ static void bws_free(bws *w)
     free(w->preg);
     free(w->prun_n);
     free(w->prun);
+    free(w->pseq);
     free(w);
 }
 
@@ -1842,6 +1862,27 @@ static GC_VEC int bload_runs(const uint8_t *base, size_t stride, const int64_t *
     return anyn != 0;
 }
 
+/* bload for a row vector of consecutive rows q (struct bseq): the rows inside the window in
+ * sequence, each missing one as bload reads it through a row vector (row 0's bytes, null).
+ * The same values and flags as bload(base, stride, rows, ...); returns the slot's nn. */
+static int bload_seq(const uint8_t *base, size_t stride, const struct bseq *q, unsigned ctype,
+                     unsigned flags, int n, bnum *restrict v, uint8_t *restrict nl)
+{
+    const int lo = q->lo, hi = q->hi;
+    const int nn = bload(base + (size_t)(q->first + lo) * stride, stride, NULL, ctype, flags,
+                         hi - lo, v + lo, nl + lo);
+    if (lo == 0 && hi == n)
+        return nn;
+    if (!nn) /* the window's flags were not written */
+        memset(nl + lo, 0, (size_t)(hi - lo));
+    static const int64_t missing = -1;
+    for (int i = 0; i < lo; i++)
+        bload(base, stride, &missing, ctype, flags, 1, v + i, nl + i);
+    for (int i = hi; i < n; i++)
+        bload(base, stride, &missing, ctype, flags, 1, v + i, nl + i);
+    return 1;
+}
+
 /* A row step (prev, next, parent: in) of a row vector reg that holds nr runs starting at
  * st[]: each run's step is taken once, as the block loops take it, and copied over the run.
  * When ost is not NULL the result's runs go there (adjacent runs that reached the same row
@@ -1891,6 +1932,8 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
     const gc_ins *code = p->code;
     const int64_t *reg = w->reg[0]; /* the row register: a current-row vector, w->reg or preg */
     int rp = -1; /* what reg is: 0 the current rows, p > 0 numbered path p, -1 neither */
+    struct bseq sq = {0, 0, 0}; /* reg's window of consecutive rows, when sq_ok */
+    int sq_ok = 0;
     w->nfree = w->npool;
     for (int i = 0; i < w->npool; i++)
         w->free[i] = &w->pool[i];
@@ -1964,12 +2007,17 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             } else {
                 d = bs_take(w);
             }
-            const int nr = rp > 0 ? path_runs(w, (uint32_t)rp, reg, n) : -1;
+            /* consecutive rows have no runs to look for */
+            const int nr = rp > 0 && !sq_ok ? path_runs(w, (uint32_t)rp, reg, n) : -1;
             if (tcount(e, k, in->a) == 0) { /* no rows: every register is -1 */
                 d->nn = 1;
                 for (int i = 0; i < n; i++)
                     d->v[i].i = 0;
                 memset(d->n, 1, (size_t)n);
+            } else if (sq_ok) { /* the block's own rows, or their prev or next */
+                const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
+                d->nn = bload_seq(base, e->s->descs[in->a]->row_size, &sq, in->ctype, in->flags, n,
+                                  d->v, d->n);
             } else if (nr > 0) {
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
                 d->nn = bload_runs(base, e->s->descs[in->a]->row_size, reg, w->prun[rp - 1], nr,
@@ -1977,10 +2025,7 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             } else {
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
                 const size_t rs = e->s->descs[in->a]->row_size;
-                if (rp == 0 && !cur) /* the block's consecutive rows */
-                    d->nn = bload(base + r0 * rs, rs, NULL, in->ctype, in->flags, n, d->v, d->n);
-                else
-                    d->nn = bload(base, rs, reg, in->ctype, in->flags, n, d->v, d->n);
+                d->nn = bload(base, rs, reg, in->ctype, in->flags, n, d->v, d->n);
             }
             stk[sp++] = d;
             break;
@@ -2019,6 +2064,10 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
         case GC_I_ROW_CUR:
             reg = block_rows(w, r0, cur, n);
             rp = 0;
+            sq_ok = !cur;
+            sq.first = (int64_t)r0;
+            sq.lo = 0;
+            sq.hi = n;
             break;
         case GC_I_ROW_PREV:
         case GC_I_ROW_NEXT:
@@ -2032,6 +2081,9 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 if (w->pvalid >> (path - 1) & 1) {
                     reg = w->preg[path - 1];
                     rp = (int)path;
+                    sq_ok = (int)(w->pseqv >> (path - 1) & 1);
+                    if (sq_ok)
+                        sq = w->pseq[path - 1];
                     break;
                 }
                 dst = w->preg[path - 1];
@@ -2040,7 +2092,21 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             } else {
                 dst = reg == w->reg[0] ? w->reg[1] : w->reg[0];
             }
-            const int nr = rp > 0 ? path_runs(w, (uint32_t)rp, reg, n) : -1;
+            const int nr = rp > 0 && !sq_ok ? path_runs(w, (uint32_t)rp, reg, n) : -1;
+            /* dst's window: prev or next of a window without missing rows is one */
+            struct bseq nq = sq;
+            int nq_ok = 0;
+            if (sq_ok && sq.lo == 0 && sq.hi == n && in->op != GC_I_ROW_PARENT) {
+                nq_ok = 1;
+                if (in->op == GC_I_ROW_PREV) {
+                    nq.first = sq.first - 1; /* row -1 missing */
+                    nq.lo = nq.first < 0 && n > 0 ? 1 : 0;
+                } else {
+                    const int64_t cnt = (int64_t)tcount(e, k, in->a), left = cnt - (sq.first + 1);
+                    nq.first = sq.first + 1; /* rows from cnt on missing */
+                    nq.hi = left < 0 ? 0 : left < n ? (int)left : n;
+                }
+            }
             if (nr > 0) {
                 /* a few runs of equal rows (a parent's children): one step per run */
                 step_runs(e, k, in, reg, w->prun[rp - 1], nr, dst,
@@ -2060,12 +2126,28 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
             } else {
                 const size_t rs = e->s->descs[in->a]->row_size;
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-                const int seq = rp == 0 && !cur; /* the block's consecutive rows */
-                parent_step(seq ? base + r0 * rs : base, rs, seq ? NULL : reg, in->ctype, in->flags,
-                            (int64_t)tcount(e, k, in->b), n, dst);
+                if (sq_ok) { /* consecutive rows: the links read in sequence */
+                    parent_step(base + (size_t)(sq.first + sq.lo) * rs, rs, NULL, in->ctype,
+                                in->flags, (int64_t)tcount(e, k, in->b), sq.hi - sq.lo,
+                                dst + sq.lo);
+                    for (int i = 0; i < sq.lo; i++)
+                        dst[i] = -1;
+                    for (int i = sq.hi; i < n; i++)
+                        dst[i] = -1;
+                } else {
+                    parent_step(base, rs, reg, in->ctype, in->flags, (int64_t)tcount(e, k, in->b),
+                                n, dst);
+                }
             }
             reg = dst;
             rp = numbered ? (int)path : -1;
+            sq_ok = nq_ok;
+            sq = nq;
+            if (numbered) {
+                const uint64_t bit = (uint64_t)1 << (path - 1);
+                w->pseqv = nq_ok ? w->pseqv | bit : w->pseqv & ~bit;
+                w->pseq[path - 1] = nq;
+            }
             break;
         }
         case GC_I_REG_INDEX: {
@@ -3000,32 +3082,6 @@ void gc_inv_detect_fast(gc_unit *u)
     }
 }
 
-/* Code the memo may run for any unit: the batch VM's, reading the level's tables only (no
- * aggregate inside, no outer row, no string). */
-static int memo_prog_ok(const gc_prog *p)
-{
-    for (uint32_t i = 0; p->code && i < p->n; i++) {
-        const gc_ins *in = &p->code[i];
-        switch ((gc_opcode)in->op) {
-        case GC_I_PUSH_S:
-        case GC_I_CMP_S:
-        case GC_I_ROW_OUTER:
-        case GC_I_AGG:
-            return 0;
-        case GC_I_LOAD_CUR:
-        case GC_I_LOAD_REG:
-            if (in->ctype == GC_T_STR)
-                return 0;
-            break;
-        default:
-            if (in->op > GC_I_CMP_CK)
-                return 0;
-            break;
-        }
-    }
-    return 1;
-}
-
 /* field by field: the padding of gc_ins is not compared */
 static int prog_eq(const gc_prog *x, const gc_prog *y)
 {
@@ -3050,7 +3106,7 @@ static void memo_classify(gc_inv_set *s, gc_unit *units, size_t n, size_t *cap)
             ag->memo = -1;
             /* a count of every row is the table's row count: nothing to share */
             if (ag->uses_outer || ag->table < 0 || (ag->kind == GC_AGG_COUNT && !ag->cond.code) ||
-                !memo_prog_ok(&ag->cond) || !memo_prog_ok(&ag->value) || !s->memo)
+                !batch_ok(NULL, &ag->cond) || !batch_ok(NULL, &ag->value) || !s->memo)
                 continue;
             size_t c = 0;
             while (c < s->nmemo &&
