@@ -298,11 +298,7 @@ LZ_NOINLINE static lz_pos lz_one_packet(const uint8_t *src, uint8_t *dst, size_t
  * copy, never for the output: they land past the match, where the packet's
  * literal and the next packets overwrite them). Measured on the retail
  * corpus: uncommon packets fall from 7.3% to 5.9% of all, and each one costs
- * a mispredicted branch of about 30 cycles on the machine of branch lz25.
- * Branch lz31 takes medium matches of 17..32 bytes at d >= 16 on the common
- * path too (a second 16-byte chunk for every common packet): 1.25% of the
- * corpus's packets no longer mispredict, for about 3 more instructions a
- * packet. */
+ * a mispredicted branch of about 30 cycles on the machine of branch lz25. */
 #define LZ_MAIN_MIN_OP 0xC000u /* > 49151, the longest distance */
 
 typedef struct lz_ment { /* 8 bytes, so one scaled index reaches it */
@@ -314,21 +310,15 @@ typedef struct lz_ment { /* 8 bytes, so one scaled index reaches it */
 } lz_ment;
 
 /* xb by kind: 0xC000 (> any d, d <= 0xBFFF) for the kinds the common path
- * cannot take (LZ_M_ALWAYS: big literal, literals of 17..18, extended far,
- * medium of 33, big match); 0x4001 for F 0x11..0x17, whose d = D + 0x4000
- * is 0x4000 exactly for a dummy or pad (D == 0); the match length for little
- * and medium matches of up to 16 bytes, so that d < ml (a copy reading its own
- * output) goes to the general path, and 16 for medium matches of 17..32
- * (F 0x2F..0x3E), whose two 16-byte chunks read only final bytes when d >= 16
- * (branch lz31); 0 otherwise (common literals, far matches with bit 3 set,
- * whose d >= 0x8000). */
-#define LZ_M_ALWAYS(f)                                                                             \
-    ((f) == 0u || ((f) >= 0x0Eu && (f) < 0x10u) || (f) == 0x10u || (f) == 0x18u || (f) == 0x20u || \
-     (f) == 0x3Fu)
+ * cannot take (LZ_ALWAYS: big literal, literals of 17..18, extended far,
+ * medium of 17..33, big match); 0x4001 for F 0x11..0x17, whose d = D + 0x4000
+ * is 0x4000 exactly for a dummy or pad (D == 0); the match length (<= 16) for
+ * little and medium matches, so that d < ml (a copy reading its own output)
+ * goes to the general path; 0 otherwise (common literals, far matches with
+ * bit 3 set, whose d >= 0x8000). */
 #define LZ_M_XB(f)                                                                                 \
-    (LZ_M_ALWAYS(f)                 ? 0xC000u                                                      \
+    (LZ_ALWAYS(f)                   ? 0xC000u                                                      \
      : ((f) > 0x10u && (f) < 0x18u) ? 0x4001u                                                      \
-     : (f) >= 0x2Fu && (f) < 0x40u  ? 16u                                                          \
      : (f) >= 0x20u                 ? LZ_MLEN(f)                                                   \
                                     : 0u)
 #define LZ_M_LM(f) (LZ_IS_LIT(f) ? 0x8000u : 0u)
@@ -362,9 +352,8 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, size_t in_limit
     for (;;) {
         if (p >= plim || o >= olim)
             break;
-        /* A common packet moves o by at most 16 output bytes per input byte
-         * (a medium match of 32 from 3 is the most, 10.7; it writes at most
-         * 48 bytes past o), so o stays below olim while p stays
+        /* A common packet writes at most 16 output bytes per input byte (a
+         * medium match of 16 from 3), so o stays below olim while p stays
          * below plim2: one limit test a packet. Recomputed after every
          * uncommon packet, which may write up to 291 bytes from 4. */
         size_t room = (size_t)(olim - o) / 16u;
@@ -385,20 +374,13 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, size_t in_limit
             if (__builtin_expect((size_t)t->xb + (pl & t->lm) > d, 0))
                 goto uncommon;
             {
-                /* a match of ml <= 32 bytes, as two 16-byte chunks, each
-                 * loaded whole before it is stored (d may be under 16). For
-                 * ml <= 16 (d >= ml) the first chunk holds the match (see
-                 * above) and the second only bytes past it; for ml 17..32
-                 * (d >= 16) the second chunk reads up to o + 16, which the
-                 * first has just made final. Then the packet's literal bytes
-                 * (<= 16) over the chunks' tail; a literal packet's "match"
-                 * reads from D + 8 <= 16391 back. */
+                /* a match of ml <= 16 bytes with d >= ml (see above), then the
+                 * packet's literal bytes (<= 16) over the chunk's tail; a
+                 * literal packet's "match" reads from D + 8 <= 16391 back */
                 size_t ml = t->ml, hdr = t->hdr;
-                uint8_t chunk[16];
+                uint8_t chunk[16]; /* d may be under 16: all loaded before any is stored */
                 memcpy(chunk, o - d, 16);
                 memcpy(o, chunk, 16);
-                memcpy(chunk, o + 16 - d, 16);
-                memcpy(o + 16, chunk, 16);
                 memcpy(o + ml, p + hdr, 16);
                 o += ml + (size_t)(nx - p) - hdr;
                 p = nx;
@@ -414,15 +396,14 @@ LZ_NOINLINE static int lz_main(const uint8_t *src, uint8_t *dst, size_t in_limit
             }
             pl = 0;
             if (fl >= 0x20 && fl < 0x40) {
-                /* Medium matches of 33 and big matches (2.6% of packets) at
-                 * 16 <= dist: 16-byte chunks, each reading only final
+                /* Medium matches of 17..33 and big matches (3.8% of packets)
+                 * at 16 <= dist: 16-byte chunks, each reading only final
                  * bytes. Seven of them unconditionally (big matches are
                  * mostly 32..111 bytes: no loop branch to mispredict), the
                  * rest of the longest (288 + 4 trailing bytes) in a loop;
                  * all inside the output slack. The length byte's presence
-                 * is selected without a branch (F 0x20 and F 0x3F are both
-                 * common here; F 0x2F..0x3E arrive here only at d < 16 and go
-                 * on to the general path). */
+                 * is selected without a branch (F 0x20 and F 0x2F..0x3F are
+                 * both common here). */
                 size_t x = fl & 0x1F, h = 1 + (x == 0);
                 size_t blen = x ? x + 2 : (size_t)p[1] + 0x21;
                 size_t dd = ((size_t)p[h + 1] << 6) + (p[h] >> 2) + 1;
