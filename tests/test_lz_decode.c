@@ -1061,10 +1061,11 @@ Test(lz, main_loop_agrees_with_a_reference_decoder, .timeout = 120)
 /* The main loop's own decisions, one by one, 48 KiB into a stream: every
  * match length 3..16 at distances ml - 1, ml, ml + 1, 15, 16 and 17 (one
  * 16-byte copy is right exactly when d >= ml or d >= 16); medium matches of
- * 17..33 and big matches at distances 1..20 (16-byte chunks from 16 on);
- * literals of 13..18 bytes (16 is the most the common path copies); dummies
- * and pads; a packet straddling a 0x2000-byte block boundary, a pad in the
- * first half of a block, and the stream ending mid-block. */
+ * 17..33 at distances 14..17, around their length and 31..33, and at 1..20
+ * with big matches (16-byte chunks from 16 on); literals of 13..18 bytes (16
+ * is the most the common path copies); dummies and pads; a packet straddling
+ * a 0x2000-byte block boundary, a pad in the first half of a block, and the
+ * stream ending mid-block. */
 Test(lz, main_loop_edges)
 {
     rng_state = 0x2525ull;
@@ -1078,6 +1079,14 @@ Test(lz, main_loop_edges)
                 little(&a, ml, ds[k], ABC, (ml + k) % 4);
             medium(&a, ml, ds[k], 0, ABC, k % 4);
         }
+    }
+    /* medium matches of 17..33 at distances around 16 (the long-match path
+     * copies 16-byte chunks from d = 16 on, the general path below), around
+     * their length and around 32 (branch lz31) */
+    for (size_t ml = 17; ml <= 33; ml++) {
+        size_t ds[] = {14, 15, 16, 17, ml - 1, ml, ml + 1, 31, 32, 33};
+        for (size_t k = 0; k < NELEM(ds); k++)
+            medium(&a, ml, ds[k], 0, ABC, (ml + k) % 4);
     }
     for (size_t dist = 1; dist <= 20; dist++) {
         medium(&a, 17 + dist % 17, dist, 0, ABC, dist % 4);
