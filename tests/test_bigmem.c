@@ -286,9 +286,8 @@ Test(bigmem, a_discard_gives_back_whole_huge_pages_only)
 }
 
 /* The whole huge pages a discard gives up are moved to the cache with their bytes (the block
- * reads zeros there and stays usable), a populated block that fits them is handed them
- * without the kernel clearing anything, and the empty huge pages of a larger block are filled
- * with them. */
+ * reads zeros there and stays usable), and a populated block that fits them is handed them
+ * without the kernel clearing anything. */
 Test(bigmem, discarded_huge_pages_are_recycled_not_cleared)
 {
     raise_peak(64 * MiB);
