@@ -231,8 +231,9 @@ static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
             *how = 1;
             return r;
         }
-        /* several kernel mappings: the new part mapped first, then the pages moved a mapping
-         * at a time; a move that fails is undone (the ranges it vacated are free) */
+        /* several kernel mappings: the new part mapped first (in the reservation: ours), then
+         * the pages moved a mapping at a time. A move that fails leaves the rest to be copied
+         * (nothing is moved back: a range a move vacated may be another thread's by now). */
         if (mmap(r + old, len - old, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) {
             size_t moved = move_range(p, r, old);
@@ -241,8 +242,15 @@ static uint8_t *grow_map(uint8_t *p, size_t old, size_t len, int keep, int *how)
                 *how = 1;
                 return r;
             }
-            if (move_range(r, p, moved) != moved)
-                abort(); /* p would have a hole in it: nothing can be done about that */
+            if (mmap(r + moved, old - moved, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+                abort(); /* the block is now in two places, and p's first part may be gone */
+            if (keep)
+                memcpy(r + moved, p + moved, old - moved);
+            munmap(p + moved, old - moved);
+            advise_huge(r, len);
+            *how = 2;
+            return r;
         }
         munmap(r, len);
     }
@@ -435,25 +443,22 @@ static bool add_live_locked(const big_block *b)
  * Lock held; false when it cannot be done (the caller then discards as before). */
 static bool donate_locked(uint8_t *lo, size_t len)
 {
+#ifdef MREMAP_DONTUNMAP
     if (cache_limit < len || ncache == CACHE_MAX || statm_fd == -1)
         return false;
     uint8_t *r = map_aligned(len, PROT_NONE);
     if (!r)
         return false;
-    if (mremap(lo, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, r) == MAP_FAILED) {
+    /* The pages move to r and the block's range stays mapped, empty (Linux 5.7+; refused
+     * before, and the caller discards). Never unmapped, not even between two calls: another
+     * thread's mmap (malloc's, a thread stack's) may take any range that is free for a moment,
+     * and a MAP_FIXED mapping put back there would replace it (a first version moved the pages
+     * out and mapped the range again: the likely cause of a gcverify killed by SIGABRT once in
+     * CI's test_harden, not reproduced in 120 runs). */
+    if (mremap(lo, len, len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, r) == MAP_FAILED) {
         munmap(r, len);
         return false;
     }
-    /* the range just vacated, mapped again: no page yet */
-    if (mmap(lo, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-        MAP_FAILED) {
-        /* the pages go back where they were (the range is free: the same call that vacated
-         * it took no new mapping); a live block with a hole in it would fault on its next read */
-        if (mremap(r, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, lo) == MAP_FAILED)
-            abort();
-        return false;
-    }
-    advise_huge(lo, len);
     big_block c;
     memset(&c, 0, sizeof c);
     c.p = c.origin = r;
@@ -463,6 +468,11 @@ static bool donate_locked(uint8_t *lo, size_t len)
     cache_add_locked(&c);
     counts.donated_bytes += len;
     return true;
+#else
+    (void)lo;
+    (void)len;
+    return false;
+#endif
 }
 
 /* Gives the empty 2 MiB pages of [p, p + len) (p 2 MiB-aligned: a mapped block's start; only
