@@ -293,6 +293,18 @@ static void coverage_join(coverage_job *j)
     }
 }
 
+/* malloc_trim, one call at a time. glibc initialises its allocator in the first call into it,
+ * unlocked; with malloc replaced (AddressSanitizer's, in ci/sanitize.sh) the first calls into
+ * glibc's allocator are these two, on the baseline thread and the main thread at once, and
+ * racing there crashed a sanitized gcverify in mtrim (CI's test_harden, 2026-12-06). */
+static void trim_heap(void)
+{
+    static pthread_mutex_t trim_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&trim_lock);
+    malloc_trim(0);
+    pthread_mutex_unlock(&trim_lock);
+}
+
 static void *baseline_thread(void *arg)
 {
     baseline_job *j = arg;
@@ -300,7 +312,7 @@ static void *baseline_thread(void *arg)
     /* What reading it freed (the arrays' growth, the unsorted digests, qsort's buffer) lies
      * between what it keeps: give those pages back now, or they stay resident through the
      * levels (the sweep's malloc_trim ran before the pool, while this was still reading). */
-    malloc_trim(0);
+    trim_heap();
     pthread_mutex_lock(&j->lock);
     j->done = 1;
     pthread_cond_broadcast(&j->cond);
@@ -1192,7 +1204,7 @@ int gc_sweep_run(const gc_sweep_opts *o, gc_report *rep, char *err, size_t errle
      * freed by now, but its pages lie between the blocks that stay (the
      * baseline's digests and metrics): give them back before the levels
      * start, or they stay resident for the whole run (issue 18). */
-    malloc_trim(0);
+    trim_heap();
     rss_open = peak_rss_bytes();
     double w_pool = wall_now();
     w_setup = w_pool - w_start - w_open;
