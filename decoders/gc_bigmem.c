@@ -453,8 +453,7 @@ static bool donate_locked(uint8_t *lo, size_t len)
      * before, and the caller discards). Never unmapped, not even between two calls: another
      * thread's mmap (malloc's, a thread stack's) may take any range that is free for a moment,
      * and a MAP_FIXED mapping put back there would replace it (a first version moved the pages
-     * out and mapped the range again: the likely cause of a gcverify killed by SIGABRT once in
-     * CI's test_harden, not reproduced in 120 runs). */
+     * out and mapped the range again). */
     if (mremap(lo, len, len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, r) == MAP_FAILED) {
         munmap(r, len);
         return false;
