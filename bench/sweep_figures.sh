@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --cold) cold=$2; shift 2 ;;
     --pause) pause=$2; shift 2 ;;
     --) shift; sweep_args=("$@"); break ;;
-    -h|--help) sed -n '3,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '3,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sweep_figures.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
