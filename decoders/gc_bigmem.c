@@ -64,6 +64,15 @@
  * cache on every large level (issue 10's decode figure: 22,400 -> 14,600
  * faults a pass, docs/performance.md). */
 #define MARGIN_MAX ((size_t)4 << 20)
+/* What the cache may hold past the peak: 1/8 of it, at most 16 MiB. Held to the peak itself,
+ * the cache was emptied whenever the levels in flight stood near their high-water mark (at
+ * --jobs 2, most of the time), and what it gave up was faulted in again moments later by the
+ * next block: a retail sweep at --jobs 2 unmapped 85-150 MB of resident cached pages and had
+ * the kernel allocate ~128 huge pages for a 170 MB peak. On a VM whose balloon reports freed
+ * memory to the host, a page touched for the first time costs ~1.3-2.6 ms a MB of kernel time
+ * (docs/performance.md, lead32). With this allowance: 20-45 MB unmapped, ~85 huge pages, 0.15 s
+ * less system time a sweep started on a quiet machine, and the peak RSS 0-10 MB higher. */
+#define ALLOWANCE_MAX ((size_t)16 << 20)
 /* Live mapped blocks tracked (a level holds a few dozen of GC_BIG_MIN_BYTES
  * or more; past this many a new block is malloc's), and cached blocks
  * kept. */
@@ -89,11 +98,12 @@ typedef struct big_block {
  * free, a resize, a discard) the process's resident size R is read, and
  * without_cache = R - cached_res - spare is what it would hold without the
  * cache, at least; its highest value so far is `peak`. Cached blocks are
- * evicted, oldest first, while R > peak - margin (peak / 32, at most
- * MARGIN_MAX): the cache only fills memory the process has already shown
- * it needs, less a margin for what it grows by between two events (a
- * texture decoded with malloc is no event),
- * so recycling does not raise the process's memory peak. A per-component
+ * evicted, oldest first, while R + margin > peak + allowance (margin: peak / 32, at most
+ * MARGIN_MAX; allowance: peak / 8, at most ALLOWANCE_MAX): the cache fills
+ * memory the process has already shown it needs, plus a fixed allowance,
+ * less a margin for what it grows by between two events (a texture decoded
+ * with malloc is no event), so recycling raises the process's memory peak
+ * by the allowance at most. A per-component
  * bound (cached + live big blocks <= their own past maximum) was not
  * enough: it keeps the big blocks at their maximum while the malloc'd
  * memory peaks at another moment (the retail sweep's peak RSS rose 13 MB
@@ -394,8 +404,10 @@ static size_t evict_locked(big_block *out)
     if (r > extra && r - extra > peak)
         peak = r - extra;
     size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
-    while (ncache && (r == 0 || r > peak - margin || cached_res > cache_limit)) {
+    size_t allowance = peak / 8 < ALLOWANCE_MAX ? peak / 8 : ALLOWANCE_MAX;
+    while (ncache && (r == 0 || r + margin > peak + allowance || cached_res > cache_limit)) {
         r -= r > cache[0].res ? cache[0].res : r;
+        counts.evicted_bytes += cache[0].res;
         out[n++] = cache[0];
         cache_remove_locked(0);
         counts.evictions++;
@@ -603,10 +615,12 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
 
     *fresh = b.p == NULL;
     bool rounded = false; /* mapped or grown here to maplen > len */
+    size_t newspace = 0;  /* address space new to the process: its pages are fresh */
     if (grow) {
         int how;
         uint8_t *q = grow_map(b.p, b.len, maplen, 0, &how);
         if (q) {
+            newspace = maplen - b.len;
             if (q != b.p)
                 b.origin = q;
             b.p = q;
@@ -622,6 +636,7 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
         b.p = b.origin = map_fresh(maplen);
         b.len = maplen;
         rounded = maplen != len;
+        newspace = maplen;
     }
     if (!b.p)
         return NULL;
@@ -665,6 +680,8 @@ static uint8_t *big_map(size_t n, bool *fresh, bool populate)
     pthread_mutex_lock(&big_mu);
     bool ok = add_live_locked(&b);
     counts.populated_cleared_bytes += cleared;
+    if (ok)
+        counts.mapped_bytes += newspace;
     if (ok && rounded)
         counts.rounded++;
     if (ok) {
@@ -776,6 +793,7 @@ void gc_big_free(void *p)
 #endif
     if (keep) {
         if (ncache == CACHE_MAX) {
+            counts.evicted_bytes += cache[0].res;
             out[n++] = cache[0];
             cache_remove_locked(0);
             counts.evictions++;
@@ -826,20 +844,24 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
     if (n > SIZE_MAX - 2 * HUGE_BYTES)
         return NULL;
     size_t len = round_up(n, page);
-    big_block ev[CACHE_MAX];
+    big_block ev[2 * CACHE_MAX + 1];
     size_t nev = 0;
     pthread_mutex_lock(&big_mu);
     size_t i = find_live(p);
     big_block *b = &live[i];
     if (len < b->used) {
         /* A shrink: the caller gives back what it does not need (the slack
-         * of a row table). Unmapped at once, spare capacity included, but
-         * only from the 2 MiB boundary past the new size when the range up
-         * to it may be a huge page: cutting a huge page splits it into 512
-         * page-table entries, and on the VM of docs/performance.md touching
-         * the 4 KiB pages of a split huge page again costs ~4 ms (each
-         * entry is faulted into the hypervisor's tables anew). The partly
-         * used huge page was resident whole already. */
+         * of a row table), spare capacity included, but only from the 2 MiB
+         * boundary past the new size when the range up to it may be a huge
+         * page: cutting a huge page splits it into 512 page-table entries,
+         * and on the VM of docs/performance.md touching the 4 KiB pages of a
+         * split huge page again costs ~4 ms (each entry is faulted into the
+         * hypervisor's tables anew). The partly used huge page was resident
+         * whole already. What goes is cached when it holds a resident huge
+         * page's worth, as a block cut from this one's mapping (a growth
+         * takes it back), else unmapped: a retail sweep's row tables gave
+         * back 70-95 MB of resident pages this way, and unmapped they were
+         * faulted in fresh by the next tables. */
         size_t cut = round_up(len, HUGE_BYTES) <= b->len ? round_up(len, HUGE_BYTES) : len;
         uint8_t *tail = b->p + cut;
         size_t tail_len = b->len - cut;
@@ -850,8 +872,32 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         b->pad = 0;
         b->len = cut;
         b->used = len;
+        bool cached = false;
+#if BIG_CAN_CACHE
+        if (tail_len >= HUGE_BYTES && cache_limit > 0 && statm_fd != -1) {
+            big_block c;
+            memset(&c, 0, sizeof c);
+            c.p = tail;
+            c.len = tail_len;
+            c.origin = b->origin;
+            c.res = resident_bytes(tail, tail_len);
+            c.whole = c.res == c.len && c.len % HUGE_BYTES == 0;
+            if (c.res >= HUGE_BYTES && c.res <= cache_limit) {
+                if (ncache == CACHE_MAX) {
+                    counts.evicted_bytes += cache[0].res;
+                    ev[nev++] = cache[0];
+                    cache_remove_locked(0);
+                    counts.evictions++;
+                }
+                cache_add_locked(&c);
+                counts.shrink_cached_bytes += c.res;
+                cached = true;
+                nev += evict_locked(ev + nev);
+            }
+        }
+#endif
         pthread_mutex_unlock(&big_mu);
-        if (tail_len)
+        if (tail_len && !cached)
             munmap(tail, tail_len);
         unmap_all(ev, nev);
         return p;
@@ -908,6 +954,7 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         if (maplen != len)
             counts.rounded++;
         how == 0 ? counts.grows_in_place++ : how == 1 ? counts.moves++ : counts.copies++;
+        counts.mapped_bytes += maplen - have;
         nev = evict_locked(ev);
     }
     pthread_mutex_unlock(&big_mu);
@@ -954,6 +1001,7 @@ size_t gc_big_discard(void *block, const void *p, size_t n)
         uintptr_t top = hi & ~(uintptr_t)(HUGE_BYTES - 1);
         if (top > lo) {
             if (ncache == CACHE_MAX) { /* room for it: the oldest goes */
+                counts.evicted_bytes += cache[0].res;
                 ev[nev++] = cache[0];
                 cache_remove_locked(0);
                 counts.evictions++;

@@ -193,8 +193,11 @@ int gc_cmd_sweep(int argc, char **argv)
                      tm.rss_peak_phase);
         /* the large-block allocator (decoders/gc_bigmem.h) over the whole run:
          * how often a block came from the cache rather than fresh pages, how
-         * many bytes of its populated blocks the kernel had to clear, and how
-         * many discarded bytes went to the cache and came back out of it */
+         * many bytes of its populated blocks the kernel had to clear, how
+         * many discarded bytes went to the cache and came back out of it, and
+         * how much address space was new (its pages fresh when written), how
+         * many resident cached bytes the cache's bound unmapped, and how many
+         * resident bytes of shrunk row tables it kept */
         gc_big_stats bs;
         gc_big_stats_get(&bs);
         gc_sb_printf(
@@ -202,13 +205,16 @@ int gc_cmd_sweep(int argc, char **argv)
             "  \"big_blocks\": {\"maps\": %llu, \"reuses\": %llu, \"splits\": %llu, "
             "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, \"rounded\": %llu, "
             "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu, "
-            "\"donated_bytes\": %llu, \"moved_bytes\": %llu},\n",
+            "\"donated_bytes\": %llu, \"moved_bytes\": %llu, \"mapped_bytes\": %llu, "
+            "\"evicted_bytes\": %llu, \"shrink_cached_bytes\": %llu},\n",
             (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
             (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
             (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
             (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
             bs.peak_without_cache_bytes, (unsigned long long)bs.populated_cleared_bytes,
-            (unsigned long long)bs.donated_bytes, (unsigned long long)bs.moved_bytes);
+            (unsigned long long)bs.donated_bytes, (unsigned long long)bs.moved_bytes,
+            (unsigned long long)bs.mapped_bytes, (unsigned long long)bs.evicted_bytes,
+            (unsigned long long)bs.shrink_cached_bytes);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early
