@@ -64,15 +64,16 @@
  * cache on every large level (issue 10's decode figure: 22,400 -> 14,600
  * faults a pass, docs/performance.md). */
 #define MARGIN_MAX ((size_t)4 << 20)
-/* What the cache may hold past the peak: 1/8 of it, at most 16 MiB. Held to the peak itself,
- * the cache was emptied whenever the levels in flight stood near their high-water mark (at
- * --jobs 2, most of the time), and what it gave up was faulted in again moments later by the
- * next block: a retail sweep at --jobs 2 unmapped 85-150 MB of resident cached pages and had
- * the kernel allocate ~128 huge pages for a 170 MB peak. On a VM whose balloon reports freed
- * memory to the host, a page touched for the first time costs ~1.3-2.6 ms a MB of kernel time
- * (docs/performance.md, lead32). With this allowance: 20-45 MB unmapped, ~85 huge pages, 0.15 s
- * less system time a sweep started on a quiet machine, and the peak RSS 0-10 MB higher. */
-#define ALLOWANCE_MAX ((size_t)16 << 20)
+/* What the cache may hold past the peak: 1/16 of it, at most 8 MiB (4 MiB past the peak net
+ * of the margin). Held to the peak itself, the cache was emptied whenever the levels in flight
+ * stood near their high-water mark (at --jobs 2, most of the time), and what it gave up was
+ * faulted in again moments later by the next block: a retail sweep at --jobs 2 unmapped 85-150
+ * MB of resident cached pages and had the kernel allocate 121-145 huge pages for a 170 MB
+ * peak. On a VM whose balloon reports freed memory to the host, a page touched for the first
+ * time costs ~1.3-2.6 ms a MB of kernel time (docs/performance.md, lead32). With 8 MiB: 91-102
+ * huge pages and no higher peak RSS that runs could show; 16 MiB gave 74-90 huge pages and
+ * 5-10 MB more RSS. */
+#define ALLOWANCE_MAX ((size_t)8 << 20)
 /* Live mapped blocks tracked (a level holds a few dozen of GC_BIG_MIN_BYTES
  * or more; past this many a new block is malloc's), and cached blocks
  * kept. */
@@ -99,7 +100,7 @@ typedef struct big_block {
  * without_cache = R - cached_res - spare is what it would hold without the
  * cache, at least; its highest value so far is `peak`. Cached blocks are
  * evicted, oldest first, while R + margin > peak + allowance (margin: peak / 32, at most
- * MARGIN_MAX; allowance: peak / 8, at most ALLOWANCE_MAX): the cache fills
+ * MARGIN_MAX; allowance: peak / 16, at most ALLOWANCE_MAX): the cache fills
  * memory the process has already shown it needs, plus a fixed allowance,
  * less a margin for what it grows by between two events (a texture decoded
  * with malloc is no event), so recycling raises the process's memory peak
@@ -404,7 +405,7 @@ static size_t evict_locked(big_block *out)
     if (r > extra && r - extra > peak)
         peak = r - extra;
     size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
-    size_t allowance = peak / 8 < ALLOWANCE_MAX ? peak / 8 : ALLOWANCE_MAX;
+    size_t allowance = peak / 16 < ALLOWANCE_MAX ? peak / 16 : ALLOWANCE_MAX;
     while (ncache && (r == 0 || r + margin > peak + allowance || cached_res > cache_limit)) {
         r -= r > cache[0].res ? cache[0].res : r;
         counts.evicted_bytes += cache[0].res;
