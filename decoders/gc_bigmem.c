@@ -70,7 +70,7 @@
  * faulted in again moments later by the next block: a retail sweep at --jobs 2 unmapped 85-150
  * MB of resident cached pages and had the kernel allocate 121-145 huge pages for a 170 MB
  * peak. On a VM whose balloon reports freed memory to the host, a page touched for the first
- * time costs ~1.3-2.6 ms a MB of kernel time (docs/performance.md, lead32). With 8 MiB: 91-102
+ * time costs ~1.3-2.6 ms a MB of kernel time (docs/performance.md, lead32). With 8 MiB: 95-115
  * huge pages and no higher peak RSS that runs could show; 16 MiB gave 74-90 huge pages and
  * 5-10 MB more RSS. */
 #define ALLOWANCE_MAX ((size_t)8 << 20)
@@ -845,24 +845,23 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
     if (n > SIZE_MAX - 2 * HUGE_BYTES)
         return NULL;
     size_t len = round_up(n, page);
-    big_block ev[2 * CACHE_MAX + 1];
+    big_block ev[CACHE_MAX];
     size_t nev = 0;
     pthread_mutex_lock(&big_mu);
     size_t i = find_live(p);
     big_block *b = &live[i];
     if (len < b->used) {
         /* A shrink: the caller gives back what it does not need (the slack
-         * of a row table), spare capacity included, but only from the 2 MiB
-         * boundary past the new size when the range up to it may be a huge
-         * page: cutting a huge page splits it into 512 page-table entries,
-         * and on the VM of docs/performance.md touching the 4 KiB pages of a
-         * split huge page again costs ~4 ms (each entry is faulted into the
-         * hypervisor's tables anew). The partly used huge page was resident
-         * whole already. What goes is cached when it holds a resident huge
-         * page's worth, as a block cut from this one's mapping (a growth
-         * takes it back), else unmapped: a retail sweep's row tables gave
-         * back 70-95 MB of resident pages this way, and unmapped they were
-         * faulted in fresh by the next tables. */
+         * of a row table). Unmapped at once, spare capacity included, but
+         * only from the 2 MiB boundary past the new size when the range up
+         * to it may be a huge page: cutting a huge page splits it into 512
+         * page-table entries, and on the VM of docs/performance.md touching
+         * the 4 KiB pages of a split huge page again costs ~4 ms (each
+         * entry is faulted into the hypervisor's tables anew). The partly
+         * used huge page was resident whole already. (Caching what goes,
+         * 70-95 MB of resident pages a retail sweep, saved 5-10 of its ~100
+         * huge pages beside the cache's allowance, and doubled bench_decode's
+         * faults: not kept, lead32.) */
         size_t cut = round_up(len, HUGE_BYTES) <= b->len ? round_up(len, HUGE_BYTES) : len;
         uint8_t *tail = b->p + cut;
         size_t tail_len = b->len - cut;
@@ -873,32 +872,8 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
         b->pad = 0;
         b->len = cut;
         b->used = len;
-        bool cached = false;
-#if BIG_CAN_CACHE
-        if (tail_len >= HUGE_BYTES && cache_limit > 0 && statm_fd != -1) {
-            big_block c;
-            memset(&c, 0, sizeof c);
-            c.p = tail;
-            c.len = tail_len;
-            c.origin = b->origin;
-            c.res = resident_bytes(tail, tail_len);
-            c.whole = c.res == c.len && c.len % HUGE_BYTES == 0;
-            if (c.res >= HUGE_BYTES && c.res <= cache_limit) {
-                if (ncache == CACHE_MAX) {
-                    counts.evicted_bytes += cache[0].res;
-                    ev[nev++] = cache[0];
-                    cache_remove_locked(0);
-                    counts.evictions++;
-                }
-                cache_add_locked(&c);
-                counts.shrink_cached_bytes += c.res;
-                cached = true;
-                nev += evict_locked(ev + nev);
-            }
-        }
-#endif
         pthread_mutex_unlock(&big_mu);
-        if (tail_len && !cached)
+        if (tail_len)
             munmap(tail, tail_len);
         unmap_all(ev, nev);
         return p;

@@ -93,7 +93,6 @@ typedef struct gc_big_stats {
     uint64_t moved_bytes;             /* cached huge pages moved into a block's empty range */
     uint64_t mapped_bytes;            /* address space new to the process: mappings, growths */
     uint64_t evicted_bytes;           /* resident bytes of the cached blocks evicted */
-    uint64_t shrink_cached_bytes;     /* resident bytes of shrunk blocks' tails cached */
 } gc_big_stats;
 void gc_big_stats_get(gc_big_stats *out);
 

@@ -2,8 +2,7 @@
 /* The large-block allocator (decoders/gc_bigmem.h): contents survive growth
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
- * memory rises past its peak (and its allowance) and to its limit, a shrunk block's tail is
- * cached and taken back by a growth, a block's tail is a whole huge
+ * memory rises past its peak (and its allowance) and to its limit, a block's tail is a whole huge
  * page only while the process is below its peak, a discard gives up whole huge pages only, to
  * the cache (moved into the next block that needs them, not cleared), a block made of moved
  * pages grows without copying, and without mappings every block is malloc's.
@@ -225,30 +224,6 @@ Test(bigmem, the_cache_keeps_its_allowance_past_the_peak)
     cr_assert_eq(c, b, "and handed out again");
     cr_assert(c[0] == 2 && c[2 * MiB - 1] == 2, "with its pages");
     gc_big_free(c);
-}
-
-/* A shrunk block's tail past the 2 MiB boundary is cached with its pages, not unmapped, and a
- * growth takes it back (lead32: 70-95 MB of a retail sweep's row tables). */
-Test(bigmem, a_shrunk_blocks_tail_is_cached_with_its_pages)
-{
-    raise_peak(64 * MiB);
-    uint8_t *p = gc_big_alloc_populated(16 * MiB);
-    cr_assert(p && mapped(p));
-    fill(p, 0, 16 * MiB, 3);
-    gc_big_stats s0 = stats();
-    uint8_t *q = gc_big_realloc(p, 16 * MiB, 5 * MiB);
-    cr_assert_eq(q, p);
-    gc_big_stats s = stats();
-    cr_assert_leq(s.live_bytes, 6 * MiB, "the block ends at the 2 MiB boundary past 5 MiB");
-    cr_assert_eq(s.shrink_cached_bytes - s0.shrink_cached_bytes, 10 * MiB,
-                 "6-16 MiB cached, resident");
-    cr_assert_geq(s.cached_resident_bytes, 10 * MiB);
-    uint8_t *g = gc_big_realloc(q, 5 * MiB, 14 * MiB);
-    cr_assert_eq(g, p, "grown where it was");
-    cr_assert_eq(stats().rejoins, s.rejoins + 1, "by taking its tail back");
-    cr_assert_eq(stats().mapped_bytes, s.mapped_bytes, "no address space new");
-    cr_assert(holds(g, 14 * MiB, 3), "the tail kept its pages");
-    gc_big_free(g);
 }
 
 Test(bigmem, a_tail_is_a_whole_huge_page_only_below_the_process_peak)

@@ -195,9 +195,8 @@ int gc_cmd_sweep(int argc, char **argv)
          * how often a block came from the cache rather than fresh pages, how
          * many bytes of its populated blocks the kernel had to clear, how
          * many discarded bytes went to the cache and came back out of it, and
-         * how much address space was new (its pages fresh when written), how
-         * many resident cached bytes the cache's bound unmapped, and how many
-         * resident bytes of shrunk row tables it kept */
+         * how much address space was new (its pages fresh when written) and how
+         * many resident cached bytes the cache's bound unmapped */
         gc_big_stats bs;
         gc_big_stats_get(&bs);
         gc_sb_printf(
@@ -206,15 +205,14 @@ int gc_cmd_sweep(int argc, char **argv)
             "\"rejoins\": %llu, \"growths\": %llu, \"evictions\": %llu, \"rounded\": %llu, "
             "\"peak_without_cache_bytes\": %zu, \"populated_cleared_bytes\": %llu, "
             "\"donated_bytes\": %llu, \"moved_bytes\": %llu, \"mapped_bytes\": %llu, "
-            "\"evicted_bytes\": %llu, \"shrink_cached_bytes\": %llu},\n",
+            "\"evicted_bytes\": %llu},\n",
             (unsigned long long)bs.maps, (unsigned long long)bs.reuses,
             (unsigned long long)bs.splits, (unsigned long long)bs.rejoins,
             (unsigned long long)(bs.moves + bs.grows_in_place + bs.copies),
             (unsigned long long)bs.evictions, (unsigned long long)bs.rounded,
             bs.peak_without_cache_bytes, (unsigned long long)bs.populated_cleared_bytes,
             (unsigned long long)bs.donated_bytes, (unsigned long long)bs.moved_bytes,
-            (unsigned long long)bs.mapped_bytes, (unsigned long long)bs.evicted_bytes,
-            (unsigned long long)bs.shrink_cached_bytes);
+            (unsigned long long)bs.mapped_bytes, (unsigned long long)bs.evicted_bytes);
         /* The schedule and its critical path: the levels are independent
          * tasks, so the level phase takes at least the larger of the CPU
          * work per job and the longest level; a worker that ends early
