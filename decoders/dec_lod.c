@@ -5,6 +5,7 @@
  * out in docs/formats/lod.md; the invariants in invariants/lod.yaml check
  * that walking away never refines the mode and that the sphere, not its
  * centre, is what is tested. */
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -333,6 +334,10 @@ static gc_status lod_run(gc_level *lv, gc_diag *diag)
         float span = (float)SWEEP_SPAN_UNITS * L;
         if (!(span == span) || span < 0.0f)
             span = 0.0f;
+        /* an infinite span made the first distance inf * 0, a NaN, which the sort cannot place
+         * and the walk then stepped back towards the sphere (fuzz_tfrag, lod-scale-infinite) */
+        if (span > FLT_MAX)
+            span = FLT_MAX;
         for (int k = 0; k < SWEEP_UNIFORM; k++)
             dist[n++] = span * (float)k / (float)(SWEEP_UNIFORM - 1);
         static const int units[3] = {GC_LOD_D0_UNITS, GC_LOD_D1_UNITS, GC_LOD_D2_UNITS};
