@@ -323,6 +323,57 @@ Test(dec_fidelity, overlay_both_readings)
     gc_level_free(&lv);
 }
 
+/* ---- normals --------------------------------------------------------------------------------- */
+
+/* The search as docs/formats state it, word by word: every 4-aligned (1.0f, 0.0f) pair before
+ * the table (at `table`, or none: SIZE_MAX) is a candidate. The decoder compares four words a
+ * time and looks at the 1.0f lanes only. */
+static uint32_t ref_candidates(const fx_buf *ov, size_t table)
+{
+    uint32_t n = 0;
+    for (size_t at = 0; at + 8 <= ov->len && at <= table; at += 4) {
+        uint32_t a, b;
+        memcpy(&a, ov->p + at, 4);
+        memcpy(&b, ov->p + at + 4, 4);
+        n += a == 0x3F800000u && b == 0;
+    }
+    return n;
+}
+
+/* Lone (1.0, 0.0) decoys in each of the four lanes, 1.0 before a non-zero word, the table at
+ * each of the four word offsets within 16 bytes, and with the table gone decoys in the overlay's
+ * last 16 bytes and a 1.0 in its last word (no pair: the lane's bounds check). */
+Test(dec_fidelity, normals_candidates_every_lane)
+{
+    fx_buf *ov = &fx.overlay;
+    cr_assert_eq(ov->len, FX_OV_SIZE);
+    for (int t = 0; t <= 4; t++) {
+        for (size_t i = 0x200; i < FX_OV_SIZE; i += 4) /* code-ish words again */
+            fx_set_u32(ov, i, 0x27BD0000u + (uint32_t)i);
+        for (int k = 0; k < 4; k++) {
+            size_t d = 0x220 + 0x20 * (size_t)k + 4u * (size_t)k; /* lane k of its 16 bytes */
+            fx_set_f32(ov, d, 1.0f), fx_set_u32(ov, d + 4, 0), fx_set_f32(ov, d + 8, 0.25f);
+        }
+        fx_set_f32(ov, 0x2C4, 1.0f), fx_set_u32(ov, 0x2C8, 7); /* not a pair */
+        /* a pair in lane 1 of the last 16 bytes, then 1.0 in the last word (no word after) */
+        fx_set_f32(ov, FX_OV_SIZE - 12, 1.0f), fx_set_u32(ov, FX_OV_SIZE - 8, 0);
+        fx_set_f32(ov, FX_OV_SIZE - 4, 1.0f);
+        fx_set_f32(ov, FX_OV_SIZE - 20, 1.0f), fx_set_u32(ov, FX_OV_SIZE - 16, 0);
+        size_t table = t < 4 ? 0x400 + 4u * (size_t)t : SIZE_MAX;
+        if (t < 4)
+            fx_normals(ov, table);
+        gc_level lv;
+        decode(&lv);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), t < 4, "t %d", t);
+        if (t < 4)
+            cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), table, "t %d", t);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "candidates"), ref_candidates(ov, table),
+                     "t %d", t);
+        cr_assert_eq(ref_candidates(ov, table), t < 4 ? 6u : 7u); /* the decoys were seen */
+        gc_level_free(&lv);
+    }
+}
+
 /* ---- collision ------------------------------------------------------------------------------ */
 
 Test(dec_fidelity, collision_cells)
