@@ -548,7 +548,9 @@ static bool read_vif_list_memo(vif_memo *mm, gc_reader cls, const moby_packet_ro
  * allocated or charged differently (capacity only). */
 static void *rows_room(gc_rowbuf *rb, size_t n, size_t size)
 {
-    if (!rb || size != rb->desc->row_size || rb->cap - rb->count < n)
+    /* No rows, no room: a table not allocated yet has data NULL, and NULL + 0 is undefined
+     * (UBSan, fuzz_level_full); the caller's row-by-row path takes no rows either. */
+    if (n == 0 || !rb || size != rb->desc->row_size || rb->cap - rb->count < n)
         return NULL;
     return rb->data + rb->count * size;
 }

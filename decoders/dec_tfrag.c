@@ -1065,7 +1065,9 @@ typedef struct tfrag_ctx {
  * nothing is allocated or charged differently. (dec_moby.c has the same.) */
 static void *rows_room(gc_rowbuf *rb, size_t n, size_t size)
 {
-    if (!rb || size != rb->desc->row_size || rb->cap - rb->count < n)
+    /* No rows, no room: a table not allocated yet has data NULL, and NULL + 0 is undefined
+     * (UBSan, fuzz_level_full); the caller's row-by-row path takes no rows either. */
+    if (n == 0 || !rb || size != rb->desc->row_size || rb->cap - rb->count < n)
         return NULL;
     return rb->data + rb->count * size;
 }
