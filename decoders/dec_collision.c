@@ -185,6 +185,33 @@ static bool charge(col_walk *w, uint64_t n)
     return true;
 }
 
+#if defined(__SSE2__)
+/* The outcodes (below) of the four packed vertices at p, one byte each. */
+static inline uint32_t outcodes4(const uint8_t *p)
+{
+    const __m128i lo_xy = _mm_set1_epi32(-32), hi_xy = _mm_set1_epi32(32);
+    const __m128i lo_z = _mm_set1_epi32(-128), hi_z = _mm_set1_epi32(128);
+    __m128i w = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i x = _mm_srai_epi32(_mm_slli_epi32(w, 22), 22); /* bits 0-9 */
+    __m128i y = _mm_srai_epi32(_mm_slli_epi32(w, 12), 22); /* bits 10-19 */
+    __m128i z = _mm_srai_epi32(w, 20);                     /* bits 20-31 */
+    __m128i k = _mm_and_si128(_mm_cmplt_epi32(x, lo_xy), _mm_set1_epi32(1));
+    k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(x, hi_xy), _mm_set1_epi32(2)));
+    k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(y, lo_xy), _mm_set1_epi32(4)));
+    k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(y, hi_xy), _mm_set1_epi32(8)));
+    k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(z, lo_z), _mm_set1_epi32(16)));
+    k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(z, hi_z), _mm_set1_epi32(32)));
+    k = _mm_packs_epi32(k, k); /* 0..63: no saturation */
+    k = _mm_packus_epi16(k, k);
+    return (uint32_t)_mm_cvtsi128_si32(k);
+}
+
+/* 16 zero bytes then 16 0xFF: the 16 bytes at tail_mask + r have their last r lanes set. */
+static const uint8_t tail_mask[32] = {
+    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+#endif
+
 static void read_faces(col_walk *w, col_cell_row *cp);
 
 static gc_status read_cell(col_walk *w, int32_t x, int32_t y, int32_t z, uint32_t entry)
@@ -233,24 +260,19 @@ static void read_faces(col_walk *w, col_cell_row *cp)
 #if defined(__SSE2__)
     /* Four vertices at a time: every outcode bit computed (a vertex in the
      * cube gets 0, as below), then narrowed to bytes. The scalar loop was
-     * ~22 instructions a vertex, 3.1 M vertices a retail-corpus decode. */
-    const __m128i lo_xy = _mm_set1_epi32(-32), hi_xy = _mm_set1_epi32(32);
-    const __m128i lo_z = _mm_set1_epi32(-128), hi_z = _mm_set1_epi32(128);
+     * ~22 instructions a vertex, 3.1 M vertices a retail-corpus decode. A
+     * list of four or more that is not a multiple of four ends with the last
+     * four vertices again (their codes rewritten with the same values) rather
+     * than the scalar loop. */
     for (; i0 + 4 <= c.vertex_count; i0 += 4) {
-        __m128i p = _mm_loadu_si128((const __m128i *)(const void *)(v + 4 * i0));
-        __m128i x = _mm_srai_epi32(_mm_slli_epi32(p, 22), 22); /* bits 0-9 */
-        __m128i y = _mm_srai_epi32(_mm_slli_epi32(p, 12), 22); /* bits 10-19 */
-        __m128i z = _mm_srai_epi32(p, 20);                     /* bits 20-31 */
-        __m128i k = _mm_and_si128(_mm_cmplt_epi32(x, lo_xy), _mm_set1_epi32(1));
-        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(x, hi_xy), _mm_set1_epi32(2)));
-        k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(y, lo_xy), _mm_set1_epi32(4)));
-        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(y, hi_xy), _mm_set1_epi32(8)));
-        k = _mm_or_si128(k, _mm_and_si128(_mm_cmplt_epi32(z, lo_z), _mm_set1_epi32(16)));
-        k = _mm_or_si128(k, _mm_and_si128(_mm_cmpgt_epi32(z, hi_z), _mm_set1_epi32(32)));
-        k = _mm_packs_epi32(k, k); /* 0..63: no saturation */
-        k = _mm_packus_epi16(k, k);
-        uint32_t four = (uint32_t)_mm_cvtsi128_si32(k);
+        uint32_t four = outcodes4(v + 4 * i0);
         memcpy(code + i0, &four, 4);
+    }
+    if (i0 < c.vertex_count && c.vertex_count >= 4) {
+        i0 = c.vertex_count - 4u;
+        uint32_t four = outcodes4(v + 4 * i0);
+        memcpy(code + i0, &four, 4);
+        i0 = c.vertex_count;
     }
 #endif
     for (uint32_t i = i0; i < c.vertex_count; i++) {
@@ -289,19 +311,67 @@ static void read_faces(col_walk *w, col_cell_row *cp)
     const uint32_t nq = c.quad_count < c.face_count ? c.quad_count : c.face_count;
     uint8_t maxv = 0;
     uint16_t outside = 0;
-    for (uint32_t i = 0; i < c.face_count; i++) {
-        uint8_t k = f[4 * i] > f[4 * i + 1] ? f[4 * i] : f[4 * i + 1];
-        k = f[4 * i + 2] > k ? f[4 * i + 2] : k;
+    uint32_t fi = 0, qi = 0;
+#if defined(__SSE2__)
+    /* The largest index: four faces (16 bytes, each type byte masked to 0) and sixteen quad
+     * indices at a time, one byte lane per index. The byte-by-byte loops were ~25 instructions
+     * a face (1.7 M faces a retail-corpus decode). Every load is inside the cell's
+     * bytes_needed: fi + 4 <= face_count, qi + 16 <= nq. */
+    {
+        const __m128i idx = _mm_set1_epi32(0x00FFFFFF);
+        __m128i mx = _mm_setzero_si128();
+        for (; fi + 4 <= c.face_count; fi += 4)
+            mx = _mm_max_epu8(
+                mx,
+                _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + 4 * fi)), idx));
+        for (; qi + 16 <= nq; qi += 16)
+            mx = _mm_max_epu8(mx, _mm_loadu_si128((const __m128i *)(const void *)(q + qi)));
+        /* The rest (< 4 faces, < 16 quad indices): the 16 bytes that end where they end, the
+         * lanes before them masked off, when those bytes start inside the cell (the faces at
+         * f - d, the quads' indices at q - d). The faces' 16 bytes end on a face boundary, so
+         * each dword is a face and its type byte is lane 3 as above. */
+        const size_t fr = c.face_count - fi, qr = nq - qi;
+        if (fr && (size_t)(f - d) + 4u * c.face_count >= 16) {
+            __m128i b =
+                _mm_loadu_si128((const __m128i *)(const void *)(f + 4u * c.face_count - 16));
+            __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(tail_mask + 4 * fr));
+            mx = _mm_max_epu8(mx, _mm_and_si128(b, _mm_and_si128(k, idx)));
+            fi = c.face_count;
+        }
+        if (qr && (size_t)(q - d) + nq >= 16) {
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(q + nq - 16));
+            __m128i k = _mm_loadu_si128((const __m128i *)(const void *)(tail_mask + qr));
+            mx = _mm_max_epu8(mx, _mm_and_si128(b, k));
+            qi = nq;
+        }
+        mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 8));
+        mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 4));
+        mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 2));
+        mx = _mm_max_epu8(mx, _mm_srli_si128(mx, 1));
+        maxv = (uint8_t)_mm_cvtsi128_si32(mx);
+    }
+#endif
+    for (; fi < c.face_count; fi++) {
+        uint8_t k = f[4 * fi] > f[4 * fi + 1] ? f[4 * fi] : f[4 * fi + 1];
+        k = f[4 * fi + 2] > k ? f[4 * fi + 2] : k;
         maxv = k > maxv ? k : maxv;
     }
-    for (uint32_t i = 0; i < nq; i++)
-        maxv = q[i] > maxv ? q[i] : maxv;
+    for (; qi < nq; qi++)
+        maxv = q[qi] > maxv ? q[qi] : maxv;
     if (maxv >= c.vertex_count) /* an index past the list (its own invariant): out of the box */
         memset(code + c.vertex_count, 0x3F, 256u - c.vertex_count);
-    for (uint32_t i = 0; i < c.face_count; i++) {
-        uint8_t out = code[f[4 * i]] & code[f[4 * i + 1]] & code[f[4 * i + 2]];
-        if (i < nq)
-            out &= code[q[i]];
+    /* A face's three indices from one 4-byte load; the quads (the first nq faces) in a loop of
+     * their own, so neither loop tests i < nq. */
+    uint32_t i = 0;
+    for (; i < nq; i++) {
+        const uint32_t e = gc_load_u32le(f + 4 * i);
+        const uint8_t out =
+            code[e & 0xFFu] & code[e >> 8 & 0xFFu] & code[e >> 16 & 0xFFu] & code[q[i]];
+        outside += out != 0;
+    }
+    for (; i < c.face_count; i++) {
+        const uint32_t e = gc_load_u32le(f + 4 * i);
+        const uint8_t out = code[e & 0xFFu] & code[e >> 8 & 0xFFu] & code[e >> 16 & 0xFFu];
         outside += out != 0;
     }
     m->faces += c.face_count;
@@ -329,6 +399,7 @@ static gc_status walk_tree(col_walk *w)
     }
     note_end(w, 4 + 2 * (uint64_t)m->z_count);
     gc_reader zr = gc_window(&w->mesh, 4, 2u * m->z_count);
+    uint64_t entries = 0; /* x entries of the y nodes the cell pass will walk */
     for (uint32_t z = 0; z < m->z_count; z++) {
         uint64_t zo = 4u * (uint64_t)gc_u16le(&zr); /* 4-byte units */
         if (zo == 0)
@@ -360,8 +431,17 @@ static gc_status walk_tree(col_walk *w)
                 continue;
             }
             note_end(w, yo + 4 + 4u * (uint64_t)x_count);
+            entries += x_count;
         }
     }
+    /* Every cell row comes from one of these entries (the empty ones make none): reserving
+     * them once takes the rows in one allocation instead of doubling from 64 and copying
+     * (~270 growths a retail-corpus decode). A hint only, capped at one row per 4 mesh bytes
+     * (an entry's size: only shared nodes repeat entries); a refused reservation is no error
+     * (the push that needs the memory reports it). */
+    if (entries && w->cells)
+        (void)gc_rows_reserve(w->cells,
+                              w->cells->count + (size_t)(entries < n / 4 ? entries : n / 4));
     /* Cells come after every node: a second pass, once tree_end is known. */
     gc_reader zr2 = gc_window(&w->mesh, 4, 2u * m->z_count);
     for (uint32_t z = 0; z < m->z_count && w->budget; z++) {

@@ -548,7 +548,9 @@ static bool read_vif_list_memo(vif_memo *mm, gc_reader cls, const moby_packet_ro
  * allocated or charged differently (capacity only). */
 static void *rows_room(gc_rowbuf *rb, size_t n, size_t size)
 {
-    if (!rb || size != rb->desc->row_size || rb->cap - rb->count < n)
+    /* No rows, no room: a table not allocated yet has data NULL, and NULL + 0 is undefined
+     * (UBSan, fuzz_level_full); the caller's row-by-row path takes no rows either. */
+    if (n == 0 || !rb || size != rb->desc->row_size || rb->cap - rb->count < n)
         return NULL;
     return rb->data + rb->count * size;
 }
@@ -655,11 +657,10 @@ static uint16_t low9(gc_reader vt, size_t at)
 
 /* The vertex table: header, vertices (with their IDs recovered from 7 places later and the
  * epilogue), duplicates resolved through the LOD list's ID cache. */
-static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_packet_row *p,
-                               uint32_t packet_row, uint32_t class_row, const moby_class_row *cr,
-                               moby_lod_state *ls)
+static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_rowbuf *vb, gc_reader cls,
+                               moby_packet_row *p, uint32_t packet_row, uint32_t class_row,
+                               const moby_class_row *cr, moby_lod_state *ls)
 {
-    gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
     gc_reader vt = gc_window(&cls, p->vertex_offset, 16u * (size_t)p->vertex_data_size_qwords);
     if (vt.overrun || vt.size < 16)
         return GC_OK; /* table_fits stays 0 */
@@ -830,11 +831,10 @@ static gc_status read_vertices(gc_level *lv, gc_diag *diag, gc_reader cls, moby_
  * inverted, for the index byte. Every kicked index with two before it draws the last three.
  * The stream is read straight from its UNPACK (one byte per entry, so entry j is at file
  * offset base + j: no per-byte reader or stored offset), into small parallel arrays. */
-static gc_status read_triangles(gc_level *lv, gc_diag *diag, const moby_vif_parts *vp,
-                                moby_packet_row *p, uint32_t packet_row, uint32_t class_row,
-                                const moby_class_row *cr, moby_lod_state *ls)
+static gc_status read_triangles(gc_level *lv, gc_diag *diag, gc_rowbuf *tb,
+                                const moby_vif_parts *vp, moby_packet_row *p, uint32_t packet_row,
+                                uint32_t class_row, const moby_class_row *cr, moby_lod_state *ls)
 {
-    gc_rowbuf *tb = gc_level_rows(lv, &gc_table_moby_triangle);
     gc_reader ix = vp->index;
     uint8_t hdr[4];
     if (!gc_bytes(&ix, hdr, 4))
@@ -981,6 +981,10 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
                                  uint32_t class_row, size_t first, size_t count, vif_memo *mm)
 {
     gc_rowbuf *pb = gc_level_rows(lv, &gc_table_moby_packet);
+    /* looked up once a class, not three to five times a packet (a linear search of the
+     * level's tables: ~17 M instructions a retail-corpus decode) */
+    gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+    gc_rowbuf *tb = gc_level_rows(lv, &gc_table_moby_triangle);
     moby_lod_state *ls = malloc(sizeof *ls);
     if (!ls)
         return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for the moby ID cache");
@@ -1004,9 +1008,8 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
         moby_vif_parts vp;
         p->vif_ok = read_vif_list_memo(mm, cls, p, &vp);
         p->st_count = (uint16_t)(vp.st.size / 4 > UINT16_MAX ? UINT16_MAX : vp.st.size / 4);
-        size_t vbefore = gc_level_rows(lv, &gc_table_moby_vertex)->count;
-        st = read_vertices(lv, diag, cls, p, (uint32_t)(first + k), class_row, cr, ls);
-        gc_rowbuf *vb = gc_level_rows(lv, &gc_table_moby_vertex);
+        size_t vbefore = vb->count;
+        st = read_vertices(lv, diag, vb, cls, p, (uint32_t)(first + k), class_row, cr, ls);
         if (st == GC_OK && vb->count > vbefore) { /* ST: one {s16 s, s16 t} 4.12 per slot */
             /* read_vertices pushes the packet's rows in slot order from 0 (the vertices, then
              * the duplicates at n + k), so row vbefore + j is slot j: no slot load and test a
@@ -1024,9 +1027,9 @@ static gc_status decode_geometry(gc_level *lv, gc_diag *diag, gc_reader cls, mob
                 row[j].s = row[j].t = 0.0f;
         }
         if (st == GC_OK && p->vif_ok)
-            st = read_triangles(lv, diag, &vp, p, (uint32_t)(first + k), class_row, cr, ls);
+            st = read_triangles(lv, diag, tb, &vp, p, (uint32_t)(first + k), class_row, cr, ls);
         p->geometry_read = p->vif_ok && p->table_fits;
-        cr->vertices += (uint32_t)(gc_level_rows(lv, &gc_table_moby_vertex)->count - vbefore);
+        cr->vertices += (uint32_t)(vb->count - vbefore);
         cr->triangles += p->triangles;
         gc_diag_pop(diag);
     }

@@ -15,6 +15,9 @@
  * The values read from the file are what the game indexes; the reference is
  * only the check. */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "gc_level.h"
 #include "gc_reader.h"
@@ -112,6 +115,28 @@ static uint32_t match_curve(gc_reader ov, size_t at, const double *c, const doub
     return matched;
 }
 
+/* The word at `at` is 1.0f: a candidate when the next is 0.0f (and inside the overlay), the
+ * table when its whole curve matches. True when the search is over. */
+static bool normal_candidate(gc_level *lv, gc_reader r, size_t at, const double *c, const double *s,
+                             normals_row *row)
+{
+    if (at + 8 > r.size || gc_load_u32le(r.data + at + 4) != 0)
+        return false;
+    row->candidates++;
+    double err = 0.0;
+    uint32_t m = match_curve(r, at, c, s, &err);
+    /* Historical bug: the first lone (1.0, 0.0) accepted as the table. */
+    if (m == NORMAL_ENTRIES || GC_FAULT(lv, normal_first_pair)) {
+        row->found = 1;
+        row->overlay_ofs = at;
+        row->file_ofs = r.file_ofs + at;
+        row->entries_matched = m;
+        row->max_error = err;
+        return true;
+    }
+    return false;
+}
+
 static gc_status normals_run(gc_level *lv, gc_diag *diag)
 {
     if (!lv->overlay.present)
@@ -126,22 +151,25 @@ static gc_status normals_run(gc_level *lv, gc_diag *diag)
     row.file_ofs = ov->file_ofs;
     row.overlay_ofs = UINT64_MAX;
     row.overlay_bytes = ov->size;
-    for (size_t at = 0; at + 8 <= ov->size; at += 4) {
-        if (gc_load_u32le(ov->data + at) != F32_ONE_BITS || gc_load_u32le(ov->data + at + 4) != 0)
-            continue;
-        row.candidates++;
-        double err = 0.0;
-        uint32_t m = match_curve(r, at, c, s, &err);
-        /* Historical bug: the first lone (1.0, 0.0) accepted as the table. */
-        if (m == NORMAL_ENTRIES || GC_FAULT(lv, normal_first_pair)) {
-            row.found = 1;
-            row.overlay_ofs = at;
-            row.file_ofs = ov->file_ofs + at;
-            row.entries_matched = m;
-            row.max_error = err;
-            break;
-        }
+    size_t at = 0;
+    bool done = false;
+#if defined(__SSE2__)
+    /* Four aligned words compared with 1.0f at a time; only a word that is 1.0f is looked at
+     * as a candidate, in offset order, as below (the word-by-word loop was ~10 instructions a
+     * word, 3.4 M words a retail-corpus decode). x86 is little-endian: a lane holds the word
+     * gc_load_u32le reads. */
+    const __m128i one = _mm_set1_epi32((int)F32_ONE_BITS);
+    for (; !done && at + 16 <= ov->size; at += 16) {
+        __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(ov->data + at));
+        unsigned mask = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(w, one)));
+        for (unsigned k = 0; mask && !done && k < 4; k++)
+            if (mask >> k & 1u)
+                done = normal_candidate(lv, r, at + 4u * k, c, s, &row);
     }
+#endif
+    for (; !done && at + 8 <= ov->size; at += 4)
+        if (gc_load_u32le(ov->data + at) == F32_ONE_BITS)
+            done = normal_candidate(lv, r, at, c, s, &row);
     normals_row *out = gc_rows_push(gc_level_rows(lv, &gc_table_normals));
     if (!out)
         return gc_diag_set(diag, GC_E_NOMEM, 0, "no memory for normals.table");

@@ -323,6 +323,57 @@ Test(dec_fidelity, overlay_both_readings)
     gc_level_free(&lv);
 }
 
+/* ---- normals --------------------------------------------------------------------------------- */
+
+/* The search as docs/formats state it, word by word: every 4-aligned (1.0f, 0.0f) pair before
+ * the table (at `table`, or none: SIZE_MAX) is a candidate. The decoder compares four words a
+ * time and looks at the 1.0f lanes only. */
+static uint32_t ref_candidates(const fx_buf *ov, size_t table)
+{
+    uint32_t n = 0;
+    for (size_t at = 0; at + 8 <= ov->len && at <= table; at += 4) {
+        uint32_t a, b;
+        memcpy(&a, ov->p + at, 4);
+        memcpy(&b, ov->p + at + 4, 4);
+        n += a == 0x3F800000u && b == 0;
+    }
+    return n;
+}
+
+/* Lone (1.0, 0.0) decoys in each of the four lanes, 1.0 before a non-zero word, the table at
+ * each of the four word offsets within 16 bytes, and with the table gone decoys in the overlay's
+ * last 16 bytes and a 1.0 in its last word (no pair: the lane's bounds check). */
+Test(dec_fidelity, normals_candidates_every_lane)
+{
+    fx_buf *ov = &fx.overlay;
+    cr_assert_eq(ov->len, FX_OV_SIZE);
+    for (int t = 0; t <= 4; t++) {
+        for (size_t i = 0x200; i < FX_OV_SIZE; i += 4) /* code-ish words again */
+            fx_set_u32(ov, i, 0x27BD0000u + (uint32_t)i);
+        for (int k = 0; k < 4; k++) {
+            size_t d = 0x220 + 0x20 * (size_t)k + 4u * (size_t)k; /* lane k of its 16 bytes */
+            fx_set_f32(ov, d, 1.0f), fx_set_u32(ov, d + 4, 0), fx_set_f32(ov, d + 8, 0.25f);
+        }
+        fx_set_f32(ov, 0x2C4, 1.0f), fx_set_u32(ov, 0x2C8, 7); /* not a pair */
+        /* a pair in lane 1 of the last 16 bytes, then 1.0 in the last word (no word after) */
+        fx_set_f32(ov, FX_OV_SIZE - 12, 1.0f), fx_set_u32(ov, FX_OV_SIZE - 8, 0);
+        fx_set_f32(ov, FX_OV_SIZE - 4, 1.0f);
+        fx_set_f32(ov, FX_OV_SIZE - 20, 1.0f), fx_set_u32(ov, FX_OV_SIZE - 16, 0);
+        size_t table = t < 4 ? 0x400 + 4u * (size_t)t : SIZE_MAX;
+        if (t < 4)
+            fx_normals(ov, table);
+        gc_level lv;
+        decode(&lv);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "found"), t < 4, "t %d", t);
+        if (t < 4)
+            cr_assert_eq(fx_col(&lv, "normals.table", 0, "overlay_ofs"), table, "t %d", t);
+        cr_assert_eq(fx_col(&lv, "normals.table", 0, "candidates"), ref_candidates(ov, table),
+                     "t %d", t);
+        cr_assert_eq(ref_candidates(ov, table), t < 4 ? 6u : 7u); /* the decoys were seen */
+        gc_level_free(&lv);
+    }
+}
+
 /* ---- collision ------------------------------------------------------------------------------ */
 
 Test(dec_fidelity, collision_cells)
@@ -424,6 +475,93 @@ Test(dec_fidelity, collision_outcodes_every_lane)
     cr_assert_eq(fx_col(&lv, "collision.cell", 1, "vertex_count"), NV);
     cr_assert_eq(fx_col(&lv, "collision.cell", 1, "faces_outside"), want);
     gc_level_free(&lv);
+}
+
+/* The triangle cell refilled with 7 vertices of varied outcodes, 30 faces and 20 quads (172 of
+ * its 176 bytes): the decoder takes the largest index sixteen bytes at a time (a type byte
+ * masked, the last faces and quad indices from 16 bytes that end at theirs), the outcodes four
+ * vertices at a time (the last four again when 7 is no multiple of four) and a face's indices
+ * from one 4-byte word. Each index byte in turn is raised to the largest vertex, then past the
+ * list; max_vertex_index and faces_outside are checked against a byte-by-byte reference each
+ * time, so a lane lost, a type byte let through or a quad index misplaced shows. */
+enum { CF_NV = 7, CF_NF = 30, CF_NQ = 20 };
+
+static void collision_faces_reference(const uint8_t *face, const uint8_t *v3, const unsigned *code,
+                                      unsigned *max, unsigned *outside)
+{
+    *max = 0, *outside = 0;
+    for (int f = 0; f < CF_NF; f++) {
+        unsigned out = 0x3F;
+        for (int j = 0; j < 3; j++) {
+            unsigned i = face[4 * f + j];
+            *max = i > *max ? i : *max;
+            out &= i < CF_NV ? code[i] : 0x3F;
+        }
+        if (f < CF_NQ) {
+            *max = v3[f] > *max ? v3[f] : *max;
+            out &= v3[f] < CF_NV ? code[v3[f]] : 0x3F;
+        }
+        *outside += out != 0;
+    }
+}
+
+Test(dec_fidelity, collision_face_indices_every_lane, .timeout = 60)
+{
+    /* inside, x<, x< y<, z>, x< z>, y>, x> */
+    static const int pos[CF_NV][3] = {{0, 0, 0},     {-40, 0, 0},  {-40, -40, 0}, {0, 0, 200},
+                                      {-40, 0, 200}, {0, 40, -10}, {40, 5, 5}};
+    fx_buf *cd = &fx.core_data;
+    const size_t t = FX_CD_COLLISION + 0x10 + 0x40, fo = t + 4 + 4 * CF_NV, qo = fo + 4 * CF_NF;
+    cr_assert_leq(qo + CF_NQ, 0x500u);
+    unsigned code[CF_NV];
+    fx_set_u16(cd, t, CF_NF), fx_set_u8(cd, t + 2, CF_NV), fx_set_u8(cd, t + 3, CF_NQ);
+    for (int k = 0; k < CF_NV; k++) {
+        code[k] = ref_outcode(pos[k][0], pos[k][1], pos[k][2]);
+        fx_set_u32(cd, t + 4 + 4 * (size_t)k,
+                   ((uint32_t)pos[k][0] & 0x3FF) | ((uint32_t)pos[k][1] & 0x3FF) << 10 |
+                       ((uint32_t)pos[k][2] & 0xFFF) << 20);
+    }
+    uint8_t face[4 * CF_NF], v3[CF_NQ];
+    uint32_t r = 12345;
+    for (int f = 0; f < CF_NF; f++) {
+        for (int j = 0; j < 3; j++) {
+            r = r * 1103515245u + 12345u;
+            face[4 * f + j] = (uint8_t)(1 + (r >> 16) % 4); /* 1..4: below the largest, 6 */
+        }
+        face[4 * f + 3] = 0xFE; /* type: never an index */
+    }
+    for (int f = 0; f < CF_NQ; f++) {
+        r = r * 1103515245u + 12345u;
+        v3[f] = (uint8_t)(1 + (r >> 16) % 4);
+    }
+    unsigned want_max, want_out;
+    collision_faces_reference(face, v3, code, &want_max, &want_out);
+    cr_assert(want_out > 3 && want_out < CF_NF - 3, "a face set that tells right from wrong (%u)",
+              want_out);
+    const int nbytes = 3 * CF_NF + CF_NQ;
+    for (int p = -1; p < 2 * nbytes; p++) {
+        uint8_t *at = NULL;
+        if (p >= 0) {
+            int b = p % nbytes;
+            at = b < 3 * CF_NF ? &face[4 * (b / 3) + b % 3] : &v3[b - 3 * CF_NF];
+        }
+        uint8_t was = at ? *at : 0;
+        if (at)
+            *at = p < nbytes ? CF_NV - 1 : 200; /* the largest vertex, then past the list */
+        for (int k = 0; k < 4 * CF_NF; k++)
+            fx_set_u8(cd, fo + (size_t)k, face[k]);
+        for (int k = 0; k < CF_NQ; k++)
+            fx_set_u8(cd, qo + (size_t)k, v3[k]);
+        collision_faces_reference(face, v3, code, &want_max, &want_out);
+        gc_level lv;
+        decode(&lv);
+        cr_assert_eq(fx_col(&lv, "collision.cell", 1, "inside"), 1);
+        cr_assert_eq(fx_col(&lv, "collision.cell", 1, "max_vertex_index"), want_max, "byte %d", p);
+        cr_assert_eq(fx_col(&lv, "collision.cell", 1, "faces_outside"), want_out, "byte %d", p);
+        gc_level_free(&lv);
+        if (at)
+            *at = was;
+    }
 }
 
 Test(dec_fidelity, collision_bad_inputs, .timeout = 20)

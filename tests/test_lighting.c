@@ -141,10 +141,33 @@ static size_t check_level(int index, double *gain)
     cr_assert(seen);
     size_t repeats = 0;
     size_t lit = 0;
+    /* the record's columns against its 8 bytes in core_data (the decoder writes a row's
+     * first 22 bytes as three words of those bytes): a patch's rows index its records from
+     * 0, 8 bytes apart */
+    size_t c_fo = col(&tl, "file_ofs"), c_pr = col(&tl, "patch_row"), c_ix = col(&tl, "index"),
+           c_u0 = col(&tl, "unknown_0"), c_in = col(&tl, "intensity");
+    uint64_t prev_fo = 0;
+    uint32_t prev_pr = UINT32_MAX;
+    uint16_t prev_ix = 0;
     for (size_t i = 0; i < tl.count; i++) {
         const uint8_t *r = row(&tl, i);
         unsigned az = r[c_az], el = r[c_el];
         uint16_t c = u16_at(r, c_col), sel = u16_at(r, c_sel);
+        uint64_t fo;
+        memcpy(&fo, r + c_fo, 8);
+        cr_assert_leq(fo + 8, lv.core_data_size, "level %d row %zu file_ofs", index, i);
+        const uint8_t *rec = lv.core_data + fo;
+        cr_assert(r[c_u0] == rec[0] && r[c_in] == rec[1] && az == rec[2] && el == rec[3] &&
+                      c == gc_load_u16le(rec + 4) && sel == gc_load_u16le(rec + 6),
+                  "level %d row %zu: not its record's bytes", index, i);
+        uint32_t pr = u32_at(r, c_pr);
+        uint16_t ix = u16_at(r, c_ix);
+        if (pr == prev_pr)
+            cr_assert(ix == prev_ix + 1 && fo == prev_fo + 8, "level %d row %zu index", index, i);
+        else
+            cr_assert(ix == 0 && (prev_pr == UINT32_MAX || pr > prev_pr),
+                      "level %d row %zu: a patch's first record", index, i);
+        prev_fo = fo, prev_pr = pr, prev_ix = ix;
         uint64_t key = (uint64_t)az | (uint64_t)el << 8 | (uint64_t)c << 16 | (uint64_t)sel << 32;
         for (size_t h = (size_t)((key * 0x9e3779b97f4a7c15u) >> 48);; h = (h + 1) % KEYS) {
             cr_assert_lt(i, KEYS / 2);
