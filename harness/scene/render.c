@@ -883,6 +883,142 @@ static void vertex_checks(float *x, float *y, float *z, float *s, float *t, size
     }
 }
 
+/* A chunk of triangle rows: packet, the drop flag (a LOD other than 0, or
+ * the skip flag set) and the three corners. */
+static void tri_rows_read(const gc_table *tt, colref tpk, colref tlod, colref tskip,
+                          const colref tcn[3], chunk ck, uint32_t *P, uint8_t *DROP, uint32_t *C0,
+                          uint32_t *C1, uint32_t *C2)
+{
+    chunk_index(tt, tpk, ck, P);
+    if (tlod.ok)
+        chunk_nonzero(tt, tlod, ck, DROP);
+    else
+        memset(DROP, 0, ck.n);
+    if (tskip.ok) {
+        uint8_t SKIP[CHUNK];
+        chunk_nonzero(tt, tskip, ck, SKIP);
+        for (size_t j = 0; j < ck.n; j++)
+            DROP[j] |= SKIP[j];
+    }
+    chunk_index(tt, tcn[0], ck, C0);
+    chunk_index(tt, tcn[1], ck, C1);
+    chunk_index(tt, tcn[2], ck, C2);
+}
+
+/* A triangle row is drawn when its packet is of a class and of the highest
+ * LOD, the row is not dropped, and each corner is below the packet's vertex
+ * count (NONE is not) and a valid vertex. */
+static inline int tri_row_kept(uint32_t p, uint32_t i0, uint32_t i1, uint32_t i2, uint8_t drop,
+                               size_t np, const uint32_t *pk_class, const uint32_t *vfirst,
+                               const uint32_t *vcount, const uint8_t *vvalid)
+{
+    if (p == NONE || p >= np || pk_class[p] == NONE)
+        return 0;
+    if (drop)
+        return 0;
+    const uint32_t vc = vcount[p];
+    if (!(i0 < vc && i1 < vc && i2 < vc))
+        return 0;
+    const uint8_t *vv = vvalid + vfirst[p];
+    return (vv[i0] & vv[i1] & vv[i2] & VV_VALID) != 0;
+}
+
+/* A kept triangle's corners: into its class's vertex range, and marked as
+ * corners (for the radius). */
+static inline void tri_mark(oclass *cl, const otri *o, uint8_t *vvalid)
+{
+    uint32_t vlo = cl->vlo, vhi = cl->vhi;
+    for (int c = 0; c < 3; c++) {
+        const uint32_t g = o->v[c];
+        if (g < vlo)
+            vlo = g;
+        if (g + 1 > vhi)
+            vhi = g + 1;
+    }
+    cl->vlo = vlo;
+    cl->vhi = vhi;
+    for (int c = 0; c < 3; c++)
+        vvalid[o->v[c]] |= VV_CORNER;
+}
+
+/* The classes' first triangle and count from the per-class counts, which
+ * become each class's running place; k->ntris the total. -1 when it does
+ * not fit the 32-bit indices. */
+static int place_classes(okind *k, uint32_t *per_class, size_t nc)
+{
+    uint64_t run = 0;
+    for (size_t c = 0; c < nc; c++) {
+        k->classes[c].tri_first = (uint32_t)run;
+        k->classes[c].tri_count = per_class[c];
+        per_class[c] = (uint32_t)run;
+        run += k->classes[c].tri_count;
+        if (run > UINT32_MAX / 2)
+            return -1;
+    }
+    k->ntris = (size_t)run;
+    return 0;
+}
+
+/* okind_gather's triangles in one pass, for rows whose kept classes never
+ * go down (see there): each kept row's triangle stored at the next place,
+ * which is where the stable counting sort would put it. 1 when done
+ * (k->tris, k->ntris, the classes' first and count set, per_class the
+ * counts' running places), 0 when a kept row's class is below the one
+ * before (k->tris not set; per_class, the classes' vertex ranges and the
+ * corner marks hold what the rows before it gave), -1 when memory runs
+ * out. */
+static int gather_tris_in_order(okind *k, const gc_table *tt, colref tpk, colref tlod, colref tskip,
+                                const colref tcn[3], colref ttex, size_t np,
+                                const uint32_t *pk_class, const uint32_t *vfirst,
+                                const uint32_t *vcount, uint8_t *vvalid, uint32_t *per_class,
+                                size_t nc)
+{
+    const size_t cap = tt->count ? tt->count : 1; /* at most one triangle a row */
+    /* written as the rows are kept, not zeroed first; the pages past the
+     * kept triangles are not touched (and given back below) */
+    otri *tris = gc_big_alloc(cap * sizeof *tris);
+    if (!tris)
+        return -1;
+    oclass *const classes = k->classes;
+    size_t n = 0;
+    uint32_t last = 0;
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+        uint8_t DROP[CHUNK];
+        tri_rows_read(tt, tpk, tlod, tskip, tcn, ck, P, DROP, C0, C1, C2);
+        chunk_index(tt, ttex, ck, TX);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = P[j];
+            if (!tri_row_kept(p, C0[j], C1[j], C2[j], DROP[j], np, pk_class, vfirst, vcount,
+                              vvalid))
+                continue;
+            const uint32_t cls = pk_class[p], vf = vfirst[p];
+            if (cls < last) {
+                gc_big_free(tris);
+                return 0;
+            }
+            last = cls;
+            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+            tris[n++] = o;
+            per_class[cls]++;
+            tri_mark(&classes[cls], &o, vvalid);
+        }
+    }
+    if (place_classes(k, per_class, nc) != 0) {
+        gc_big_free(tris);
+        return -1;
+    }
+    const size_t keep = n ? n : 1;
+    if (keep < cap) {
+        otri *t = gc_big_realloc(tris, cap * sizeof *tris, keep * sizeof *tris);
+        if (t) /* (a failed shrink keeps the larger block, still valid) */
+            tris = t;
+    }
+    k->tris = tris;
+    return 1;
+}
+
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
 {
     memset(k, 0, sizeof *k);
@@ -1071,101 +1207,75 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         k->classes[c].vlo = UINT32_MAX;
         k->classes[c].vhi = 0;
     }
-    /* triangles: counted per class, then placed class by class (counting sort, stable).
-     * The first pass keeps each row's packet (NONE for a row not drawn), so
-     * the second reads neither the packet, LOD nor skip columns again nor
-     * repeats the row's checks: it reads the corners and the texture. */
-    kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
-    if (!kept)
+    /* Triangles, placed class by class (a stable counting sort). The
+     * decoders publish a kind's triangles class by class (packets in class
+     * order, triangles in packet order), and then the sort leaves every kept
+     * row where it lies in row order: one pass checks each row and stores
+     * its triangle at the next place, counting per class and noting whether
+     * the kept rows' classes ever go down. Only if they do are the rows
+     * sorted by the two passes below (the first keeps each row's packet,
+     * NONE for a row not drawn, so the second reads only the corners and the
+     * texture): a second read of the triangle table's columns (~8
+     * instructions a row, and its cache misses) is paid only then. The
+     * corner marks and the classes' vertex ranges are a union and a
+     * minimum / maximum, so what the one pass set before giving up is
+     * set again, to the same values, by the second. */
+    const int in_order = gather_tris_in_order(k, tt, tpk, tlod, tskip, tcn, ttex, np, pk_class,
+                                              vfirst, vcount, vvalid, per_class, nc);
+    if (in_order < 0)
         goto out;
-    /* (the two passes as two loops, a row's corners in scalars: as one loop
-     * switching on the pass, with the corners in an array, the compiler
-     * rebuilt the array on the stack for every row of both passes) */
-    FOR_CHUNKS(tt, ck)
-    {
-        uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
-        uint8_t DROP[CHUNK], SKIP[CHUNK]; /* a LOD other than 0, or the skip flag set */
-        uint32_t *const KP = kept + ck.i0;
-        chunk_index(tt, tpk, ck, P);
-        if (tlod.ok)
-            chunk_nonzero(tt, tlod, ck, DROP);
-        else
-            memset(DROP, 0, ck.n);
-        if (tskip.ok) {
-            chunk_nonzero(tt, tskip, ck, SKIP);
-            for (size_t j = 0; j < ck.n; j++)
-                DROP[j] |= SKIP[j];
+    if (!in_order) {
+        memset(per_class, 0, (nc + 1) * sizeof *per_class);
+        kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
+        if (!kept)
+            goto out;
+        /* (the two passes as two loops, a row's corners in scalars: as one
+         * loop switching on the pass, with the corners in an array, the
+         * compiler rebuilt the array on the stack for every row of both) */
+        FOR_CHUNKS(tt, ck)
+        {
+            uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
+            uint8_t DROP[CHUNK];
+            uint32_t *const KP = kept + ck.i0;
+            tri_rows_read(tt, tpk, tlod, tskip, tcn, ck, P, DROP, C0, C1, C2);
+            for (size_t j = 0; j < ck.n; j++) {
+                const uint32_t p = P[j];
+                KP[j] = NONE;
+                if (!tri_row_kept(p, C0[j], C1[j], C2[j], DROP[j], np, pk_class, vfirst, vcount,
+                                  vvalid))
+                    continue;
+                KP[j] = p;
+                per_class[pk_class[p]]++;
+            }
         }
-        chunk_index(tt, tcn[0], ck, C0);
-        chunk_index(tt, tcn[1], ck, C1);
-        chunk_index(tt, tcn[2], ck, C2);
-        for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = P[j], i0 = C0[j], i1 = C1[j], i2 = C2[j];
-            KP[j] = NONE;
-            if (p == NONE || p >= np || pk_class[p] == NONE)
-                continue;
-            if (DROP[j])
-                continue;
-            /* each corner below the packet's count (NONE is not) and valid */
-            const uint32_t vc = vcount[p];
-            if (!(i0 < vc && i1 < vc && i2 < vc))
-                continue;
-            const uint8_t *vv = vvalid + vfirst[p];
-            if (!(vv[i0] & vv[i1] & vv[i2] & VV_VALID))
-                continue;
-            KP[j] = p;
-            per_class[pk_class[p]]++;
-        }
-    }
-    {
-        uint64_t run = 0;
-        for (size_t c = 0; c < nc; c++) {
-            k->classes[c].tri_first = (uint32_t)run;
-            k->classes[c].tri_count = per_class[c];
-            per_class[c] = (uint32_t)run;
-            run += k->classes[c].tri_count;
-            if (run > UINT32_MAX / 2)
-                goto out;
-        }
-        k->ntris = (size_t)run;
+        if (place_classes(k, per_class, nc) != 0)
+            goto out;
         /* every entry is written below (one per kept row): not zeroed first */
-        k->tris = gc_big_alloc((run ? run : 1) * sizeof *k->tris);
+        k->tris = gc_big_alloc((k->ntris ? k->ntris : 1) * sizeof *k->tris);
         if (!k->tris)
             goto out;
-    }
-    FOR_CHUNKS(tt, ck)
-    {
-        uint32_t C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
-        const uint32_t *const KP = kept + ck.i0;
-        chunk_index(tt, tcn[0], ck, C0);
-        chunk_index(tt, tcn[1], ck, C1);
-        chunk_index(tt, tcn[2], ck, C2);
-        chunk_index(tt, ttex, ck, TX);
-        /* (the kind's arrays in locals, the triangle stored whole: the
-         * vvalid byte stores may alias anything, and field by field the
-         * compiler reloaded k->tris and k->classes after each) */
-        otri *const tris = k->tris;
-        oclass *const classes = k->classes;
-        for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = KP[j];
-            if (p == NONE)
-                continue;
-            const uint32_t cls = pk_class[p], vf = vfirst[p];
-            oclass *cl = &classes[cls];
-            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
-            tris[per_class[cls]++] = o;
-            uint32_t vlo = cl->vlo, vhi = cl->vhi;
-            for (int c = 0; c < 3; c++) {
-                const uint32_t g = o.v[c];
-                if (g < vlo)
-                    vlo = g;
-                if (g + 1 > vhi)
-                    vhi = g + 1;
+        FOR_CHUNKS(tt, ck)
+        {
+            uint32_t C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+            const uint32_t *const KP = kept + ck.i0;
+            chunk_index(tt, tcn[0], ck, C0);
+            chunk_index(tt, tcn[1], ck, C1);
+            chunk_index(tt, tcn[2], ck, C2);
+            chunk_index(tt, ttex, ck, TX);
+            /* (the kind's arrays in locals, the triangle stored whole: the
+             * vvalid byte stores may alias anything, and field by field the
+             * compiler reloaded k->tris and k->classes after each) */
+            otri *const tris = k->tris;
+            oclass *const classes = k->classes;
+            for (size_t j = 0; j < ck.n; j++) {
+                const uint32_t p = KP[j];
+                if (p == NONE)
+                    continue;
+                const uint32_t cls = pk_class[p], vf = vfirst[p];
+                const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+                tris[per_class[cls]++] = o;
+                tri_mark(&classes[cls], &o, vvalid);
             }
-            cl->vlo = vlo;
-            cl->vhi = vhi;
-            for (int c = 0; c < 3; c++)
-                vvalid[o.v[c]] |= VV_CORNER;
         }
     }
     free(kept);
