@@ -1733,29 +1733,53 @@ static const gc_table *table_named(const gc_table *ts, size_t n, const char *nam
 }
 
 typedef struct row_key {
-    uint32_t cls; /* the row's packet's class (UINT32_MAX: none) */
+    uint32_t key; /* UINT32_MAX: none */
     size_t row;
 } row_key;
 
-/* class descending, then the row order (a stable sort by class) */
+/* key descending, then the row order (a stable sort by key) */
 static int cmp_row_key(const void *a, const void *b)
 {
     const row_key *x = a, *y = b;
-    if (x->cls != y->cls)
-        return x->cls > y->cls ? -1 : 1;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
 }
 
-/* The scene keeps each kind's triangles class by class, in row order within
- * a class (a stable sort). Rows published class by class are stored as they
- * come in one pass; rows whose classes go down take the sorting passes. So
- * the small synthetic level's object triangle tables, their rows moved into
- * descending class order (row order kept within each class), must give the
- * scene the same triangles: the same frames and counts in both views as the
- * tables as decoded. It fails if the one pass keeps rows that are out of
- * class order (each class would draw another's triangles) or if the sort
- * after it gave up on a partly placed table went wrong. */
-Test(render, object_triangles_out_of_class_order)
+/* The rows of table t moved into descending key order (the row order kept
+ * among equal keys), in the level's own row buffer (the scene reads the
+ * tables in place). keys[r].key is row r's key on entry. */
+static void move_rows(const gc_table *t, row_key *keys)
+{
+    const size_t n = t->count, rs = t->desc->row_size;
+    uint8_t *moved = malloc(n * rs + 1);
+    cr_assert(moved);
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t r = 0; r < n; r++)
+        if (keys[r].key != UINT32_MAX) {
+            lo = keys[r].key < lo ? keys[r].key : lo;
+            hi = keys[r].key > hi ? keys[r].key : hi;
+        }
+    cr_assert_lt(lo, hi, "%s: fewer than two keys", t->desc->name); /* the order does change */
+    qsort(keys, n, sizeof *keys, cmp_row_key);
+    for (size_t r = 0; r < n; r++)
+        memcpy(moved + r * rs, (const uint8_t *)t->rows + keys[r].row * rs, rs);
+    memcpy((void *)(uintptr_t)t->rows, moved, n * rs);
+    free(moved);
+}
+
+/* The scene keeps each kind's vertices packet by packet and its triangles
+ * class by class, in row order within a packet or class (stable sorts).
+ * Rows published in that order are placed in one pass as they come; rows
+ * whose packets or classes go down take the counting passes. So the small
+ * synthetic level's object vertex rows moved into descending packet order
+ * and its triangle rows into descending class order (row order kept within
+ * each) must give the scene the same vertices and triangles: the same
+ * frames and counts in both views as the tables as decoded. It fails if
+ * the one pass kept rows that are out of order (vertices at the wrong place,
+ * classes drawing each other's triangles) or if the passes after it gave up
+ * part-way went wrong. */
+Test(render, object_rows_out_of_order)
 {
     sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
@@ -1785,32 +1809,32 @@ Test(render, object_triangles_out_of_class_order)
     gc_level_tables(&lv, ts);
     static const char *const kinds[3] = {"tie", "shrub", "moby"};
     for (int k = 0; k < 3; k++) {
-        char tn[32], pn[32];
+        char tn[32], pn[32], vn[32];
         snprintf(tn, sizeof tn, "%s.triangle", kinds[k]);
         snprintf(pn, sizeof pn, "%s.packet", kinds[k]);
+        snprintf(vn, sizeof vn, "%s.vertex", kinds[k]);
         const gc_table *tt = table_named(ts, lv.table_count, tn),
-                       *tp = table_named(ts, lv.table_count, pn);
-        const size_t n = tt->count, rs = tt->desc->row_size;
-        row_key *keys = malloc((n ? n : 1) * sizeof *keys);
-        uint8_t *moved = malloc(n * rs + 1);
-        cr_assert(keys && moved);
-        uint32_t lo = UINT32_MAX, hi = 0;
-        for (size_t r = 0; r < n; r++) {
+                       *tp = table_named(ts, lv.table_count, pn),
+                       *tv = table_named(ts, lv.table_count, vn);
+        /* triangles by their packet's class (read before the vertices move:
+         * the packets stay) */
+        row_key *keys = malloc((tt->count ? tt->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < tt->count; r++) {
             const uint32_t p = row_index(tt, r, "packet_row");
-            keys[r].cls = p < tp->count ? row_index(tp, p, "class_row") : UINT32_MAX;
+            keys[r].key = p < tp->count ? row_index(tp, p, "class_row") : UINT32_MAX;
             keys[r].row = r;
-            if (keys[r].cls != UINT32_MAX) {
-                lo = keys[r].cls < lo ? keys[r].cls : lo;
-                hi = keys[r].cls > hi ? keys[r].cls : hi;
-            }
         }
-        cr_assert_lt(lo, hi, "%s: fewer than two classes", tn); /* the order does change */
-        qsort(keys, n, sizeof *keys, cmp_row_key);
-        for (size_t r = 0; r < n; r++)
-            memcpy(moved + r * rs, (const uint8_t *)tt->rows + keys[r].row * rs, rs);
-        /* (the level's own row buffer: the scene reads the tables in place) */
-        memcpy((void *)(uintptr_t)tt->rows, moved, n * rs);
-        free(moved);
+        move_rows(tt, keys);
+        free(keys);
+        /* vertices by packet */
+        keys = malloc((tv->count ? tv->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < tv->count; r++) {
+            keys[r].key = row_index(tv, r, "packet_row");
+            keys[r].row = r;
+        }
+        move_rows(tv, keys);
         free(keys);
     }
     free(ts);
@@ -1833,4 +1857,57 @@ Test(render, object_triangles_out_of_class_order)
     gc_render_scene_free(s);
     gc_level_free(&lv);
     sy_buf_free(&b);
+}
+
+/* Vertex indices with gaps (0, 4, 8 in place of 0, 1, 2, the triangles
+ * naming them) make a packet's vertex range longer than its rows, so the
+ * one-pass placement (sized one vertex a row) gives up and the counting
+ * passes place them: the frames and object counts must be those of the
+ * dense indices. */
+Test(render, object_vertex_indices_with_gaps)
+{
+    enum { W = 320, H = 224 };
+    gc_frame f[2][2];
+    gc_render_stats st[2][2];
+    const char *const *names;
+    const int nv = gc_render_view_names(&names);
+    cr_assert_eq(nv, 2);
+    for (int sparse = 0; sparse < 2; sparse++) {
+        gc_level lv;
+        gc_rowbuf rb[OBJ_TABLES];
+        build_objects(&lv, rb);
+        for (int k = 0; sparse && k < 2; k++) {
+            gc_rowbuf *b = rb + 5 + 5 * k;
+            o_vertex *v = (o_vertex *)(void *)b[2].data;
+            o_tri *t = (o_tri *)(void *)b[3].data;
+            for (size_t i = 0; i < b[2].count; i++)
+                v[i].index = (uint16_t)(4 * v[i].index);
+            for (size_t i = 0; i < b[3].count; i++) {
+                t[i].a = (uint16_t)(4 * t[i].a);
+                t[i].b = (uint16_t)(4 * t[i].b);
+                t[i].c = (uint16_t)(4 * t[i].c);
+            }
+        }
+        char err[256] = "";
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        cr_assert(s, "%s", err);
+        for (int v = 0; v < nv; v++) {
+            cr_assert_eq(
+                gc_render_scene_draw(s, names[v], W, H, &f[sparse][v], NULL, err, sizeof err), 0,
+                "%s", err);
+            memcpy(&st[sparse][v], gc_render_scene_stats(s), sizeof st[sparse][v]);
+        }
+        gc_render_scene_free(s);
+        free_objects(rb);
+    }
+    for (int v = 0; v < nv; v++) {
+        cr_assert_eq(st[0][v].objects[0].triangles, 1);
+        cr_assert_eq(st[0][v].objects[2].triangles, 1);
+        cr_assert_eq(memcmp(st[1][v].objects, st[0][v].objects, sizeof st[0][v].objects), 0, "%s",
+                     names[v]);
+        cr_assert_eq(st[1][v].pixels_written, st[0][v].pixels_written, "%s", names[v]);
+        cr_assert_eq(memcmp(f[1][v].rgba, f[0][v].rgba, (size_t)W * H * 4), 0, "%s", names[v]);
+        gc_frame_free(&f[0][v]);
+        gc_frame_free(&f[1][v]);
+    }
 }

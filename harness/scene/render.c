@@ -883,6 +883,189 @@ static void vertex_checks(float *x, float *y, float *z, float *s, float *t, size
     }
 }
 
+/* The vertex table's columns okind_gather reads. */
+typedef struct vcols {
+    colref pk, ix, p[3], s, t, n[2];
+} vcols;
+
+/* A chunk of vertex rows: packet and index, position, s and t, the normal
+ * (moby: azimuth and elevation each in 0..255; shrub: the index below 24)
+ * and vertex_checks' flags. */
+typedef struct vrows {
+    uint32_t P[CHUNK], IX[CHUNK];
+    float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
+    int16_t N0[CHUNK], N1[CHUNK];
+    uint32_t VV[CHUNK], SB[CHUNK];
+} vrows;
+
+static inline void vertex_rows_read(const gc_table *tv, const vcols *c, int lightable, chunk ck,
+                                    vrows *r)
+{
+    chunk_index(tv, c->pk, ck, r->P);
+    chunk_index(tv, c->ix, ck, r->IX);
+    chunk_float(tv, c->p[0], ck, r->X);
+    chunk_float(tv, c->p[1], ck, r->Y);
+    chunk_float(tv, c->p[2], ck, r->Z);
+    chunk_float(tv, c->s, ck, r->S);
+    chunk_float(tv, c->t, ck, r->T);
+    if (lightable == OLIGHT_MOBY) {
+        chunk_small(tv, c->n[0], ck, 255, 1, r->N0);
+        chunk_small(tv, c->n[1], ck, 255, 1, r->N1);
+    } else if (lightable == OLIGHT_SHRUB) {
+        chunk_small(tv, c->n[0], ck, 24, 0, r->N0);
+    }
+    vertex_checks(r->X, r->Y, r->Z, r->S, r->T, ck.n, r->VV, r->SB);
+}
+
+/* Row j of the chunk as the kind's vertex g (a tie's with its colour slot
+ * when has_slot). The vertex built in a local and stored whole, the kind's
+ * arrays in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
+ * may alias anything, so field by field the compiler reloaded k->verts,
+ * k->kx .. k->stbad and k->lightable after each. The same bytes: slot
+ * first, then the normal's three bytes over its low ones. */
+static inline void vertex_store(okind *k, uint8_t *vvalid, const vrows *r, size_t j, uint32_t g,
+                                int has_slot, uint32_t slot)
+{
+    overt *const verts = k->verts;
+    float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
+    uint8_t *const stbad = k->stbad;
+    const int lightable = k->lightable;
+    overt o;
+    kx[g] = r->X[j];
+    ky[g] = r->Y[j];
+    kz[g] = r->Z[j];
+    o.s = r->S[j];
+    o.t = r->T[j];
+    o.slot = NONE;
+    if (lightable == OLIGHT_MOBY) {
+        const int has = (r->N0[j] | r->N1[j]) >= 0;
+        o.has_normal = (uint8_t)has;
+        o.naz = (uint8_t)(has ? r->N0[j] : 0);
+        o.nel = (uint8_t)(has ? r->N1[j] : 0);
+    } else if (lightable == OLIGHT_SHRUB) {
+        const int has = r->N0[j] >= 0;
+        o.has_normal = (uint8_t)has;
+        o.naz = (uint8_t)(has ? r->N0[j] : 0);
+    } else if (lightable == OLIGHT_TIE && has_slot) {
+        o.slot = slot;
+    }
+    verts[g] = o;
+    vvalid[g] = (uint8_t)r->VV[j];
+    stbad[g] = (uint8_t)r->SB[j];
+}
+
+/* Each packet's first vertex: the prefix sums of the counts; *total their
+ * sum. -1 when it passes UINT32_MAX / 2. */
+static int vertex_firsts(uint32_t *vfirst, const uint32_t *vcount, size_t np, uint64_t *total)
+{
+    uint64_t sum = 0;
+    for (size_t p = 0; p < np; p++) {
+        vfirst[p] = (uint32_t)sum;
+        sum += vcount[p];
+        if (sum > UINT32_MAX / 2)
+            return -1;
+    }
+    *total = sum;
+    return 0;
+}
+
+static void okind_verts_free(okind *k, uint8_t **vvalid)
+{
+    gc_big_free(k->verts);
+    free(k->kx);
+    free(k->ky);
+    free(k->kz);
+    free(k->stbad);
+    free(*vvalid);
+    k->verts = NULL;
+    k->kx = k->ky = k->kz = NULL;
+    k->stbad = NULL;
+    *vvalid = NULL;
+    k->nverts = 0;
+}
+
+/* okind_gather's vertices in one pass. A packet's vertices are placed
+ * after the packets before it, so a row can be placed as it is read when
+ * every packet before its own is complete: when the placed rows' packets
+ * never go down (the decoders publish a kind's vertices packet by packet).
+ * Then each packet's first vertex is the running total of the counts
+ * before it, and its count the largest index so far + 1; the arrays are
+ * sized for one vertex a row (a packet's indices 0 .. n-1 are n rows) and
+ * cut to the total at the end. The two-pass way (count, then place) reads
+ * the table's packet and index columns twice (~16 instructions a row and
+ * a second walk over the table's cache lines). Places what it would: the
+ * same rows (an unplaced row fails the same tests), at the same vertex (a
+ * later row of the same packet and index overwrites, as there), the
+ * entries no row names zero, and vfirst / vcount the same prefix sums and
+ * counts. 1 when done (k->verts .. k->stbad, *vvalid, k->nverts, vfirst,
+ * vcount set), 0 when a placed row's packet is below the one before or a
+ * vertex would lie past one a row (nothing kept: the arrays freed, vcount
+ * zero), -1 when memory runs out. */
+static int gather_verts_in_order(okind *k, const gc_table *tv, const vcols *vc, size_t np,
+                                 const uint32_t *pk_class, uint32_t *vfirst, uint32_t *vcount,
+                                 const uint32_t *slot_first, const uint32_t *slot_n,
+                                 uint8_t **vvalid)
+{
+    const size_t cap = tv->count; /* vertices at most: one a row */
+    k->verts = gc_big_calloc(cap ? cap : 1, sizeof *k->verts);
+    k->kx = calloc(cap + 3, sizeof *k->kx);
+    k->ky = calloc(cap + 3, sizeof *k->ky);
+    k->kz = calloc(cap + 3, sizeof *k->kz);
+    *vvalid = calloc(cap ? cap : 1, 1);
+    k->stbad = calloc(cap ? cap : 1, 1);
+    if (!k->verts || !*vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+        return -1;
+    uint32_t cur = NONE; /* the packet of the last placed row */
+    uint64_t first = 0;  /* its first vertex */
+    FOR_CHUNKS(tv, ck)
+    {
+        vrows r;
+        vertex_rows_read(tv, vc, k->lightable, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += vcount[cur];
+                }
+                cur = p;
+            }
+            if (first + ix >= cap)
+                goto give_up;
+            if (ix + 1 > vcount[p])
+                vcount[p] = ix + 1;
+            vertex_store(k, *vvalid, &r, j, (uint32_t)(first + ix), ix < slot_n[p],
+                         slot_first[p] + ix);
+        }
+    }
+    uint64_t sum = 0;
+    if (vertex_firsts(vfirst, vcount, np, &sum) != 0)
+        return -1; /* (cannot happen: sum <= cap) */
+    k->nverts = (size_t)sum;
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        overt *v = gc_big_realloc(k->verts, cap * sizeof *k->verts, n * sizeof *k->verts);
+        float *x = realloc(k->kx, (sum + 3) * sizeof *k->kx);
+        float *y = realloc(k->ky, (sum + 3) * sizeof *k->ky);
+        float *z = realloc(k->kz, (sum + 3) * sizeof *k->kz);
+        uint8_t *vv = realloc(*vvalid, n), *sb = realloc(k->stbad, n);
+        k->verts = v ? v : k->verts;
+        k->kx = x ? x : k->kx;
+        k->ky = y ? y : k->ky;
+        k->kz = z ? z : k->kz;
+        *vvalid = vv ? vv : *vvalid;
+        k->stbad = sb ? sb : k->stbad;
+    }
+    return 1;
+give_up:
+    okind_verts_free(k, vvalid);
+    memset(vcount, 0, np * sizeof *vcount);
+    return 0;
+}
+
 /* A chunk of triangle rows: packet, the drop flag (a LOD other than 0, or
  * the skip flag set) and the three corners. */
 static void tri_rows_read(const gc_table *tt, colref tpk, colref tlod, colref tskip,
@@ -1111,96 +1294,52 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         }
         memset(per_class, 0, (nc + 1) * sizeof *per_class);
     }
-    /* vertices, bucketed by (packet, index within the packet) */
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        chunk_index(tv, vpk, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
-                continue;
-            if (ix + 1 > vcount[p])
-                vcount[p] = ix + 1;
-        }
-    }
-    uint64_t sum = 0;
-    for (size_t p = 0; p < np; p++) {
-        vfirst[p] = (uint32_t)sum;
-        sum += vcount[p];
-        if (sum > UINT32_MAX / 2)
-            goto out;
-    }
-    k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
-    k->nverts = (size_t)sum;
-    /* positions as three arrays (gc_rs_project reads them four at a time:
-     * 3 entries of slack) */
-    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
-    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
-    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
-    vvalid = calloc(sum ? sum : 1, 1);
-    k->stbad = calloc(sum ? sum : 1, 1);
-    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+    /* vertices, bucketed by (packet, index within the packet): in one pass
+     * when the placed rows' packets never go down (see
+     * gather_verts_in_order), else by counting first */
+    const vcols vc = {vpk, vix, {vp[0], vp[1], vp[2]}, vs, vt, {vn[0], vn[1]}};
+    const int verts_in_order = gather_verts_in_order(k, tv, &vc, np, pk_class, vfirst, vcount,
+                                                     slot_first, slot_n, &vvalid);
+    if (verts_in_order < 0)
         goto out;
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
-        int16_t N0[CHUNK], N1[CHUNK];
-        uint32_t VV[CHUNK], SB[CHUNK];
-        chunk_index(tv, vpk, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        chunk_float(tv, vp[0], ck, X);
-        chunk_float(tv, vp[1], ck, Y);
-        chunk_float(tv, vp[2], ck, Z);
-        chunk_float(tv, vs, ck, S);
-        chunk_float(tv, vt, ck, T);
-        /* moby: azimuth and elevation each in 0..255; shrub: the index below 24 */
-        if (k->lightable == OLIGHT_MOBY) {
-            chunk_small(tv, vn[0], ck, 255, 1, N0);
-            chunk_small(tv, vn[1], ck, 255, 1, N1);
-        } else if (k->lightable == OLIGHT_SHRUB) {
-            chunk_small(tv, vn[0], ck, 24, 0, N0);
-        }
-        vertex_checks(X, Y, Z, S, T, ck.n, VV, SB);
-        /* The vertex built in a local and stored whole, the kind's arrays
-         * in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
-         * may alias anything, so field by field the compiler reloaded
-         * k->verts, k->kx .. k->stbad and k->lightable after each. The
-         * same bytes: slot first, then the normal's three bytes over its
-         * low ones, as before. */
-        overt *const verts = k->verts;
-        float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
-        uint8_t *const stbad = k->stbad;
-        const int lightable = k->lightable;
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
-                continue;
-            const uint32_t g = vfirst[p] + ix;
-            overt o;
-            kx[g] = X[j];
-            ky[g] = Y[j];
-            kz[g] = Z[j];
-            o.s = S[j];
-            o.t = T[j];
-            o.slot = NONE;
-            if (lightable == OLIGHT_MOBY) {
-                const int has = (N0[j] | N1[j]) >= 0;
-                o.has_normal = (uint8_t)has;
-                o.naz = (uint8_t)(has ? N0[j] : 0);
-                o.nel = (uint8_t)(has ? N1[j] : 0);
-            } else if (lightable == OLIGHT_SHRUB) {
-                const int has = N0[j] >= 0;
-                o.has_normal = (uint8_t)has;
-                o.naz = (uint8_t)(has ? N0[j] : 0);
-            } else if (lightable == OLIGHT_TIE && ix < slot_n[p]) {
-                o.slot = slot_first[p] + ix;
+    if (!verts_in_order) {
+        FOR_CHUNKS(tv, ck)
+        {
+            uint32_t P[CHUNK], IX[CHUNK];
+            chunk_index(tv, vpk, ck, P);
+            chunk_index(tv, vix, ck, IX);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = P[j], ix = IX[j];
+                if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+                    continue;
+                if (ix + 1 > vcount[p])
+                    vcount[p] = ix + 1;
             }
-            verts[g] = o;
-            vvalid[g] = (uint8_t)VV[j];
-            stbad[g] = (uint8_t)SB[j];
+        }
+        uint64_t sum = 0;
+        if (vertex_firsts(vfirst, vcount, np, &sum) != 0)
+            goto out;
+        k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
+        k->nverts = (size_t)sum;
+        /* positions as three arrays (gc_rs_project reads them four at a time:
+         * 3 entries of slack) */
+        k->kx = calloc(k->nverts + 3, sizeof *k->kx);
+        k->ky = calloc(k->nverts + 3, sizeof *k->ky);
+        k->kz = calloc(k->nverts + 3, sizeof *k->kz);
+        vvalid = calloc(sum ? sum : 1, 1);
+        k->stbad = calloc(sum ? sum : 1, 1);
+        if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+            goto out;
+        FOR_CHUNKS(tv, ck)
+        {
+            vrows r;
+            vertex_rows_read(tv, &vc, k->lightable, ck, &r);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = r.P[j], ix = r.IX[j];
+                if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
+                    continue;
+                vertex_store(k, vvalid, &r, j, vfirst[p] + ix, ix < slot_n[p], slot_first[p] + ix);
+            }
         }
     }
     for (size_t c = 0; c < nc; c++) {
