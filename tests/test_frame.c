@@ -1768,18 +1768,20 @@ static void move_rows(const gc_table *t, row_key *keys)
     free(moved);
 }
 
-/* The scene keeps each kind's vertices packet by packet and its triangles
- * class by class, in row order within a packet or class (stable sorts).
- * Rows published in that order are placed in one pass as they come; rows
- * whose packets or classes go down take the counting passes. So the small
- * synthetic level's object vertex rows moved into descending packet order
- * and its triangle rows into descending class order (row order kept within
- * each) must give the scene the same vertices and triangles: the same
- * frames and counts in both views as the tables as decoded. It fails if
- * the one pass kept rows that are out of order (vertices at the wrong place,
- * classes drawing each other's triangles) or if the passes after it gave up
- * part-way went wrong. */
-Test(render, object_rows_out_of_order)
+/* The scene keeps each object kind's vertices packet by packet and its
+ * triangles class by class, and the terrain's positions and vertex-info
+ * entries patch by patch, in row order within a packet, class or patch
+ * (stable sorts). Rows published in that order are placed in one pass as
+ * they come; rows whose packets, classes or patches go down take the
+ * counting passes. So the small synthetic level's object vertex rows moved
+ * into descending packet order, its object triangle rows into descending
+ * class order and its tfrag.vertex and tfrag.vertex_info rows into
+ * descending patch order (row order kept within each) must give the scene
+ * the same geometry: the same frames and counts in both views as the
+ * tables as decoded. It fails if a one-pass placement kept rows that are
+ * out of order (vertices at the wrong place, classes drawing each other's
+ * triangles) or if the passes after it gave up part-way went wrong. */
+Test(render, rows_out_of_order)
 {
     sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
@@ -1837,6 +1839,19 @@ Test(render, object_rows_out_of_order)
         move_rows(tv, keys);
         free(keys);
     }
+    /* the terrain's positions and vertex-info entries by patch */
+    static const char *const tfrag[2] = {"tfrag.vertex", "tfrag.vertex_info"};
+    for (int k = 0; k < 2; k++) {
+        const gc_table *t = table_named(ts, lv.table_count, tfrag[k]);
+        row_key *keys = malloc((t->count ? t->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < t->count; r++) {
+            keys[r].key = row_index(t, r, "patch_row");
+            keys[r].row = r;
+        }
+        move_rows(t, keys);
+        free(keys);
+    }
     free(ts);
 
     s = gc_render_scene_new(&lv, err, sizeof err);
@@ -1859,12 +1874,13 @@ Test(render, object_rows_out_of_order)
     sy_buf_free(&b);
 }
 
-/* Vertex indices with gaps (0, 4, 8 in place of 0, 1, 2, the triangles
- * naming them) make a packet's vertex range longer than its rows, so the
- * one-pass placement (sized one vertex a row) gives up and the counting
- * passes place them: the frames and object counts must be those of the
- * dense indices. */
-Test(render, object_vertex_indices_with_gaps)
+/* Indices with gaps (the objects' vertices 0, 4, 8 in place of 0, 1, 2,
+ * the terrain's positions and vertex-info entries at twice their index,
+ * and everything naming them likewise) make a packet's or patch's range
+ * longer than its rows, so the one-pass placements (sized one entry a row)
+ * give up and the counting passes place them: the frames and counts must
+ * be those of the dense indices. */
+Test(render, indices_with_gaps)
 {
     enum { W = 320, H = 224 };
     gc_frame f[2][2];
@@ -1876,6 +1892,21 @@ Test(render, object_vertex_indices_with_gaps)
         gc_level lv;
         gc_rowbuf rb[OBJ_TABLES];
         build_objects(&lv, rb);
+        if (sparse) { /* the terrain's: positions, vertex-info entries and corners */
+            t_vertex *v = (t_vertex *)(void *)rb[2].data;
+            t_vi *e = (t_vi *)(void *)rb[3].data;
+            t_tri *t = (t_tri *)(void *)rb[4].data;
+            for (size_t i = 0; i < rb[2].count; i++)
+                v[i].index *= 2;
+            for (size_t i = 0; i < rb[3].count; i++) {
+                e[i].index *= 2;
+                e[i].vertex *= 2;
+            }
+            for (size_t i = 0; i < rb[4].count; i++) {
+                t[i].a *= 2, t[i].b *= 2, t[i].c *= 2;
+                t[i].va *= 2, t[i].vb *= 2, t[i].vc *= 2;
+            }
+        }
         for (int k = 0; sparse && k < 2; k++) {
             gc_rowbuf *b = rb + 5 + 5 * k;
             o_vertex *v = (o_vertex *)(void *)b[2].data;

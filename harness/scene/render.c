@@ -1615,6 +1615,191 @@ static int load_object_lights(gc_render_scene *s, const gc_table *ts, size_t nt)
     return 0;
 }
 
+/* tfrag.vertex's columns the scene reads, and a chunk of its rows. */
+typedef struct tcols {
+    colref pk, ix, p[3], c[4];
+} tcols;
+typedef struct trows {
+    uint32_t P[CHUNK], IX[CHUNK];
+    float X[CHUNK], Y[CHUNK], Z[CHUNK];
+    uint8_t C[4][CHUNK];
+} trows;
+
+static inline void tfrag_rows_read(const gc_table *tv, const tcols *c, chunk ck, trows *r)
+{
+    chunk_index(tv, c->pk, ck, r->P);
+    chunk_index(tv, c->ix, ck, r->IX);
+    chunk_float(tv, c->p[0], ck, r->X);
+    chunk_float(tv, c->p[1], ck, r->Y);
+    chunk_float(tv, c->p[2], ck, r->Z);
+    for (int k = 0; k < 4; k++)
+        chunk_byte(tv, c->c[k], ck, 128.0, 255, r->C[k]);
+}
+
+static inline void tfrag_vert_store(rvert *v, const trows *r, size_t j)
+{
+    v->pos[0] = r->X[j];
+    v->pos[1] = r->Y[j];
+    v->pos[2] = r->Z[j];
+    for (int k = 0; k < 4; k++)
+        v->rgba[k] = r->C[k][j];
+    v->flags |= RV_VALID;
+}
+
+/* The terrain's positions in one pass, as gather_verts_in_order does the
+ * objects' (see there): when the placed rows' patches never go down and no
+ * position lies past one a row, each row is placed as it is read (a
+ * patch's first position the running total of the counts before it), and
+ * the patches' counts and firsts are bucket's. 1 when done (s->verts),
+ * 0 when it gave up (s->verts freed, the counts zero), -1 when memory runs
+ * out. */
+static int tfrag_verts_in_order(gc_render_scene *s, const gc_table *tv, const tcols *c)
+{
+    const size_t cap = tv->count; /* positions at most: one a row */
+    s->verts = gc_big_calloc(cap ? cap : 1, sizeof *s->verts);
+    if (!s->verts)
+        return -1;
+    rpatch *const patches = s->patches;
+    const size_t npatches = s->npatches;
+    uint32_t cur = NONE; /* the patch of the last placed row */
+    uint64_t first = 0;  /* its first position */
+    FOR_CHUNKS(tv, ck)
+    {
+        trows r;
+        tfrag_rows_read(tv, c, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += patches[cur].vert_count;
+                }
+                cur = p;
+            }
+            if (first + ix >= cap)
+                goto give_up;
+            if (ix + 1 > patches[p].vert_count)
+                patches[p].vert_count = ix + 1;
+            tfrag_vert_store(&s->verts[first + ix], &r, j);
+        }
+    }
+    uint64_t sum = 0;
+    for (size_t p = 0; p < npatches; p++) {
+        patches[p].vert_first = (uint32_t)sum;
+        sum += patches[p].vert_count;
+        if (sum > UINT32_MAX / 2)
+            return -1; /* as bucket (not below one a row of a table in memory) */
+    }
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        rvert *v = gc_big_realloc(s->verts, cap * sizeof *s->verts, n * sizeof *s->verts);
+        s->verts = v ? v : s->verts;
+    }
+    return 1;
+give_up:
+    gc_big_free(s->verts);
+    s->verts = NULL;
+    for (size_t p = 0; p < npatches; p++)
+        patches[p].vert_count = 0;
+    return 0;
+}
+
+/* tfrag.vertex_info's columns the scene reads, and a chunk of its rows. */
+typedef struct icols {
+    colref pk, ix, s, t, v, par, tier;
+} icols;
+typedef struct irows {
+    uint32_t P[CHUNK], IX[CHUNK], V[CHUNK], PAR[CHUNK];
+    float S[CHUNK], T[CHUNK];
+    double TIER[CHUNK];
+} irows;
+
+static inline void tfrag_vi_read(const gc_table *ti, const icols *c, chunk ck, irows *r)
+{
+    chunk_index(ti, c->pk, ck, r->P);
+    chunk_index(ti, c->ix, ck, r->IX);
+    chunk_float(ti, c->s, ck, r->S);
+    chunk_float(ti, c->t, ck, r->T);
+    chunk_index(ti, c->v, ck, r->V);
+    chunk_index(ti, c->par, ck, r->PAR);
+    chunk_double(ti, c->tier, ck, r->TIER);
+}
+
+/* Row j as a vertex-info entry of a patch with nv positions. */
+static inline void tfrag_vi_store(rvi *e, const irows *r, size_t j, uint32_t nv)
+{
+    e->s = r->S[j];
+    e->t = r->T[j];
+    e->flags = VI_VALID;
+    e->vertex = (uint16_t)(r->V[j] < nv ? r->V[j] : 0);
+    e->flags |= r->V[j] < nv ? VI_VERTEX : r->V[j] != NONE ? VI_VERTEX_BAD : 0;
+    e->parent0 = (uint16_t)(r->PAR[j] < nv ? r->PAR[j] : 0);
+    e->flags |= r->PAR[j] < nv ? VI_PARENT : 0;
+    double tier = r->TIER[j];
+    e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+}
+
+/* The terrain's vertex-info entries in one pass, as tfrag_verts_in_order
+ * places the positions (the same conditions; the patches' vi counts and
+ * firsts are bucket's). 1 when done (s->vis), 0 when it gave up (s->vis
+ * freed, the vi counts zero), -1 when memory runs out. */
+static int tfrag_vis_in_order(gc_render_scene *s, const gc_table *ti, const icols *c)
+{
+    const size_t cap = ti->count; /* entries at most: one a row */
+    s->vis = gc_big_calloc(cap ? cap : 1, sizeof *s->vis);
+    if (!s->vis)
+        return -1;
+    rpatch *const patches = s->patches;
+    const size_t npatches = s->npatches;
+    uint32_t cur = NONE; /* the patch of the last placed row */
+    uint64_t first = 0;  /* its first entry */
+    FOR_CHUNKS(ti, ck)
+    {
+        irows r;
+        tfrag_vi_read(ti, c, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += patches[cur].vi_count;
+                }
+                cur = p;
+            }
+            if (first + ix >= cap)
+                goto give_up;
+            if (ix + 1 > patches[p].vi_count)
+                patches[p].vi_count = ix + 1;
+            tfrag_vi_store(&s->vis[first + ix], &r, j, patches[p].vert_count);
+        }
+    }
+    uint64_t sum = 0;
+    for (size_t p = 0; p < npatches; p++) {
+        patches[p].vi_first = (uint32_t)sum;
+        sum += patches[p].vi_count;
+        if (sum > UINT32_MAX / 2)
+            return -1; /* as bucket (not below one a row of a table in memory) */
+    }
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        rvi *v = gc_big_realloc(s->vis, cap * sizeof *s->vis, n * sizeof *s->vis);
+        s->vis = v ? v : s->vis;
+    }
+    return 1;
+give_up:
+    gc_big_free(s->vis);
+    s->vis = NULL;
+    for (size_t p = 0; p < npatches; p++)
+        patches[p].vi_count = 0;
+    return 0;
+}
+
 gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen)
 {
     gc_table *ts = calloc(lv->table_count ? lv->table_count : 1, sizeof *ts);
@@ -1678,37 +1863,28 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         scene_err(err, errlen, "missing patch_row/index/x/y/z in", "tfrag.vertex");
         goto fail;
     }
-    uint32_t nverts = 0;
-    if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
+    /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
+    const tcols tvc = {vp, vix, {vx, vy, vz}, {vr, vg, vb, va}};
+    const int verts_in_order = tfrag_verts_in_order(s, tv, &tvc);
+    if (verts_in_order < 0)
         goto nomem;
-    s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
-    if (!s->verts)
-        goto nomem;
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        float X[CHUNK], Y[CHUNK], Z[CHUNK];
-        uint8_t C[4][CHUNK];
-        chunk_index(tv, vp, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        chunk_float(tv, vx, ck, X);
-        chunk_float(tv, vy, ck, Y);
-        chunk_float(tv, vz, ck, Z);
-        const colref cc[4] = {vr, vg, vb, va};
-        /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
-        for (int k = 0; k < 4; k++)
-            chunk_byte(tv, cc[k], ck, 128.0, 255, C[k]);
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
-                continue;
-            rvert *v = &s->verts[s->patches[p].vert_first + ix];
-            v->pos[0] = X[j];
-            v->pos[1] = Y[j];
-            v->pos[2] = Z[j];
-            for (int k = 0; k < 4; k++)
-                v->rgba[k] = C[k][j];
-            v->flags |= RV_VALID;
+    if (!verts_in_order) {
+        uint32_t nverts = 0;
+        if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
+            goto nomem;
+        s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
+        if (!s->verts)
+            goto nomem;
+        FOR_CHUNKS(tv, ck)
+        {
+            trows r;
+            tfrag_rows_read(tv, &tvc, ck, &r);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = r.P[j], ix = r.IX[j];
+                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
+                    continue;
+                tfrag_vert_store(&s->verts[s->patches[p].vert_first + ix], &r, j);
+            }
         }
     }
 
@@ -1754,39 +1930,29 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                itier = find_col(ti, "tier"), is = find_col(ti, "s"), it = find_col(ti, "t"),
                iv = find_col(ti, "vertex"), ipar = find_col(ti, "parent0");
         if (ip.ok && iix.ok && iv.ok) {
-            uint32_t nvis = 0;
-            if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
+            const icols ic = {ip, iix, is, it, iv, ipar, itier};
+            const int vis_in_order = tfrag_vis_in_order(s, ti, &ic);
+            if (vis_in_order < 0)
                 goto nomem;
-            s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
-            if (!s->vis)
-                goto nomem;
-            FOR_CHUNKS(ti, ck)
-            {
-                uint32_t P[CHUNK], IX[CHUNK], V[CHUNK], PAR[CHUNK];
-                float S[CHUNK], T[CHUNK];
-                double TIER[CHUNK];
-                chunk_index(ti, ip, ck, P);
-                chunk_index(ti, iix, ck, IX);
-                chunk_float(ti, is, ck, S);
-                chunk_float(ti, it, ck, T);
-                chunk_index(ti, iv, ck, V);
-                chunk_index(ti, ipar, ck, PAR);
-                chunk_double(ti, itier, ck, TIER);
-                for (size_t j = 0; j < ck.n; j++) {
-                    uint32_t p = P[j], ix = IX[j];
-                    if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vi_count)
-                        continue;
-                    rvi *e = &s->vis[s->patches[p].vi_first + ix];
-                    e->s = S[j];
-                    e->t = T[j];
-                    const uint32_t nv = s->patches[p].vert_count;
-                    e->flags = VI_VALID;
-                    e->vertex = (uint16_t)(V[j] < nv ? V[j] : 0);
-                    e->flags |= V[j] < nv ? VI_VERTEX : V[j] != NONE ? VI_VERTEX_BAD : 0;
-                    e->parent0 = (uint16_t)(PAR[j] < nv ? PAR[j] : 0);
-                    e->flags |= PAR[j] < nv ? VI_PARENT : 0;
-                    double tier = TIER[j];
-                    e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+            if (!vis_in_order) {
+                uint32_t nvis = 0;
+                if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
+                    goto nomem;
+                s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
+                if (!s->vis)
+                    goto nomem;
+                FOR_CHUNKS(ti, ck)
+                {
+                    irows r;
+                    tfrag_vi_read(ti, &ic, ck, &r);
+                    for (size_t j = 0; j < ck.n; j++) {
+                        uint32_t p = r.P[j], ix = r.IX[j];
+                        if (p == NONE || p >= s->npatches || ix == NONE ||
+                            ix >= s->patches[p].vi_count)
+                            continue;
+                        tfrag_vi_store(&s->vis[s->patches[p].vi_first + ix], &r, j,
+                                       s->patches[p].vert_count);
+                    }
                 }
             }
         }
