@@ -984,6 +984,27 @@ static void okind_verts_free(okind *k, uint8_t **vvalid)
     k->nverts = 0;
 }
 
+/* okind_gather's one-pass placement zeroes its arrays this many vertices
+ * ahead of the furthest placed (rather than all of one vertex a row). */
+#define ZERO_AHEAD 1024
+
+/* Vertices from .. min(to, cap) - 1 of the kind's arrays zeroed (none when
+ * to <= from); returns the new end of the zeroed range. */
+static size_t okind_verts_zero(okind *k, uint8_t *vvalid, size_t from, uint64_t to, size_t cap)
+{
+    const size_t end = to < cap ? (size_t)to : cap;
+    if (end <= from)
+        return from;
+    const size_t n = end - from;
+    memset(k->verts + from, 0, n * sizeof *k->verts);
+    memset(k->kx + from, 0, n * sizeof *k->kx);
+    memset(k->ky + from, 0, n * sizeof *k->ky);
+    memset(k->kz + from, 0, n * sizeof *k->kz);
+    memset(vvalid + from, 0, n);
+    memset(k->stbad + from, 0, n);
+    return end;
+}
+
 /* okind_gather's vertices in one pass. A packet's vertices are placed
  * after the packets before it, so a row can be placed as it is read when
  * every packet before its own is complete: when the placed rows' packets
@@ -1007,16 +1028,18 @@ static int gather_verts_in_order(okind *k, const gc_table *tv, const vcols *vc, 
                                  uint8_t **vvalid)
 {
     const size_t cap = tv->count; /* vertices at most: one a row */
-    k->verts = gc_big_calloc(cap ? cap : 1, sizeof *k->verts);
-    k->kx = calloc(cap + 3, sizeof *k->kx);
-    k->ky = calloc(cap + 3, sizeof *k->ky);
-    k->kz = calloc(cap + 3, sizeof *k->kz);
-    *vvalid = calloc(cap ? cap : 1, 1);
-    k->stbad = calloc(cap ? cap : 1, 1);
+    /* not zeroed whole: only as far as the vertices reach (below) */
+    k->verts = gc_big_alloc((cap ? cap : 1) * sizeof *k->verts);
+    k->kx = malloc((cap + 3) * sizeof *k->kx);
+    k->ky = malloc((cap + 3) * sizeof *k->ky);
+    k->kz = malloc((cap + 3) * sizeof *k->kz);
+    *vvalid = malloc(cap ? cap : 1);
+    k->stbad = malloc(cap ? cap : 1);
     if (!k->verts || !*vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
         return -1;
     uint32_t cur = NONE; /* the packet of the last placed row */
     uint64_t first = 0;  /* its first vertex */
+    size_t zeroed = 0;   /* vertices below it zeroed or placed */
     FOR_CHUNKS(tv, ck)
     {
         vrows r;
@@ -1033,18 +1056,26 @@ static int gather_verts_in_order(okind *k, const gc_table *tv, const vcols *vc, 
                 }
                 cur = p;
             }
-            if (first + ix >= cap)
+            const uint64_t g = first + ix;
+            if (g >= cap)
                 goto give_up;
+            if (g >= zeroed) /* zeroed ahead in blocks, so that a vertex no row names is zero */
+                zeroed = okind_verts_zero(k, *vvalid, zeroed, g + 1 + ZERO_AHEAD, cap);
             if (ix + 1 > vcount[p])
                 vcount[p] = ix + 1;
-            vertex_store(k, *vvalid, &r, j, (uint32_t)(first + ix), ix < slot_n[p],
-                         slot_first[p] + ix);
+            vertex_store(k, *vvalid, &r, j, (uint32_t)g, ix < slot_n[p], slot_first[p] + ix);
         }
     }
     uint64_t sum = 0;
     if (vertex_firsts(vfirst, vcount, np, &sum) != 0)
         return -1; /* (cannot happen: sum <= cap) */
     k->nverts = (size_t)sum;
+    /* every vertex below sum is placed or zeroed (a placed one lies below
+     * `zeroed`, and sum is one past the last placed); the one entry of an
+     * empty kind too, and the positions' 3 entries of slack */
+    okind_verts_zero(k, *vvalid, zeroed, sum ? (size_t)sum : 1, cap ? cap : 1);
+    for (size_t e = (size_t)sum; e < (size_t)sum + 3; e++)
+        k->kx[e] = k->ky[e] = k->kz[e] = 0.0f;
     if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
         const size_t n = sum ? (size_t)sum : 1;
         overt *v = gc_big_realloc(k->verts, cap * sizeof *k->verts, n * sizeof *k->verts);
@@ -1679,11 +1710,12 @@ static int tfrag_verts_in_order(gc_render_scene *s, const gc_table *tv, const tc
                 }
                 cur = p;
             }
-            if (first + ix >= cap)
+            const uint64_t g = first + ix;
+            if (g >= cap)
                 goto give_up;
             if (ix + 1 > patches[p].vert_count)
                 patches[p].vert_count = ix + 1;
-            tfrag_vert_store(&s->verts[first + ix], &r, j);
+            tfrag_vert_store(&s->verts[g], &r, j);
         }
     }
     uint64_t sum = 0;
@@ -1772,11 +1804,12 @@ static int tfrag_vis_in_order(gc_render_scene *s, const gc_table *ti, const icol
                 }
                 cur = p;
             }
-            if (first + ix >= cap)
+            const uint64_t g = first + ix;
+            if (g >= cap)
                 goto give_up;
             if (ix + 1 > patches[p].vi_count)
                 patches[p].vi_count = ix + 1;
-            tfrag_vi_store(&s->vis[first + ix], &r, j, patches[p].vert_count);
+            tfrag_vi_store(&s->vis[g], &r, j, patches[p].vert_count);
         }
     }
     uint64_t sum = 0;
