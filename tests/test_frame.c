@@ -1699,3 +1699,246 @@ Test(render, hostile_object_tables_do_not_crash)
         free_objects(rb);
     }
 }
+
+/* A row's index column (packet_row of a triangle, class_row of a packet)
+ * through its descriptor: U32 or U16, NULL_IF_MAX read as UINT32_MAX. */
+static uint32_t row_index(const gc_table *t, size_t r, const char *name)
+{
+    for (size_t c = 0; c < t->desc->column_count; c++) {
+        const gc_column *cc = &t->desc->columns[c];
+        if (strcmp(cc->name, name) != 0)
+            continue;
+        const uint8_t *p = (const uint8_t *)t->rows + r * t->desc->row_size + cc->offset;
+        if (cc->type == GC_T_U32) {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        cr_assert_eq(cc->type, GC_T_U16, "%s.%s", t->desc->name, name);
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v == UINT16_MAX && (cc->flags & GC_CF_NULL_IF_MAX) ? UINT32_MAX : v;
+    }
+    cr_assert_fail("%s has no column %s", t->desc->name, name);
+    return UINT32_MAX;
+}
+
+static const gc_table *table_named(const gc_table *ts, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ts[i].desc && strcmp(ts[i].desc->name, name) == 0)
+            return &ts[i];
+    cr_assert_fail("no table %s", name);
+    return NULL;
+}
+
+typedef struct row_key {
+    uint32_t key; /* UINT32_MAX: none */
+    size_t row;
+} row_key;
+
+/* key descending, then the row order (a stable sort by key) */
+static int cmp_row_key(const void *a, const void *b)
+{
+    const row_key *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* The rows of table t moved into descending key order (the row order kept
+ * among equal keys), in the level's own row buffer (the scene reads the
+ * tables in place). keys[r].key is row r's key on entry. */
+static void move_rows(const gc_table *t, row_key *keys)
+{
+    const size_t n = t->count, rs = t->desc->row_size;
+    uint8_t *moved = malloc(n * rs + 1);
+    cr_assert(moved);
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t r = 0; r < n; r++)
+        if (keys[r].key != UINT32_MAX) {
+            lo = keys[r].key < lo ? keys[r].key : lo;
+            hi = keys[r].key > hi ? keys[r].key : hi;
+        }
+    cr_assert_lt(lo, hi, "%s: fewer than two keys", t->desc->name); /* the order does change */
+    qsort(keys, n, sizeof *keys, cmp_row_key);
+    for (size_t r = 0; r < n; r++)
+        memcpy(moved + r * rs, (const uint8_t *)t->rows + keys[r].row * rs, rs);
+    memcpy((void *)(uintptr_t)t->rows, moved, n * rs);
+    free(moved);
+}
+
+/* The scene keeps each object kind's vertices packet by packet and its
+ * triangles class by class, and the terrain's positions and vertex-info
+ * entries patch by patch, in row order within a packet, class or patch
+ * (stable sorts). Rows published in that order are placed in one pass as
+ * they come; rows whose packets, classes or patches go down take the
+ * counting passes. So the small synthetic level's object vertex rows moved
+ * into descending packet order, its object triangle rows into descending
+ * class order and its tfrag.vertex and tfrag.vertex_info rows into
+ * descending patch order (row order kept within each) must give the scene
+ * the same geometry: the same frames and counts in both views as the
+ * tables as decoded. It fails if a one-pass placement kept rows that are
+ * out of order (vertices at the wrong place, classes drawing each other's
+ * triangles) or if the passes after it gave up part-way went wrong. */
+Test(render, rows_out_of_order)
+{
+    sy_options opt = {SY_SCALE_SMALL, 1};
+    sy_buf b;
+    sy_buf_init(&b);
+    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
+    gc_level lv;
+    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
+    gc_level_decode(&lv);
+    const char *const *names;
+    const int nv = gc_render_view_names(&names);
+    cr_assert_eq(nv, 2);
+    enum { W = 320, H = 224 };
+    gc_frame before[2], after[2];
+    gc_render_stats st_before[2];
+    char err[256] = "";
+    gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    for (int v = 0; v < nv; v++) {
+        cr_assert_eq(gc_render_scene_draw(s, names[v], W, H, &before[v], NULL, err, sizeof err), 0,
+                     "%s", err);
+        memcpy(&st_before[v], gc_render_scene_stats(s), sizeof st_before[v]);
+    }
+    gc_render_scene_free(s);
+
+    gc_table *ts = calloc(lv.table_count, sizeof *ts);
+    cr_assert(ts);
+    gc_level_tables(&lv, ts);
+    static const char *const kinds[3] = {"tie", "shrub", "moby"};
+    for (int k = 0; k < 3; k++) {
+        char tn[32], pn[32], vn[32];
+        snprintf(tn, sizeof tn, "%s.triangle", kinds[k]);
+        snprintf(pn, sizeof pn, "%s.packet", kinds[k]);
+        snprintf(vn, sizeof vn, "%s.vertex", kinds[k]);
+        const gc_table *tt = table_named(ts, lv.table_count, tn),
+                       *tp = table_named(ts, lv.table_count, pn),
+                       *tv = table_named(ts, lv.table_count, vn);
+        /* triangles by their packet's class (read before the vertices move:
+         * the packets stay) */
+        row_key *keys = malloc((tt->count ? tt->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < tt->count; r++) {
+            const uint32_t p = row_index(tt, r, "packet_row");
+            keys[r].key = p < tp->count ? row_index(tp, p, "class_row") : UINT32_MAX;
+            keys[r].row = r;
+        }
+        move_rows(tt, keys);
+        free(keys);
+        /* vertices by packet */
+        keys = malloc((tv->count ? tv->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < tv->count; r++) {
+            keys[r].key = row_index(tv, r, "packet_row");
+            keys[r].row = r;
+        }
+        move_rows(tv, keys);
+        free(keys);
+    }
+    /* the terrain's positions and vertex-info entries by patch */
+    static const char *const tfrag[2] = {"tfrag.vertex", "tfrag.vertex_info"};
+    for (int k = 0; k < 2; k++) {
+        const gc_table *t = table_named(ts, lv.table_count, tfrag[k]);
+        row_key *keys = malloc((t->count ? t->count : 1) * sizeof *keys);
+        cr_assert(keys);
+        for (size_t r = 0; r < t->count; r++) {
+            keys[r].key = row_index(t, r, "patch_row");
+            keys[r].row = r;
+        }
+        move_rows(t, keys);
+        free(keys);
+    }
+    free(ts);
+
+    s = gc_render_scene_new(&lv, err, sizeof err);
+    cr_assert(s, "%s", err);
+    for (int v = 0; v < nv; v++) {
+        cr_assert_eq(gc_render_scene_draw(s, names[v], W, H, &after[v], NULL, err, sizeof err), 0,
+                     "%s", err);
+        const gc_render_stats *st = gc_render_scene_stats(s);
+        cr_assert_eq(memcmp(st->objects, st_before[v].objects, sizeof st->objects), 0, "%s",
+                     names[v]);
+        cr_assert_eq(st->pixels_written, st_before[v].pixels_written, "%s", names[v]);
+        cr_assert_eq(st->pixels_covered, st_before[v].pixels_covered, "%s", names[v]);
+        cr_assert_gt(st->objects[0].triangles + st->objects[2].triangles, 0);
+        cr_assert_eq(memcmp(after[v].rgba, before[v].rgba, (size_t)W * H * 4), 0, "%s", names[v]);
+        gc_frame_free(&before[v]);
+        gc_frame_free(&after[v]);
+    }
+    gc_render_scene_free(s);
+    gc_level_free(&lv);
+    sy_buf_free(&b);
+}
+
+/* Indices with gaps (the objects' vertices 0, 4, 8 in place of 0, 1, 2,
+ * the terrain's positions and vertex-info entries at twice their index,
+ * and everything naming them likewise) make a packet's or patch's range
+ * longer than its rows, so the one-pass placements (sized one entry a row)
+ * give up and the counting passes place them: the frames and counts must
+ * be those of the dense indices. */
+Test(render, indices_with_gaps)
+{
+    enum { W = 320, H = 224 };
+    gc_frame f[2][2];
+    gc_render_stats st[2][2];
+    const char *const *names;
+    const int nv = gc_render_view_names(&names);
+    cr_assert_eq(nv, 2);
+    for (int sparse = 0; sparse < 2; sparse++) {
+        gc_level lv;
+        gc_rowbuf rb[OBJ_TABLES];
+        build_objects(&lv, rb);
+        if (sparse) { /* the terrain's: positions, vertex-info entries and corners */
+            t_vertex *v = (t_vertex *)(void *)rb[2].data;
+            t_vi *e = (t_vi *)(void *)rb[3].data;
+            t_tri *t = (t_tri *)(void *)rb[4].data;
+            for (size_t i = 0; i < rb[2].count; i++)
+                v[i].index *= 2;
+            for (size_t i = 0; i < rb[3].count; i++) {
+                e[i].index *= 2;
+                e[i].vertex *= 2;
+            }
+            for (size_t i = 0; i < rb[4].count; i++) {
+                t[i].a *= 2, t[i].b *= 2, t[i].c *= 2;
+                t[i].va *= 2, t[i].vb *= 2, t[i].vc *= 2;
+            }
+        }
+        for (int k = 0; sparse && k < 2; k++) {
+            gc_rowbuf *b = rb + 5 + 5 * k;
+            o_vertex *v = (o_vertex *)(void *)b[2].data;
+            o_tri *t = (o_tri *)(void *)b[3].data;
+            for (size_t i = 0; i < b[2].count; i++)
+                v[i].index = (uint16_t)(4 * v[i].index);
+            for (size_t i = 0; i < b[3].count; i++) {
+                t[i].a = (uint16_t)(4 * t[i].a);
+                t[i].b = (uint16_t)(4 * t[i].b);
+                t[i].c = (uint16_t)(4 * t[i].c);
+            }
+        }
+        char err[256] = "";
+        gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
+        cr_assert(s, "%s", err);
+        for (int v = 0; v < nv; v++) {
+            cr_assert_eq(
+                gc_render_scene_draw(s, names[v], W, H, &f[sparse][v], NULL, err, sizeof err), 0,
+                "%s", err);
+            memcpy(&st[sparse][v], gc_render_scene_stats(s), sizeof st[sparse][v]);
+        }
+        gc_render_scene_free(s);
+        free_objects(rb);
+    }
+    for (int v = 0; v < nv; v++) {
+        cr_assert_eq(st[0][v].objects[0].triangles, 1);
+        cr_assert_eq(st[0][v].objects[2].triangles, 1);
+        cr_assert_eq(memcmp(st[1][v].objects, st[0][v].objects, sizeof st[0][v].objects), 0, "%s",
+                     names[v]);
+        cr_assert_eq(st[1][v].pixels_written, st[0][v].pixels_written, "%s", names[v]);
+        cr_assert_eq(memcmp(f[1][v].rgba, f[0][v].rgba, (size_t)W * H * 4), 0, "%s", names[v]);
+        gc_frame_free(&f[0][v]);
+        gc_frame_free(&f[1][v]);
+    }
+}

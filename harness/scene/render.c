@@ -883,6 +883,356 @@ static void vertex_checks(float *x, float *y, float *z, float *s, float *t, size
     }
 }
 
+/* The vertex table's columns okind_gather reads. */
+typedef struct vcols {
+    colref pk, ix, p[3], s, t, n[2];
+} vcols;
+
+/* A chunk of vertex rows: packet and index, position, s and t, the normal
+ * (moby: azimuth and elevation each in 0..255; shrub: the index below 24)
+ * and vertex_checks' flags. */
+typedef struct vrows {
+    uint32_t P[CHUNK], IX[CHUNK];
+    float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
+    int16_t N0[CHUNK], N1[CHUNK];
+    uint32_t VV[CHUNK], SB[CHUNK];
+} vrows;
+
+static inline void vertex_rows_read(const gc_table *tv, const vcols *c, int lightable, chunk ck,
+                                    vrows *r)
+{
+    chunk_index(tv, c->pk, ck, r->P);
+    chunk_index(tv, c->ix, ck, r->IX);
+    chunk_float(tv, c->p[0], ck, r->X);
+    chunk_float(tv, c->p[1], ck, r->Y);
+    chunk_float(tv, c->p[2], ck, r->Z);
+    chunk_float(tv, c->s, ck, r->S);
+    chunk_float(tv, c->t, ck, r->T);
+    if (lightable == OLIGHT_MOBY) {
+        chunk_small(tv, c->n[0], ck, 255, 1, r->N0);
+        chunk_small(tv, c->n[1], ck, 255, 1, r->N1);
+    } else if (lightable == OLIGHT_SHRUB) {
+        chunk_small(tv, c->n[0], ck, 24, 0, r->N0);
+    }
+    vertex_checks(r->X, r->Y, r->Z, r->S, r->T, ck.n, r->VV, r->SB);
+}
+
+/* Row j of the chunk as the kind's vertex g (a tie's with its colour slot
+ * when has_slot). The vertex built in a local and stored whole, the kind's
+ * arrays in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
+ * may alias anything, so field by field the compiler reloaded k->verts,
+ * k->kx .. k->stbad and k->lightable after each. The same bytes: slot
+ * first, then the normal's three bytes over its low ones. */
+static inline void vertex_store(okind *k, uint8_t *vvalid, const vrows *r, size_t j, uint32_t g,
+                                int has_slot, uint32_t slot)
+{
+    overt *const verts = k->verts;
+    float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
+    uint8_t *const stbad = k->stbad;
+    const int lightable = k->lightable;
+    overt o;
+    kx[g] = r->X[j];
+    ky[g] = r->Y[j];
+    kz[g] = r->Z[j];
+    o.s = r->S[j];
+    o.t = r->T[j];
+    o.slot = NONE;
+    if (lightable == OLIGHT_MOBY) {
+        const int has = (r->N0[j] | r->N1[j]) >= 0;
+        o.has_normal = (uint8_t)has;
+        o.naz = (uint8_t)(has ? r->N0[j] : 0);
+        o.nel = (uint8_t)(has ? r->N1[j] : 0);
+    } else if (lightable == OLIGHT_SHRUB) {
+        const int has = r->N0[j] >= 0;
+        o.has_normal = (uint8_t)has;
+        o.naz = (uint8_t)(has ? r->N0[j] : 0);
+    } else if (lightable == OLIGHT_TIE && has_slot) {
+        o.slot = slot;
+    }
+    verts[g] = o;
+    vvalid[g] = (uint8_t)r->VV[j];
+    stbad[g] = (uint8_t)r->SB[j];
+}
+
+/* Each packet's first vertex: the prefix sums of the counts; *total their
+ * sum. -1 when it passes UINT32_MAX / 2. */
+static int vertex_firsts(uint32_t *vfirst, const uint32_t *vcount, size_t np, uint64_t *total)
+{
+    uint64_t sum = 0;
+    for (size_t p = 0; p < np; p++) {
+        vfirst[p] = (uint32_t)sum;
+        sum += vcount[p];
+        if (sum > UINT32_MAX / 2)
+            return -1;
+    }
+    *total = sum;
+    return 0;
+}
+
+static void okind_verts_free(okind *k, uint8_t **vvalid)
+{
+    gc_big_free(k->verts);
+    free(k->kx);
+    free(k->ky);
+    free(k->kz);
+    free(k->stbad);
+    free(*vvalid);
+    k->verts = NULL;
+    k->kx = k->ky = k->kz = NULL;
+    k->stbad = NULL;
+    *vvalid = NULL;
+    k->nverts = 0;
+}
+
+/* okind_gather's one-pass placement zeroes its arrays this many vertices
+ * ahead of the furthest placed (rather than all of one vertex a row). */
+#define ZERO_AHEAD 1024
+
+/* Vertices from .. min(to, cap) - 1 of the kind's arrays zeroed (none when
+ * to <= from); returns the new end of the zeroed range. */
+static size_t okind_verts_zero(okind *k, uint8_t *vvalid, size_t from, uint64_t to, size_t cap)
+{
+    const size_t end = to < cap ? (size_t)to : cap;
+    if (end <= from)
+        return from;
+    const size_t n = end - from;
+    memset(k->verts + from, 0, n * sizeof *k->verts);
+    memset(k->kx + from, 0, n * sizeof *k->kx);
+    memset(k->ky + from, 0, n * sizeof *k->ky);
+    memset(k->kz + from, 0, n * sizeof *k->kz);
+    memset(vvalid + from, 0, n);
+    memset(k->stbad + from, 0, n);
+    return end;
+}
+
+/* okind_gather's vertices in one pass. A packet's vertices are placed
+ * after the packets before it, so a row can be placed as it is read when
+ * every packet before its own is complete: when the placed rows' packets
+ * never go down (the decoders publish a kind's vertices packet by packet).
+ * Then each packet's first vertex is the running total of the counts
+ * before it, and its count the largest index so far + 1; the arrays are
+ * sized for one vertex a row (a packet's indices 0 .. n-1 are n rows) and
+ * cut to the total at the end. The two-pass way (count, then place) reads
+ * the table's packet and index columns twice (~16 instructions a row and
+ * a second walk over the table's cache lines). Places what it would: the
+ * same rows (an unplaced row fails the same tests), at the same vertex (a
+ * later row of the same packet and index overwrites, as there), the
+ * entries no row names zero, and vfirst / vcount the same prefix sums and
+ * counts. 1 when done (k->verts .. k->stbad, *vvalid, k->nverts, vfirst,
+ * vcount set), 0 when a placed row's packet is below the one before or a
+ * vertex would lie past one a row (nothing kept: the arrays freed, vcount
+ * zero), -1 when memory runs out. */
+static int gather_verts_in_order(okind *k, const gc_table *tv, const vcols *vc, size_t np,
+                                 const uint32_t *pk_class, uint32_t *vfirst, uint32_t *vcount,
+                                 const uint32_t *slot_first, const uint32_t *slot_n,
+                                 uint8_t **vvalid)
+{
+    const size_t cap = tv->count; /* vertices at most: one a row */
+    /* not zeroed whole: only as far as the vertices reach (below) */
+    k->verts = gc_big_alloc((cap ? cap : 1) * sizeof *k->verts);
+    k->kx = malloc((cap + 3) * sizeof *k->kx);
+    k->ky = malloc((cap + 3) * sizeof *k->ky);
+    k->kz = malloc((cap + 3) * sizeof *k->kz);
+    *vvalid = malloc(cap ? cap : 1);
+    k->stbad = malloc(cap ? cap : 1);
+    if (!k->verts || !*vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+        return -1;
+    uint32_t cur = NONE; /* the packet of the last placed row */
+    uint64_t first = 0;  /* its first vertex */
+    size_t zeroed = 0;   /* vertices below it zeroed or placed */
+    FOR_CHUNKS(tv, ck)
+    {
+        vrows r;
+        vertex_rows_read(tv, vc, k->lightable, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += vcount[cur];
+                }
+                cur = p;
+            }
+            const uint64_t g = first + ix;
+            if (g >= cap)
+                goto give_up;
+            if (g >= zeroed) /* zeroed ahead in blocks, so that a vertex no row names is zero */
+                zeroed = okind_verts_zero(k, *vvalid, zeroed, g + 1 + ZERO_AHEAD, cap);
+            if (ix + 1 > vcount[p])
+                vcount[p] = ix + 1;
+            vertex_store(k, *vvalid, &r, j, (uint32_t)g, ix < slot_n[p], slot_first[p] + ix);
+        }
+    }
+    uint64_t sum = 0;
+    if (vertex_firsts(vfirst, vcount, np, &sum) != 0)
+        return -1; /* (cannot happen: sum <= cap) */
+    k->nverts = (size_t)sum;
+    /* every vertex below sum is placed or zeroed (a placed one lies below
+     * `zeroed`, and sum is one past the last placed); the one entry of an
+     * empty kind too, and the positions' 3 entries of slack */
+    okind_verts_zero(k, *vvalid, zeroed, sum ? (size_t)sum : 1, cap ? cap : 1);
+    for (size_t e = (size_t)sum; e < (size_t)sum + 3; e++)
+        k->kx[e] = k->ky[e] = k->kz[e] = 0.0f;
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        overt *v = gc_big_realloc(k->verts, cap * sizeof *k->verts, n * sizeof *k->verts);
+        float *x = realloc(k->kx, (sum + 3) * sizeof *k->kx);
+        float *y = realloc(k->ky, (sum + 3) * sizeof *k->ky);
+        float *z = realloc(k->kz, (sum + 3) * sizeof *k->kz);
+        uint8_t *vv = realloc(*vvalid, n), *sb = realloc(k->stbad, n);
+        k->verts = v ? v : k->verts;
+        k->kx = x ? x : k->kx;
+        k->ky = y ? y : k->ky;
+        k->kz = z ? z : k->kz;
+        *vvalid = vv ? vv : *vvalid;
+        k->stbad = sb ? sb : k->stbad;
+    }
+    return 1;
+give_up:
+    okind_verts_free(k, vvalid);
+    memset(vcount, 0, np * sizeof *vcount);
+    return 0;
+}
+
+/* A chunk of triangle rows: packet, the drop flag (a LOD other than 0, or
+ * the skip flag set) and the three corners. */
+static void tri_rows_read(const gc_table *tt, colref tpk, colref tlod, colref tskip,
+                          const colref tcn[3], chunk ck, uint32_t *P, uint8_t *DROP, uint32_t *C0,
+                          uint32_t *C1, uint32_t *C2)
+{
+    chunk_index(tt, tpk, ck, P);
+    if (tlod.ok)
+        chunk_nonzero(tt, tlod, ck, DROP);
+    else
+        memset(DROP, 0, ck.n);
+    if (tskip.ok) {
+        uint8_t SKIP[CHUNK];
+        chunk_nonzero(tt, tskip, ck, SKIP);
+        for (size_t j = 0; j < ck.n; j++)
+            DROP[j] |= SKIP[j];
+    }
+    chunk_index(tt, tcn[0], ck, C0);
+    chunk_index(tt, tcn[1], ck, C1);
+    chunk_index(tt, tcn[2], ck, C2);
+}
+
+/* A triangle row is drawn when its packet is of a class and of the highest
+ * LOD, the row is not dropped, and each corner is below the packet's vertex
+ * count (NONE is not) and a valid vertex. */
+static inline int tri_row_kept(uint32_t p, uint32_t i0, uint32_t i1, uint32_t i2, uint8_t drop,
+                               size_t np, const uint32_t *pk_class, const uint32_t *vfirst,
+                               const uint32_t *vcount, const uint8_t *vvalid)
+{
+    if (p == NONE || p >= np || pk_class[p] == NONE)
+        return 0;
+    if (drop)
+        return 0;
+    const uint32_t vc = vcount[p];
+    if (!(i0 < vc && i1 < vc && i2 < vc))
+        return 0;
+    const uint8_t *vv = vvalid + vfirst[p];
+    return (vv[i0] & vv[i1] & vv[i2] & VV_VALID) != 0;
+}
+
+/* A kept triangle's corners: into its class's vertex range, and marked as
+ * corners (for the radius). */
+static inline void tri_mark(oclass *cl, const otri *o, uint8_t *vvalid)
+{
+    uint32_t vlo = cl->vlo, vhi = cl->vhi;
+    for (int c = 0; c < 3; c++) {
+        const uint32_t g = o->v[c];
+        if (g < vlo)
+            vlo = g;
+        if (g + 1 > vhi)
+            vhi = g + 1;
+    }
+    cl->vlo = vlo;
+    cl->vhi = vhi;
+    for (int c = 0; c < 3; c++)
+        vvalid[o->v[c]] |= VV_CORNER;
+}
+
+/* The classes' first triangle and count from the per-class counts, which
+ * become each class's running place; k->ntris the total. -1 when it does
+ * not fit the 32-bit indices. */
+static int place_classes(okind *k, uint32_t *per_class, size_t nc)
+{
+    uint64_t run = 0;
+    for (size_t c = 0; c < nc; c++) {
+        k->classes[c].tri_first = (uint32_t)run;
+        k->classes[c].tri_count = per_class[c];
+        per_class[c] = (uint32_t)run;
+        run += k->classes[c].tri_count;
+        if (run > UINT32_MAX / 2)
+            return -1;
+    }
+    k->ntris = (size_t)run;
+    return 0;
+}
+
+/* okind_gather's triangles in one pass, for rows whose kept classes never
+ * go down (see there): each kept row's triangle stored at the next place,
+ * which is where the stable counting sort would put it. 1 when done
+ * (k->tris, k->ntris, the classes' first and count set, per_class the
+ * counts' running places), 0 when a kept row's class is below the one
+ * before (k->tris not set; per_class, the classes' vertex ranges and the
+ * corner marks hold what the rows before it gave), -1 when memory runs
+ * out. */
+static int gather_tris_in_order(okind *k, const gc_table *tt, colref tpk, colref tlod, colref tskip,
+                                const colref tcn[3], colref ttex, size_t np,
+                                const uint32_t *pk_class, const uint32_t *vfirst,
+                                const uint32_t *vcount, uint8_t *vvalid, uint32_t *per_class,
+                                size_t nc)
+{
+    const size_t cap = tt->count ? tt->count : 1; /* at most one triangle a row */
+    /* written as the rows are kept, not zeroed first; the pages past the
+     * kept triangles are not touched (and given back below) */
+    otri *tris = gc_big_alloc(cap * sizeof *tris);
+    if (!tris)
+        return -1;
+    oclass *const classes = k->classes;
+    size_t n = 0;
+    uint32_t last = 0;
+    FOR_CHUNKS(tt, ck)
+    {
+        uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+        uint8_t DROP[CHUNK];
+        tri_rows_read(tt, tpk, tlod, tskip, tcn, ck, P, DROP, C0, C1, C2);
+        chunk_index(tt, ttex, ck, TX);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = P[j];
+            if (!tri_row_kept(p, C0[j], C1[j], C2[j], DROP[j], np, pk_class, vfirst, vcount,
+                              vvalid))
+                continue;
+            const uint32_t cls = pk_class[p], vf = vfirst[p];
+            if (cls < last) {
+                gc_big_free(tris);
+                return 0;
+            }
+            last = cls;
+            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+            tris[n++] = o;
+            per_class[cls]++;
+            tri_mark(&classes[cls], &o, vvalid);
+        }
+    }
+    if (place_classes(k, per_class, nc) != 0) {
+        gc_big_free(tris);
+        return -1;
+    }
+    const size_t keep = n ? n : 1;
+    if (keep < cap) {
+        otri *t = gc_big_realloc(tris, cap * sizeof *tris, keep * sizeof *tris);
+        if (t) /* (a failed shrink keeps the larger block, still valid) */
+            tris = t;
+    }
+    k->tris = tris;
+    return 1;
+}
+
 static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size_t nt)
 {
     memset(k, 0, sizeof *k);
@@ -975,197 +1325,127 @@ static int okind_gather(okind *k, const okind_spec *sp, const gc_table *ts, size
         }
         memset(per_class, 0, (nc + 1) * sizeof *per_class);
     }
-    /* vertices, bucketed by (packet, index within the packet) */
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        chunk_index(tv, vpk, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
-                continue;
-            if (ix + 1 > vcount[p])
-                vcount[p] = ix + 1;
-        }
-    }
-    uint64_t sum = 0;
-    for (size_t p = 0; p < np; p++) {
-        vfirst[p] = (uint32_t)sum;
-        sum += vcount[p];
-        if (sum > UINT32_MAX / 2)
-            goto out;
-    }
-    k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
-    k->nverts = (size_t)sum;
-    /* positions as three arrays (gc_rs_project reads them four at a time:
-     * 3 entries of slack) */
-    k->kx = calloc(k->nverts + 3, sizeof *k->kx);
-    k->ky = calloc(k->nverts + 3, sizeof *k->ky);
-    k->kz = calloc(k->nverts + 3, sizeof *k->kz);
-    vvalid = calloc(sum ? sum : 1, 1);
-    k->stbad = calloc(sum ? sum : 1, 1);
-    if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+    /* vertices, bucketed by (packet, index within the packet): in one pass
+     * when the placed rows' packets never go down (see
+     * gather_verts_in_order), else by counting first */
+    const vcols vc = {vpk, vix, {vp[0], vp[1], vp[2]}, vs, vt, {vn[0], vn[1]}};
+    const int verts_in_order = gather_verts_in_order(k, tv, &vc, np, pk_class, vfirst, vcount,
+                                                     slot_first, slot_n, &vvalid);
+    if (verts_in_order < 0)
         goto out;
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        float X[CHUNK], Y[CHUNK], Z[CHUNK], S[CHUNK], T[CHUNK];
-        int16_t N0[CHUNK], N1[CHUNK];
-        uint32_t VV[CHUNK], SB[CHUNK];
-        chunk_index(tv, vpk, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        chunk_float(tv, vp[0], ck, X);
-        chunk_float(tv, vp[1], ck, Y);
-        chunk_float(tv, vp[2], ck, Z);
-        chunk_float(tv, vs, ck, S);
-        chunk_float(tv, vt, ck, T);
-        /* moby: azimuth and elevation each in 0..255; shrub: the index below 24 */
-        if (k->lightable == OLIGHT_MOBY) {
-            chunk_small(tv, vn[0], ck, 255, 1, N0);
-            chunk_small(tv, vn[1], ck, 255, 1, N1);
-        } else if (k->lightable == OLIGHT_SHRUB) {
-            chunk_small(tv, vn[0], ck, 24, 0, N0);
-        }
-        vertex_checks(X, Y, Z, S, T, ck.n, VV, SB);
-        /* The vertex built in a local and stored whole, the kind's arrays
-         * in locals: the byte stores (has_normal, naz, nel, vvalid, stbad)
-         * may alias anything, so field by field the compiler reloaded
-         * k->verts, k->kx .. k->stbad and k->lightable after each. The
-         * same bytes: slot first, then the normal's three bytes over its
-         * low ones, as before. */
-        overt *const verts = k->verts;
-        float *const kx = k->kx, *const ky = k->ky, *const kz = k->kz;
-        uint8_t *const stbad = k->stbad;
-        const int lightable = k->lightable;
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
-                continue;
-            const uint32_t g = vfirst[p] + ix;
-            overt o;
-            kx[g] = X[j];
-            ky[g] = Y[j];
-            kz[g] = Z[j];
-            o.s = S[j];
-            o.t = T[j];
-            o.slot = NONE;
-            if (lightable == OLIGHT_MOBY) {
-                const int has = (N0[j] | N1[j]) >= 0;
-                o.has_normal = (uint8_t)has;
-                o.naz = (uint8_t)(has ? N0[j] : 0);
-                o.nel = (uint8_t)(has ? N1[j] : 0);
-            } else if (lightable == OLIGHT_SHRUB) {
-                const int has = N0[j] >= 0;
-                o.has_normal = (uint8_t)has;
-                o.naz = (uint8_t)(has ? N0[j] : 0);
-            } else if (lightable == OLIGHT_TIE && ix < slot_n[p]) {
-                o.slot = slot_first[p] + ix;
+    if (!verts_in_order) {
+        FOR_CHUNKS(tv, ck)
+        {
+            uint32_t P[CHUNK], IX[CHUNK];
+            chunk_index(tv, vpk, ck, P);
+            chunk_index(tv, vix, ck, IX);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = P[j], ix = IX[j];
+                if (p == NONE || p >= np || pk_class[p] == NONE || ix == NONE || ix >= MAX_INDEX)
+                    continue;
+                if (ix + 1 > vcount[p])
+                    vcount[p] = ix + 1;
             }
-            verts[g] = o;
-            vvalid[g] = (uint8_t)VV[j];
-            stbad[g] = (uint8_t)SB[j];
+        }
+        uint64_t sum = 0;
+        if (vertex_firsts(vfirst, vcount, np, &sum) != 0)
+            goto out;
+        k->verts = gc_big_calloc(sum ? sum : 1, sizeof *k->verts);
+        k->nverts = (size_t)sum;
+        /* positions as three arrays (gc_rs_project reads them four at a time:
+         * 3 entries of slack) */
+        k->kx = calloc(k->nverts + 3, sizeof *k->kx);
+        k->ky = calloc(k->nverts + 3, sizeof *k->ky);
+        k->kz = calloc(k->nverts + 3, sizeof *k->kz);
+        vvalid = calloc(sum ? sum : 1, 1);
+        k->stbad = calloc(sum ? sum : 1, 1);
+        if (!k->verts || !vvalid || !k->kx || !k->ky || !k->kz || !k->stbad)
+            goto out;
+        FOR_CHUNKS(tv, ck)
+        {
+            vrows r;
+            vertex_rows_read(tv, &vc, k->lightable, ck, &r);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = r.P[j], ix = r.IX[j];
+                if (p == NONE || p >= np || ix == NONE || ix >= vcount[p])
+                    continue;
+                vertex_store(k, vvalid, &r, j, vfirst[p] + ix, ix < slot_n[p], slot_first[p] + ix);
+            }
         }
     }
     for (size_t c = 0; c < nc; c++) {
         k->classes[c].vlo = UINT32_MAX;
         k->classes[c].vhi = 0;
     }
-    /* triangles: counted per class, then placed class by class (counting sort, stable).
-     * The first pass keeps each row's packet (NONE for a row not drawn), so
-     * the second reads neither the packet, LOD nor skip columns again nor
-     * repeats the row's checks: it reads the corners and the texture. */
-    kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
-    if (!kept)
+    /* Triangles, placed class by class (a stable counting sort). The
+     * decoders publish a kind's triangles class by class (packets in class
+     * order, triangles in packet order), and then the sort leaves every kept
+     * row where it lies in row order: one pass checks each row and stores
+     * its triangle at the next place, counting per class and noting whether
+     * the kept rows' classes ever go down. Only if they do are the rows
+     * sorted by the two passes below (the first keeps each row's packet,
+     * NONE for a row not drawn, so the second reads only the corners and the
+     * texture): a second read of the triangle table's columns (~8
+     * instructions a row, and its cache misses) is paid only then. The
+     * corner marks and the classes' vertex ranges are a union and a
+     * minimum / maximum, so what the one pass set before giving up is
+     * set again, to the same values, by the second. */
+    const int in_order = gather_tris_in_order(k, tt, tpk, tlod, tskip, tcn, ttex, np, pk_class,
+                                              vfirst, vcount, vvalid, per_class, nc);
+    if (in_order < 0)
         goto out;
-    /* (the two passes as two loops, a row's corners in scalars: as one loop
-     * switching on the pass, with the corners in an array, the compiler
-     * rebuilt the array on the stack for every row of both passes) */
-    FOR_CHUNKS(tt, ck)
-    {
-        uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
-        uint8_t DROP[CHUNK], SKIP[CHUNK]; /* a LOD other than 0, or the skip flag set */
-        uint32_t *const KP = kept + ck.i0;
-        chunk_index(tt, tpk, ck, P);
-        if (tlod.ok)
-            chunk_nonzero(tt, tlod, ck, DROP);
-        else
-            memset(DROP, 0, ck.n);
-        if (tskip.ok) {
-            chunk_nonzero(tt, tskip, ck, SKIP);
-            for (size_t j = 0; j < ck.n; j++)
-                DROP[j] |= SKIP[j];
+    if (!in_order) {
+        memset(per_class, 0, (nc + 1) * sizeof *per_class);
+        kept = malloc((tt->count ? tt->count : 1) * sizeof *kept);
+        if (!kept)
+            goto out;
+        /* (the two passes as two loops, a row's corners in scalars: as one
+         * loop switching on the pass, with the corners in an array, the
+         * compiler rebuilt the array on the stack for every row of both) */
+        FOR_CHUNKS(tt, ck)
+        {
+            uint32_t P[CHUNK], C0[CHUNK], C1[CHUNK], C2[CHUNK];
+            uint8_t DROP[CHUNK];
+            uint32_t *const KP = kept + ck.i0;
+            tri_rows_read(tt, tpk, tlod, tskip, tcn, ck, P, DROP, C0, C1, C2);
+            for (size_t j = 0; j < ck.n; j++) {
+                const uint32_t p = P[j];
+                KP[j] = NONE;
+                if (!tri_row_kept(p, C0[j], C1[j], C2[j], DROP[j], np, pk_class, vfirst, vcount,
+                                  vvalid))
+                    continue;
+                KP[j] = p;
+                per_class[pk_class[p]]++;
+            }
         }
-        chunk_index(tt, tcn[0], ck, C0);
-        chunk_index(tt, tcn[1], ck, C1);
-        chunk_index(tt, tcn[2], ck, C2);
-        for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = P[j], i0 = C0[j], i1 = C1[j], i2 = C2[j];
-            KP[j] = NONE;
-            if (p == NONE || p >= np || pk_class[p] == NONE)
-                continue;
-            if (DROP[j])
-                continue;
-            /* each corner below the packet's count (NONE is not) and valid */
-            const uint32_t vc = vcount[p];
-            if (!(i0 < vc && i1 < vc && i2 < vc))
-                continue;
-            const uint8_t *vv = vvalid + vfirst[p];
-            if (!(vv[i0] & vv[i1] & vv[i2] & VV_VALID))
-                continue;
-            KP[j] = p;
-            per_class[pk_class[p]]++;
-        }
-    }
-    {
-        uint64_t run = 0;
-        for (size_t c = 0; c < nc; c++) {
-            k->classes[c].tri_first = (uint32_t)run;
-            k->classes[c].tri_count = per_class[c];
-            per_class[c] = (uint32_t)run;
-            run += k->classes[c].tri_count;
-            if (run > UINT32_MAX / 2)
-                goto out;
-        }
-        k->ntris = (size_t)run;
+        if (place_classes(k, per_class, nc) != 0)
+            goto out;
         /* every entry is written below (one per kept row): not zeroed first */
-        k->tris = gc_big_alloc((run ? run : 1) * sizeof *k->tris);
+        k->tris = gc_big_alloc((k->ntris ? k->ntris : 1) * sizeof *k->tris);
         if (!k->tris)
             goto out;
-    }
-    FOR_CHUNKS(tt, ck)
-    {
-        uint32_t C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
-        const uint32_t *const KP = kept + ck.i0;
-        chunk_index(tt, tcn[0], ck, C0);
-        chunk_index(tt, tcn[1], ck, C1);
-        chunk_index(tt, tcn[2], ck, C2);
-        chunk_index(tt, ttex, ck, TX);
-        /* (the kind's arrays in locals, the triangle stored whole: the
-         * vvalid byte stores may alias anything, and field by field the
-         * compiler reloaded k->tris and k->classes after each) */
-        otri *const tris = k->tris;
-        oclass *const classes = k->classes;
-        for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = KP[j];
-            if (p == NONE)
-                continue;
-            const uint32_t cls = pk_class[p], vf = vfirst[p];
-            oclass *cl = &classes[cls];
-            const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
-            tris[per_class[cls]++] = o;
-            uint32_t vlo = cl->vlo, vhi = cl->vhi;
-            for (int c = 0; c < 3; c++) {
-                const uint32_t g = o.v[c];
-                if (g < vlo)
-                    vlo = g;
-                if (g + 1 > vhi)
-                    vhi = g + 1;
+        FOR_CHUNKS(tt, ck)
+        {
+            uint32_t C0[CHUNK], C1[CHUNK], C2[CHUNK], TX[CHUNK];
+            const uint32_t *const KP = kept + ck.i0;
+            chunk_index(tt, tcn[0], ck, C0);
+            chunk_index(tt, tcn[1], ck, C1);
+            chunk_index(tt, tcn[2], ck, C2);
+            chunk_index(tt, ttex, ck, TX);
+            /* (the kind's arrays in locals, the triangle stored whole: the
+             * vvalid byte stores may alias anything, and field by field the
+             * compiler reloaded k->tris and k->classes after each) */
+            otri *const tris = k->tris;
+            oclass *const classes = k->classes;
+            for (size_t j = 0; j < ck.n; j++) {
+                const uint32_t p = KP[j];
+                if (p == NONE)
+                    continue;
+                const uint32_t cls = pk_class[p], vf = vfirst[p];
+                const otri o = {{vf + C0[j], vf + C1[j], vf + C2[j]}, TX[j]};
+                tris[per_class[cls]++] = o;
+                tri_mark(&classes[cls], &o, vvalid);
             }
-            cl->vlo = vlo;
-            cl->vhi = vhi;
-            for (int c = 0; c < 3; c++)
-                vvalid[o.v[c]] |= VV_CORNER;
         }
     }
     free(kept);
@@ -1366,6 +1646,193 @@ static int load_object_lights(gc_render_scene *s, const gc_table *ts, size_t nt)
     return 0;
 }
 
+/* tfrag.vertex's columns the scene reads, and a chunk of its rows. */
+typedef struct tcols {
+    colref pk, ix, p[3], c[4];
+} tcols;
+typedef struct trows {
+    uint32_t P[CHUNK], IX[CHUNK];
+    float X[CHUNK], Y[CHUNK], Z[CHUNK];
+    uint8_t C[4][CHUNK];
+} trows;
+
+static inline void tfrag_rows_read(const gc_table *tv, const tcols *c, chunk ck, trows *r)
+{
+    chunk_index(tv, c->pk, ck, r->P);
+    chunk_index(tv, c->ix, ck, r->IX);
+    chunk_float(tv, c->p[0], ck, r->X);
+    chunk_float(tv, c->p[1], ck, r->Y);
+    chunk_float(tv, c->p[2], ck, r->Z);
+    for (int k = 0; k < 4; k++)
+        chunk_byte(tv, c->c[k], ck, 128.0, 255, r->C[k]);
+}
+
+static inline void tfrag_vert_store(rvert *v, const trows *r, size_t j)
+{
+    v->pos[0] = r->X[j];
+    v->pos[1] = r->Y[j];
+    v->pos[2] = r->Z[j];
+    for (int k = 0; k < 4; k++)
+        v->rgba[k] = r->C[k][j];
+    v->flags |= RV_VALID;
+}
+
+/* The terrain's positions in one pass, as gather_verts_in_order does the
+ * objects' (see there): when the placed rows' patches never go down and no
+ * position lies past one a row, each row is placed as it is read (a
+ * patch's first position the running total of the counts before it), and
+ * the patches' counts and firsts are bucket's. 1 when done (s->verts),
+ * 0 when it gave up (s->verts freed, the counts zero), -1 when memory runs
+ * out. */
+static int tfrag_verts_in_order(gc_render_scene *s, const gc_table *tv, const tcols *c)
+{
+    const size_t cap = tv->count; /* positions at most: one a row */
+    s->verts = gc_big_calloc(cap ? cap : 1, sizeof *s->verts);
+    if (!s->verts)
+        return -1;
+    rpatch *const patches = s->patches;
+    const size_t npatches = s->npatches;
+    uint32_t cur = NONE; /* the patch of the last placed row */
+    uint64_t first = 0;  /* its first position */
+    FOR_CHUNKS(tv, ck)
+    {
+        trows r;
+        tfrag_rows_read(tv, c, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += patches[cur].vert_count;
+                }
+                cur = p;
+            }
+            const uint64_t g = first + ix;
+            if (g >= cap)
+                goto give_up;
+            if (ix + 1 > patches[p].vert_count)
+                patches[p].vert_count = ix + 1;
+            tfrag_vert_store(&s->verts[g], &r, j);
+        }
+    }
+    uint64_t sum = 0;
+    for (size_t p = 0; p < npatches; p++) {
+        patches[p].vert_first = (uint32_t)sum;
+        sum += patches[p].vert_count;
+        if (sum > UINT32_MAX / 2)
+            return -1; /* as bucket (not below one a row of a table in memory) */
+    }
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        rvert *v = gc_big_realloc(s->verts, cap * sizeof *s->verts, n * sizeof *s->verts);
+        s->verts = v ? v : s->verts;
+    }
+    return 1;
+give_up:
+    gc_big_free(s->verts);
+    s->verts = NULL;
+    for (size_t p = 0; p < npatches; p++)
+        patches[p].vert_count = 0;
+    return 0;
+}
+
+/* tfrag.vertex_info's columns the scene reads, and a chunk of its rows. */
+typedef struct icols {
+    colref pk, ix, s, t, v, par, tier;
+} icols;
+typedef struct irows {
+    uint32_t P[CHUNK], IX[CHUNK], V[CHUNK], PAR[CHUNK];
+    float S[CHUNK], T[CHUNK];
+    double TIER[CHUNK];
+} irows;
+
+static inline void tfrag_vi_read(const gc_table *ti, const icols *c, chunk ck, irows *r)
+{
+    chunk_index(ti, c->pk, ck, r->P);
+    chunk_index(ti, c->ix, ck, r->IX);
+    chunk_float(ti, c->s, ck, r->S);
+    chunk_float(ti, c->t, ck, r->T);
+    chunk_index(ti, c->v, ck, r->V);
+    chunk_index(ti, c->par, ck, r->PAR);
+    chunk_double(ti, c->tier, ck, r->TIER);
+}
+
+/* Row j as a vertex-info entry of a patch with nv positions. */
+static inline void tfrag_vi_store(rvi *e, const irows *r, size_t j, uint32_t nv)
+{
+    e->s = r->S[j];
+    e->t = r->T[j];
+    e->flags = VI_VALID;
+    e->vertex = (uint16_t)(r->V[j] < nv ? r->V[j] : 0);
+    e->flags |= r->V[j] < nv ? VI_VERTEX : r->V[j] != NONE ? VI_VERTEX_BAD : 0;
+    e->parent0 = (uint16_t)(r->PAR[j] < nv ? r->PAR[j] : 0);
+    e->flags |= r->PAR[j] < nv ? VI_PARENT : 0;
+    double tier = r->TIER[j];
+    e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+}
+
+/* The terrain's vertex-info entries in one pass, as tfrag_verts_in_order
+ * places the positions (the same conditions; the patches' vi counts and
+ * firsts are bucket's). 1 when done (s->vis), 0 when it gave up (s->vis
+ * freed, the vi counts zero), -1 when memory runs out. */
+static int tfrag_vis_in_order(gc_render_scene *s, const gc_table *ti, const icols *c)
+{
+    const size_t cap = ti->count; /* entries at most: one a row */
+    s->vis = gc_big_calloc(cap ? cap : 1, sizeof *s->vis);
+    if (!s->vis)
+        return -1;
+    rpatch *const patches = s->patches;
+    const size_t npatches = s->npatches;
+    uint32_t cur = NONE; /* the patch of the last placed row */
+    uint64_t first = 0;  /* its first entry */
+    FOR_CHUNKS(ti, ck)
+    {
+        irows r;
+        tfrag_vi_read(ti, c, ck, &r);
+        for (size_t j = 0; j < ck.n; j++) {
+            const uint32_t p = r.P[j], ix = r.IX[j];
+            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+                continue;
+            if (p != cur) {
+                if (cur != NONE) {
+                    if (p < cur)
+                        goto give_up;
+                    first += patches[cur].vi_count;
+                }
+                cur = p;
+            }
+            const uint64_t g = first + ix;
+            if (g >= cap)
+                goto give_up;
+            if (ix + 1 > patches[p].vi_count)
+                patches[p].vi_count = ix + 1;
+            tfrag_vi_store(&s->vis[g], &r, j, patches[p].vert_count);
+        }
+    }
+    uint64_t sum = 0;
+    for (size_t p = 0; p < npatches; p++) {
+        patches[p].vi_first = (uint32_t)sum;
+        sum += patches[p].vi_count;
+        if (sum > UINT32_MAX / 2)
+            return -1; /* as bucket (not below one a row of a table in memory) */
+    }
+    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
+        const size_t n = sum ? (size_t)sum : 1;
+        rvi *v = gc_big_realloc(s->vis, cap * sizeof *s->vis, n * sizeof *s->vis);
+        s->vis = v ? v : s->vis;
+    }
+    return 1;
+give_up:
+    gc_big_free(s->vis);
+    s->vis = NULL;
+    for (size_t p = 0; p < npatches; p++)
+        patches[p].vi_count = 0;
+    return 0;
+}
+
 gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen)
 {
     gc_table *ts = calloc(lv->table_count ? lv->table_count : 1, sizeof *ts);
@@ -1429,37 +1896,28 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
         scene_err(err, errlen, "missing patch_row/index/x/y/z in", "tfrag.vertex");
         goto fail;
     }
-    uint32_t nverts = 0;
-    if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
+    /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
+    const tcols tvc = {vp, vix, {vx, vy, vz}, {vr, vg, vb, va}};
+    const int verts_in_order = tfrag_verts_in_order(s, tv, &tvc);
+    if (verts_in_order < 0)
         goto nomem;
-    s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
-    if (!s->verts)
-        goto nomem;
-    FOR_CHUNKS(tv, ck)
-    {
-        uint32_t P[CHUNK], IX[CHUNK];
-        float X[CHUNK], Y[CHUNK], Z[CHUNK];
-        uint8_t C[4][CHUNK];
-        chunk_index(tv, vp, ck, P);
-        chunk_index(tv, vix, ck, IX);
-        chunk_float(tv, vx, ck, X);
-        chunk_float(tv, vy, ck, Y);
-        chunk_float(tv, vz, ck, Z);
-        const colref cc[4] = {vr, vg, vb, va};
-        /* Absent colour columns draw at 1.0 (0x80), the neutral modulation. */
-        for (int k = 0; k < 4; k++)
-            chunk_byte(tv, cc[k], ck, 128.0, 255, C[k]);
-        for (size_t j = 0; j < ck.n; j++) {
-            uint32_t p = P[j], ix = IX[j];
-            if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
-                continue;
-            rvert *v = &s->verts[s->patches[p].vert_first + ix];
-            v->pos[0] = X[j];
-            v->pos[1] = Y[j];
-            v->pos[2] = Z[j];
-            for (int k = 0; k < 4; k++)
-                v->rgba[k] = C[k][j];
-            v->flags |= RV_VALID;
+    if (!verts_in_order) {
+        uint32_t nverts = 0;
+        if (bucket(tv, vp, vix, s->patches, s->npatches, 0, &nverts) != 0)
+            goto nomem;
+        s->verts = gc_big_calloc(nverts ? nverts : 1, sizeof *s->verts);
+        if (!s->verts)
+            goto nomem;
+        FOR_CHUNKS(tv, ck)
+        {
+            trows r;
+            tfrag_rows_read(tv, &tvc, ck, &r);
+            for (size_t j = 0; j < ck.n; j++) {
+                uint32_t p = r.P[j], ix = r.IX[j];
+                if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vert_count)
+                    continue;
+                tfrag_vert_store(&s->verts[s->patches[p].vert_first + ix], &r, j);
+            }
         }
     }
 
@@ -1505,39 +1963,29 @@ gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errle
                itier = find_col(ti, "tier"), is = find_col(ti, "s"), it = find_col(ti, "t"),
                iv = find_col(ti, "vertex"), ipar = find_col(ti, "parent0");
         if (ip.ok && iix.ok && iv.ok) {
-            uint32_t nvis = 0;
-            if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
+            const icols ic = {ip, iix, is, it, iv, ipar, itier};
+            const int vis_in_order = tfrag_vis_in_order(s, ti, &ic);
+            if (vis_in_order < 0)
                 goto nomem;
-            s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
-            if (!s->vis)
-                goto nomem;
-            FOR_CHUNKS(ti, ck)
-            {
-                uint32_t P[CHUNK], IX[CHUNK], V[CHUNK], PAR[CHUNK];
-                float S[CHUNK], T[CHUNK];
-                double TIER[CHUNK];
-                chunk_index(ti, ip, ck, P);
-                chunk_index(ti, iix, ck, IX);
-                chunk_float(ti, is, ck, S);
-                chunk_float(ti, it, ck, T);
-                chunk_index(ti, iv, ck, V);
-                chunk_index(ti, ipar, ck, PAR);
-                chunk_double(ti, itier, ck, TIER);
-                for (size_t j = 0; j < ck.n; j++) {
-                    uint32_t p = P[j], ix = IX[j];
-                    if (p == NONE || p >= s->npatches || ix == NONE || ix >= s->patches[p].vi_count)
-                        continue;
-                    rvi *e = &s->vis[s->patches[p].vi_first + ix];
-                    e->s = S[j];
-                    e->t = T[j];
-                    const uint32_t nv = s->patches[p].vert_count;
-                    e->flags = VI_VALID;
-                    e->vertex = (uint16_t)(V[j] < nv ? V[j] : 0);
-                    e->flags |= V[j] < nv ? VI_VERTEX : V[j] != NONE ? VI_VERTEX_BAD : 0;
-                    e->parent0 = (uint16_t)(PAR[j] < nv ? PAR[j] : 0);
-                    e->flags |= PAR[j] < nv ? VI_PARENT : 0;
-                    double tier = TIER[j];
-                    e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
+            if (!vis_in_order) {
+                uint32_t nvis = 0;
+                if (bucket(ti, ip, iix, s->patches, s->npatches, 1, &nvis) != 0)
+                    goto nomem;
+                s->vis = gc_big_calloc(nvis ? nvis : 1, sizeof *s->vis);
+                if (!s->vis)
+                    goto nomem;
+                FOR_CHUNKS(ti, ck)
+                {
+                    irows r;
+                    tfrag_vi_read(ti, &ic, ck, &r);
+                    for (size_t j = 0; j < ck.n; j++) {
+                        uint32_t p = r.P[j], ix = r.IX[j];
+                        if (p == NONE || p >= s->npatches || ix == NONE ||
+                            ix >= s->patches[p].vi_count)
+                            continue;
+                        tfrag_vi_store(&s->vis[s->patches[p].vi_first + ix], &r, j,
+                                       s->patches[p].vert_count);
+                    }
                 }
             }
         }
