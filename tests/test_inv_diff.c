@@ -728,16 +728,14 @@ Test(inv_diff, integer_to_double_is_exact_at_the_fast_conversion_bounds)
     gc_inv_free(s);
 }
 
-/* The columns of a block's own rows (and of its `prev` and `next` windows) are read by AVX2
- * gathers where the CPU has them (inv_eval.c bload_cons): a 1- or 2-byte column through the
- * 4-byte word of its row that holds it, the word starting at the column when the row has
- * room and at the row's last four bytes when not; the null pattern and the sign or zero
- * extension by lane; groups of 8 (4 for 8-byte columns) with the last rows done as the last
- * whole group again. Tables of packed rows of odd strides with every type at the start, in
- * the middle and at the end of the row, with and without the null pattern, random bytes
- * (whole rows of ones and of zeros too, so patterns, negative and small values are common
- * at every width), and row counts around the groups and the blocks: `col < 2` must fail on
- * the same rows (every one in the samples) as on the row VM. */
+/* The columns of a block's own rows and of its `prev` and `next` windows (bload's sequential
+ * loops, bload_seq) at every width and place in the row: tables of packed rows of odd strides
+ * with every type at the start, in the middle and at the end of the row, with and without the
+ * null pattern, allocated to the byte, rows of all ones, of zeros but one small byte, and of
+ * mixed bytes (so patterns, negative and small values are common at every width), row counts
+ * around the vector groups and the blocks: `col < 2` must fail on the same rows (every one in
+ * the samples) as on the row VM. (Written for eval32's column gathers, not kept: a gather
+ * path for these loads must pass it, and valgrind memcheck, to the byte.) */
 static int gt_ncols;
 static gc_column gt_cols[128];
 static char gt_names[128][8];
@@ -799,7 +797,7 @@ static void gather_table(size_t stride, size_t nrows, uint8_t **rows, gc_table_d
     *d = (gc_table_desc){"g.t", "gathered", stride, gt_cols, (size_t)gt_ncols, NULL, NULL, NULL};
 }
 
-Test(inv_diff, gathered_columns_match_the_row_vm_at_every_width_offset_and_stride)
+Test(inv_diff, columns_match_the_row_vm_at_every_width_offset_and_stride)
 {
     static const size_t strides[] = {4, 5, 7, 8, 9, 13, 24, 61};
     static const size_t counts[] = {7, 8, 11, 16, 21, 255, 256, 269, 700};

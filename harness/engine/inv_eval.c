@@ -1113,17 +1113,13 @@ static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows,
     }
 }
 
-/* Consecutive rows' columns by AVX2 gathers (x86-64, GCC or clang; -DGC_GATHER=0 leaves them
- * out). A column of consecutive rows is a strided load: bload's scalar loops cost a load, a
- * store and their share of the loop per value (level 3's current rows: ~3.5 instructions a
- * value with the null pattern's rolled loop), a gather reads eight rows' 32-bit words (four
- * 64-bit ones) in one instruction, and the conversion to int64 or double, the null pattern's
- * compare and the stores are vector operations. Exact: the same bytes, zero- or
- * sign-extended as the C conversions do, a float widened by the same IEEE conversion
- * (cvtps2pd is cvtss2sd per lane: exact, a NaN quieted alike), a double's bits copied.
- * Every lane reads only bytes of its own row: a 1- or 2-byte column is read in the 4-byte
- * word of its row that holds it (from the column on when the row has the room, else the
- * row's last four bytes), so no gather touches a byte past the table's last row. */
+/* Parent steps from consecutive rows by AVX2 gathers (x86-64, GCC or clang; -DGC_GATHER=0
+ * leaves them out): a U32 link read in sequence is a strided load, ~7 instructions a row in
+ * parent_step's loop, and a gather reads eight rows' links in one instruction; the bound and
+ * the widening are vector operations. Exact: the same links, the same bound. Each lane reads
+ * only its own row's link. (The columns of consecutive rows by gathers, eval32's first
+ * change, cut bload's instructions by half but ran no faster on an AVX-512 Xeon, where the
+ * x86-64-v4 build of bload's loops runs: docs/performance.md.) */
 #ifndef GC_GATHER
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GC_GATHER 1
@@ -1135,169 +1131,7 @@ static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows,
 #if GC_GATHER
 #include <immintrin.h>
 
-#define GC_GATHER_TARGET __attribute__((target("avx2,bmi2")))
-
-/* the null flags of n lanes (bit i of m: lane i null) as bytes 0/1 */
-GC_GATHER_TARGET static inline void gather_nulls(uint8_t *nl, unsigned m, int lanes)
-{
-    const uint64_t b = _pdep_u64(m, 0x0101010101010101ull);
-    memcpy(nl, &b, (size_t)lanes);
-}
-
-/* Eight rows of a column (base: the first row's 4-byte word that holds it, idx the lanes'
- * row offsets): the word's bits shifted so the column's are at the top of the lane, then
- * down (arithmetic for a signed column); the null pattern's compare; the conversion and the
- * stores. One body, inlined with constant kinds (gather32), so each kind is a loop of its own
- * without a branch per group. */
-GC_GATHER_TARGET static inline __attribute__((always_inline)) unsigned
-gather8(const uint8_t *p, __m256i idx, __m128i up, __m128i down, __m256i pat, const int w,
-        const int sgn, const int isbool, const int isflt, const int nim, bnum *restrict v,
-        uint8_t *restrict nl)
-{
-    __m256i x = _mm256_i32gather_epi32((const int *)(const void *)p, idx, 1);
-    if (isflt) {
-        const __m256 f = _mm256_castsi256_ps(x);
-        _mm256_storeu_pd(&v[0].f, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
-        _mm256_storeu_pd(&v[4].f, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
-        return 0;
-    }
-    if (w < 4) {
-        x = _mm256_sll_epi32(x, up);
-        x = sgn ? _mm256_sra_epi32(x, down) : _mm256_srl_epi32(x, down);
-    }
-    unsigned z = 0;
-    if (nim) {
-        z = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(x, pat)));
-        gather_nulls(nl, z, 8);
-    }
-    if (isbool) /* x != 0 as 0/1 */
-        x = _mm256_andnot_si256(_mm256_cmpeq_epi32(x, _mm256_setzero_si256()),
-                                _mm256_set1_epi32(1));
-    const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
-    if (sgn) {
-        _mm256_storeu_si256((__m256i *)(void *)&v[0], _mm256_cvtepi32_epi64(lo));
-        _mm256_storeu_si256((__m256i *)(void *)&v[4], _mm256_cvtepi32_epi64(hi));
-    } else {
-        _mm256_storeu_si256((__m256i *)(void *)&v[0], _mm256_cvtepu32_epi64(lo));
-        _mm256_storeu_si256((__m256i *)(void *)&v[4], _mm256_cvtepu32_epi64(hi));
-    }
-    return z;
-}
-
-GC_GATHER_TARGET static inline __attribute__((always_inline)) int
-gather32_k(const uint8_t *base, size_t ofs, size_t stride, int m, bnum *restrict v,
-           uint8_t *restrict nl, const int w, const int sgn, const int isbool, const int isflt,
-           const int nim)
-{
-    /* the 4-byte word read per row, and the column's byte position in it */
-    const size_t word = ofs + 4 <= stride ? ofs : stride - 4;
-    const int pos = (int)(ofs - word);
-    const uint8_t *p = base - pos;
-    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                           _mm256_set1_epi32((int)stride));
-    const __m128i up = _mm_cvtsi32_si128(32 - 8 * (pos + w));
-    const __m128i down = _mm_cvtsi32_si128(32 - 8 * w);
-    const __m256i ones = _mm256_set1_epi32(-1);
-    /* the null pattern after the shifts: all ones for a signed column (-1) or a 4-byte one,
-     * else the width's maximum */
-    const __m256i pat = sgn || w == 4 ? ones : _mm256_srl_epi32(ones, down);
-    unsigned anyn = 0;
-    int i = 0;
-    /* two groups an iteration: half the loop's own instructions */
-    for (; i + 16 <= m; i += 16, p += 16 * stride) {
-        anyn |= gather8(p, idx, up, down, pat, w, sgn, isbool, isflt, nim, v + i, nl + i);
-        anyn |= gather8(p + 8 * stride, idx, up, down, pat, w, sgn, isbool, isflt, nim, v + i + 8,
-                        nl + i + 8);
-    }
-    if (i + 8 <= m) {
-        anyn |= gather8(p, idx, up, down, pat, w, sgn, isbool, isflt, nim, v + i, nl + i);
-        i += 8;
-    }
-    /* the last m % 8 rows: the last eight again (the rows before them get the values and
-     * flags they already hold), not a scalar loop: a `prev` or `next` window is 255 rows */
-    if (i < m) {
-        i = m - 8;
-        anyn |= gather8(base - pos + (size_t)i * stride, idx, up, down, pat, w, sgn, isbool, isflt,
-                        nim, v + i, nl + i);
-    }
-    return anyn != 0;
-}
-
-/* Rows [0, m) of a column at byte ofs of rows of stride bytes (base: row 0's column), m at
- * least 8; ctype an integer type of 1, 2 or 4 bytes or F32. Returns whether any is
- * null (nl written only with the null pattern, as bload). */
-GC_GATHER_TARGET static int gather32(const uint8_t *base, size_t ofs, size_t stride, unsigned ctype,
-                                     int nim, int m, bnum *restrict v, uint8_t *restrict nl)
-{
-#define G32(W, SGN, BOOL, FLT)                                                                     \
-    return nim ? gather32_k(base, ofs, stride, m, v, nl, W, SGN, BOOL, FLT, 1)                     \
-               : gather32_k(base, ofs, stride, m, v, nl, W, SGN, BOOL, FLT, 0)
-    switch (ctype) {
-    case GC_T_BOOL:
-        G32(1, 0, 1, 0);
-    case GC_T_U8:
-        G32(1, 0, 0, 0);
-    case GC_T_S8:
-        G32(1, 1, 0, 0);
-    case GC_T_U16:
-        G32(2, 0, 0, 0);
-    case GC_T_S16:
-        G32(2, 1, 0, 0);
-    case GC_T_U32:
-        G32(4, 0, 0, 0);
-    case GC_T_S32:
-        G32(4, 1, 0, 0);
-    default: /* GC_T_F32: never null by pattern */
-        return gather32_k(base, ofs, stride, m, v, nl, 4, 0, 0, 1, 0);
-    }
-#undef G32
-}
-
-/* Four rows of an 8-byte column (U64, S64, F64: the bits as they are) */
-GC_GATHER_TARGET static inline __attribute__((always_inline)) unsigned
-gather4(const uint8_t *p, __m128i idx, __m256i ones, const int nim, bnum *restrict v,
-        uint8_t *restrict nl)
-{
-    const __m256i x = _mm256_i32gather_epi64((const long long *)(const void *)p, idx, 1);
-    unsigned z = 0;
-    if (nim) {
-        z = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(x, ones)));
-        gather_nulls(nl, z, 4);
-    }
-    _mm256_storeu_si256((__m256i *)(void *)v, x);
-    return z;
-}
-
-/* The same for an 8-byte column, m at least 4. */
-GC_GATHER_TARGET static inline __attribute__((always_inline)) int
-gather64_k(const uint8_t *base, size_t stride, int m, bnum *restrict v, uint8_t *restrict nl,
-           const int nim)
-{
-    const __m128i idx = _mm_mullo_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32((int)stride));
-    const __m256i ones = _mm256_set1_epi64x(-1); /* UINT64_MAX and -1 alike */
-    unsigned anyn = 0;
-    int i = 0;
-    const uint8_t *p = base;
-    for (; i + 8 <= m; i += 8, p += 8 * stride) {
-        anyn |= gather4(p, idx, ones, nim, v + i, nl + i);
-        anyn |= gather4(p + 4 * stride, idx, ones, nim, v + i + 4, nl + i + 4);
-    }
-    if (i + 4 <= m) {
-        anyn |= gather4(p, idx, ones, nim, v + i, nl + i);
-        i += 4;
-    }
-    if (i < m) { /* the last m % 4 rows: the last four again */
-        i = m - 4;
-        anyn |= gather4(base + (size_t)i * stride, idx, ones, nim, v + i, nl + i);
-    }
-    return anyn != 0;
-}
-
-GC_GATHER_TARGET static int gather64(const uint8_t *base, size_t stride, int nim, int m,
-                                     bnum *restrict v, uint8_t *restrict nl)
-{
-    return nim ? gather64_k(base, stride, m, v, nl, 1) : gather64_k(base, stride, m, v, nl, 0);
-}
+#define GC_GATHER_TARGET __attribute__((target("avx2")))
 
 /* A parent step from consecutive rows through a U32 link (every decoder's link type): eight
  * links a gather, dst = the link zero-extended, or -1 (all ones, by an OR) when it is not
@@ -1338,34 +1172,14 @@ GC_GATHER_TARGET static void pstep_u32(const uint8_t *base, size_t stride, int64
         pstep8(base + (size_t)(m - 8) * stride, idx, last, dst + m - 8);
 }
 
-/* whether the CPU has AVX2 and BMI2: set once before main, read by every thread */
+/* whether the CPU has AVX2: set once before main, read by every thread */
 static int gather_ok;
 __attribute__((constructor)) static void gather_init(void)
 {
     __builtin_cpu_init();
-    gather_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2");
+    gather_ok = __builtin_cpu_supports("avx2");
 }
 #endif
-
-/* bload for the consecutive rows from base (which includes the column's offset ofs in rows
- * of stride bytes): the gathers for whole groups of rows where the CPU has them, bload's
- * loops for the rest. The same values and flags as bload(base, stride, NULL, ...). */
-static inline int bload_cons(const uint8_t *base, size_t ofs, size_t stride, unsigned ctype,
-                             unsigned flags, int n, bnum *restrict v, uint8_t *restrict nl)
-{
-#if GC_GATHER
-    /* 32-bit lane offsets (7 rows on) and a row of at least one word */
-    if (n >= 8 && stride >= 4 && stride <= ((size_t)1 << 27) && gather_ok) {
-        const int nim = (flags & GC_CF_NULL_IF_MAX) != 0 && ctype != GC_T_F32 && ctype != GC_T_F64;
-        if (ctype == GC_T_U64 || ctype == GC_T_S64 || ctype == GC_T_F64)
-            return gather64(base, stride, nim, n, v, nl);
-        return gather32(base, ofs, stride, ctype, nim, n, v, nl);
-    }
-#else
-    (void)ofs;
-#endif
-    return bload(base, stride, NULL, ctype, flags, n, v, nl);
-}
 
 /* One parent step for n rows: dst[i] = the parent row of reg[i] (-1 when reg[i] is -1, the
  * link is null, negative or past the parent table's cnt rows). base is the link column of
@@ -1673,7 +1487,7 @@ static const bslot *bcol(ev *e, bws *w, uint32_t t, size_t k, size_t r0, const i
         d->nn = bload((const uint8_t *)e->levels[k][t].rows + ofs, rs, cur, ctype, flags, n, d->v,
                       d->n);
     else
-        d->nn = bload_cons(rowp(e, k, t, (int64_t)r0) + ofs, ofs, rs, ctype, flags, n, d->v, d->n);
+        d->nn = bload(rowp(e, k, t, (int64_t)r0) + ofs, rs, NULL, ctype, flags, n, d->v, d->n);
     return d;
 }
 
@@ -2134,12 +1948,12 @@ static GC_VEC int bload_runs(const uint8_t *base, size_t stride, const int64_t *
 /* bload for a row vector of consecutive rows q (struct bseq): the rows inside the window in
  * sequence, each missing one as bload reads it through a row vector (row 0's bytes, null).
  * The same values and flags as bload(base, stride, rows, ...); returns the slot's nn. */
-static int bload_seq(const uint8_t *base, size_t ofs, size_t stride, const struct bseq *q,
-                     unsigned ctype, unsigned flags, int n, bnum *restrict v, uint8_t *restrict nl)
+static int bload_seq(const uint8_t *base, size_t stride, const struct bseq *q, unsigned ctype,
+                     unsigned flags, int n, bnum *restrict v, uint8_t *restrict nl)
 {
     const int lo = q->lo, hi = q->hi;
-    const int nn = bload_cons(base + (size_t)(q->first + lo) * stride, ofs, stride, ctype, flags,
-                              hi - lo, v + lo, nl + lo);
+    const int nn = bload(base + (size_t)(q->first + lo) * stride, stride, NULL, ctype, flags,
+                         hi - lo, v + lo, nl + lo);
     if (lo == 0 && hi == n)
         return nn;
     if (!nn) /* the window's flags were not written */
@@ -2285,8 +2099,8 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 memset(d->n, 1, (size_t)n);
             } else if (sq_ok) { /* the block's own rows, or their prev or next */
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
-                d->nn = bload_seq(base, in->k.u, e->s->descs[in->a]->row_size, &sq, in->ctype,
-                                  in->flags, n, d->v, d->n);
+                d->nn = bload_seq(base, e->s->descs[in->a]->row_size, &sq, in->ctype, in->flags, n,
+                                  d->v, d->n);
             } else if (nr > 0) {
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
                 d->nn = bload_runs(base, e->s->descs[in->a]->row_size, reg, w->prun[rp - 1], nr,
