@@ -1113,74 +1113,6 @@ static GC_VEC int bload(const uint8_t *base, size_t stride, const int64_t *rows,
     }
 }
 
-/* Parent steps from consecutive rows by AVX2 gathers (x86-64, GCC or clang; -DGC_GATHER=0
- * leaves them out): a U32 link read in sequence is a strided load, ~7 instructions a row in
- * parent_step's loop, and a gather reads eight rows' links in one instruction; the bound and
- * the widening are vector operations. Exact: the same links, the same bound. Each lane reads
- * only its own row's link. (The columns of consecutive rows by gathers, eval32's first
- * change, cut bload's instructions by half but ran no faster on an AVX-512 Xeon, where the
- * x86-64-v4 build of bload's loops runs: docs/performance.md.) */
-#ifndef GC_GATHER
-#if defined(__x86_64__) && defined(__GNUC__)
-#define GC_GATHER 1
-#else
-#define GC_GATHER 0
-#endif
-#endif
-
-#if GC_GATHER
-#include <immintrin.h>
-
-#define GC_GATHER_TARGET __attribute__((target("avx2")))
-
-/* A parent step from consecutive rows through a U32 link (every decoder's link type): eight
- * links a gather, dst = the link zero-extended, or -1 (all ones, by an OR) when it is not
- * below cnt, as parent_step's loop gives, for 1 <= cnt <= UINT32_MAX: then the null pattern
- * (UINT32_MAX) is never below cnt, so its test is the bound's, and the bound is an unsigned
- * 32-bit compare (x <= cnt - 1: min(x, cnt - 1) == x). m at least 8. */
-GC_GATHER_TARGET static inline __attribute__((always_inline)) void
-pstep8(const uint8_t *p, __m256i idx, __m256i last, int64_t *restrict dst)
-{
-    const __m256i x = _mm256_i32gather_epi32((const int *)(const void *)p, idx, 1);
-    const __m256i bad =
-        _mm256_xor_si256(_mm256_cmpeq_epi32(_mm256_min_epu32(x, last), x), _mm256_set1_epi32(-1));
-    const __m256i lo = _mm256_or_si256(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(x)),
-                                       _mm256_cvtepi32_epi64(_mm256_castsi256_si128(bad)));
-    const __m256i hi = _mm256_or_si256(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(x, 1)),
-                                       _mm256_cvtepi32_epi64(_mm256_extracti128_si256(bad, 1)));
-    _mm256_storeu_si256((__m256i *)(void *)dst, lo);
-    _mm256_storeu_si256((__m256i *)(void *)(dst + 4), hi);
-}
-
-GC_GATHER_TARGET static void pstep_u32(const uint8_t *base, size_t stride, int64_t cnt, int m,
-                                       int64_t *restrict dst)
-{
-    const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                                           _mm256_set1_epi32((int)stride));
-    const __m256i last = _mm256_set1_epi32((int)(uint32_t)(cnt - 1));
-    int i = 0;
-    const uint8_t *p = base;
-    for (; i + 16 <= m; i += 16, p += 16 * stride) {
-        pstep8(p, idx, last, dst + i);
-        pstep8(p + 8 * stride, idx, last, dst + i + 8);
-    }
-    if (i + 8 <= m) {
-        pstep8(p, idx, last, dst + i);
-        i += 8;
-    }
-    if (i < m) /* the last m % 8 rows: the last eight again */
-        pstep8(base + (size_t)(m - 8) * stride, idx, last, dst + m - 8);
-}
-
-/* whether the CPU has AVX2: set once before main, read by every thread */
-static int gather_ok;
-__attribute__((constructor)) static void gather_init(void)
-{
-    __builtin_cpu_init();
-    gather_ok = __builtin_cpu_supports("avx2");
-}
-#endif
-
 /* One parent step for n rows: dst[i] = the parent row of reg[i] (-1 when reg[i] is -1, the
  * link is null, negative or past the parent table's cnt rows). base is the link column of
  * the child table, which has at least one row. One pass, no intermediate slot. reg NULL:
@@ -1233,21 +1165,6 @@ static GC_VEC void parent_step(const uint8_t *base, size_t stride, const int64_t
     default: /* GC_T_S64 (the compiler admits integer link columns only) */
         PSTEP(int64_t, -1, x)
     }
-}
-
-/* parent_step for consecutive rows (reg NULL): a U32 link by gathers where the CPU has them,
- * parent_step's loops otherwise; the same rows. */
-static inline void pstep_cons(const uint8_t *base, size_t stride, unsigned ctype, unsigned flags,
-                              int64_t cnt, int n, int64_t *restrict dst)
-{
-#if GC_GATHER
-    if (ctype == GC_T_U32 && cnt >= 1 && cnt <= (int64_t)UINT32_MAX && n >= 8 && stride >= 4 &&
-        stride <= ((size_t)1 << 27) && gather_ok) {
-        pstep_u32(base, stride, cnt, n, dst);
-        return;
-    }
-#endif
-    parent_step(base, stride, NULL, ctype, flags, cnt, n, dst);
 }
 
 #define GC_BATCH_COLS 24
@@ -2210,8 +2127,9 @@ static GC_VEC const bslot *run_batch(ev *e, const gc_prog *p, size_t k, size_t r
                 const size_t rs = e->s->descs[in->a]->row_size;
                 const uint8_t *base = (const uint8_t *)e->levels[k][in->a].rows + in->k.u;
                 if (sq_ok) { /* consecutive rows: the links read in sequence */
-                    pstep_cons(base + (size_t)(sq.first + sq.lo) * rs, rs, in->ctype, in->flags,
-                               (int64_t)tcount(e, k, in->b), sq.hi - sq.lo, dst + sq.lo);
+                    parent_step(base + (size_t)(sq.first + sq.lo) * rs, rs, NULL, in->ctype,
+                                in->flags, (int64_t)tcount(e, k, in->b), sq.hi - sq.lo,
+                                dst + sq.lo);
                     for (int i = 0; i < sq.lo; i++)
                         dst[i] = -1;
                     for (int i = sq.hi; i < n; i++)
