@@ -98,7 +98,7 @@ typedef struct big_block {
  * sweep at --jobs 2, and cut the huge pages the kernel allocated from ~128
  * to ~100 or ~85, but gave no system time that runs could show: a page given
  * back and faulted again within a run comes from the guest's free lists still
- * backed, ~0.25 ms a MB to clear; what is slow is memory the process never
+ * backed, ~0.13 ms a MB to clear; what is slow is memory the process never
  * held, about its peak (docs/performance.md, lead32). Not kept.) A per-component
  * bound (cached + live big blocks <= their own past maximum) was not
  * enough: it keeps the big blocks at their maximum while the malloc'd
