@@ -64,16 +64,6 @@
  * cache on every large level (issue 10's decode figure: 22,400 -> 14,600
  * faults a pass, docs/performance.md). */
 #define MARGIN_MAX ((size_t)4 << 20)
-/* What the cache may hold past the peak: 1/16 of it, at most 8 MiB (4 MiB past the peak net
- * of the margin). Held to the peak itself, the cache was emptied whenever the levels in flight
- * stood near their high-water mark (at --jobs 2, most of the time), and what it gave up was
- * faulted in again moments later by the next block: a retail sweep at --jobs 2 unmapped 85-150
- * MB of resident cached pages and had the kernel allocate 121-145 huge pages for a 170 MB
- * peak. On a VM whose balloon reports freed memory to the host, a page touched for the first
- * time costs ~1.3-2.6 ms a MB of kernel time (docs/performance.md, lead32). With 8 MiB: 95-115
- * huge pages and no higher peak RSS that runs could show; 16 MiB gave 74-90 huge pages and
- * 5-10 MB more RSS. */
-#define ALLOWANCE_MAX ((size_t)8 << 20)
 /* Live mapped blocks tracked (a level holds a few dozen of GC_BIG_MIN_BYTES
  * or more; past this many a new block is malloc's), and cached blocks
  * kept. */
@@ -99,12 +89,17 @@ typedef struct big_block {
  * free, a resize, a discard) the process's resident size R is read, and
  * without_cache = R - cached_res - spare is what it would hold without the
  * cache, at least; its highest value so far is `peak`. Cached blocks are
- * evicted, oldest first, while R + margin > peak + allowance (margin: peak / 32, at most
- * MARGIN_MAX; allowance: peak / 16, at most ALLOWANCE_MAX): the cache fills
- * memory the process has already shown it needs, plus a fixed allowance,
- * less a margin for what it grows by between two events (a texture decoded
- * with malloc is no event), so recycling raises the process's memory peak
- * by the allowance at most. A per-component
+ * evicted, oldest first, while R > peak - margin (peak / 32, at most
+ * MARGIN_MAX): the cache only fills memory the process has already shown
+ * it needs, less a margin for what it grows by between two events (a
+ * texture decoded with malloc is no event),
+ * so recycling does not raise the process's memory peak. (Letting it pass
+ * the peak by up to 8 or 16 MiB halved what it evicted, 85-150 MB a retail
+ * sweep at --jobs 2, and cut the huge pages the kernel allocated from ~128
+ * to ~100 or ~85, but gave no system time that runs could show: a page given
+ * back and faulted again within a run comes from the guest's free lists still
+ * backed, ~0.13 ms a MB to clear; what is slow is memory the process never
+ * held, about its peak (docs/performance.md, lead32). Not kept.) A per-component
  * bound (cached + live big blocks <= their own past maximum) was not
  * enough: it keeps the big blocks at their maximum while the malloc'd
  * memory peaks at another moment (the retail sweep's peak RSS rose 13 MB
@@ -405,8 +400,7 @@ static size_t evict_locked(big_block *out)
     if (r > extra && r - extra > peak)
         peak = r - extra;
     size_t margin = peak / 32 < MARGIN_MAX ? peak / 32 : MARGIN_MAX;
-    size_t allowance = peak / 16 < ALLOWANCE_MAX ? peak / 16 : ALLOWANCE_MAX;
-    while (ncache && (r == 0 || r + margin > peak + allowance || cached_res > cache_limit)) {
+    while (ncache && (r == 0 || r > peak - margin || cached_res > cache_limit)) {
         r -= r > cache[0].res ? cache[0].res : r;
         counts.evicted_bytes += cache[0].res;
         out[n++] = cache[0];
@@ -859,9 +853,8 @@ void *gc_big_realloc(void *p, size_t old_n, size_t n)
          * the 4 KiB pages of a split huge page again costs ~4 ms (each
          * entry is faulted into the hypervisor's tables anew). The partly
          * used huge page was resident whole already. (Caching what goes,
-         * 70-95 MB of resident pages a retail sweep, saved 5-10 of its ~100
-         * huge pages beside the cache's allowance, and doubled bench_decode's
-         * faults: not kept, lead32.) */
+         * 70-95 MB of resident pages a retail sweep, saved 5-10 of its huge
+         * pages and doubled bench_decode's faults: not kept, lead32.) */
         size_t cut = round_up(len, HUGE_BYTES) <= b->len ? round_up(len, HUGE_BYTES) : len;
         uint8_t *tail = b->p + cut;
         size_t tail_len = b->len - cut;

@@ -2,7 +2,7 @@
 /* The large-block allocator (decoders/gc_bigmem.h): contents survive growth
  * and shrinking, a freed block is handed out again with its pages (whole, cut
  * at a 2 MiB boundary, rejoined), the cache gives way when the process's
- * memory rises past its peak (and its allowance) and to its limit, a block's tail is a whole huge
+ * memory rises past its peak and to its limit, a block's tail is a whole huge
  * page only while the process is below its peak, a discard gives up whole huge pages only, to
  * the cache (moved into the next block that needs them, not cleared), a block made of moved
  * pages grows without copying, and without mappings every block is malloc's.
@@ -102,6 +102,7 @@ Test(bigmem, growth_and_shrinking_keep_the_contents)
 Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
 {
     raise_peak(64 * MiB);
+    const uint64_t mapped0 = stats().mapped_bytes; /* raise_peak's own block */
     uint8_t *p = gc_big_alloc_populated(8 * MiB);
     cr_assert(p && mapped(p));
     memset(p, 0xab, 8 * MiB);
@@ -112,9 +113,11 @@ Test(bigmem, a_freed_block_is_handed_out_again_with_its_pages)
 
     /* a populated block's pages are the kernel's to clear only when fresh */
     cr_assert_eq(s.populated_cleared_bytes, 8 * MiB, "a fresh mapping is cleared whole");
+    cr_assert_eq(s.mapped_bytes - mapped0, 8 * MiB, "the only new address space");
     uint8_t *q = gc_big_alloc_populated(8 * MiB);
     cr_assert_eq(q, p);
     cr_assert_eq(stats().reuses, reuses + 1);
+    cr_assert_eq(stats().mapped_bytes - mapped0, 8 * MiB, "a reuse maps nothing");
     cr_assert_eq(stats().populated_cleared_bytes, 8 * MiB, "recycled resident: nothing cleared");
     cr_assert(q[0] == 0xab && q[8 * MiB - 1] == 0xab, "the pages were not given back");
     /* a huge page discarded goes to the cache, and back into the block's hole when the block
@@ -165,18 +168,20 @@ Test(bigmem, the_cache_gives_way_past_the_process_peak_and_to_its_limit)
     cr_assert_geq(stats().cached_resident_bytes, 16 * MiB);
 
     /* the process grows past the most it held: at the next event the
-     * cached block goes rather than add more than the allowance (4 MiB
-     * here, the_cache_keeps_its_allowance_past_the_peak) to a new peak; the
-     * event's own 2 MiB block, cut from it and freed, may stay */
+     * cached block goes rather than add to a new peak */
     size_t big = 160 * MiB;
     uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     cr_assert(m != MAP_FAILED);
     memset(m, 1, big);
-    uint64_t ev = stats().evictions;
+    uint64_t ev = stats().evictions, ev_bytes = stats().evicted_bytes;
     gc_big_free(gc_big_alloc(GC_BIG_MIN_BYTES));
     gc_big_stats s = stats();
-    cr_assert_leq(s.cached_bytes, 2 * MiB, "%zu bytes still cached at a new peak", s.cached_bytes);
+    cr_assert_eq(s.cached_bytes, 0, "%zu bytes still cached at a new peak", s.cached_bytes);
     cr_assert_gt(s.evictions, ev);
+    /* the 16 MiB, resident: 14 of them cached when the event's block was cut from them, then
+     * its 2 MiB when it was freed */
+    cr_assert_eq(s.evicted_bytes - ev_bytes, 16 * MiB, "%llu bytes evicted",
+                 (unsigned long long)(s.evicted_bytes - ev_bytes));
     munmap(m, big);
 
     /* back below the peak, blocks are kept again, up to the limit */
@@ -192,38 +197,6 @@ Test(bigmem, the_cache_gives_way_past_the_process_peak_and_to_its_limit)
     cr_assert_eq(stats().cached_bytes, 0);
     gc_big_free(gc_big_alloc_populated(2 * MiB));
     cr_assert_eq(stats().cached_bytes, 0, "no cache");
-}
-
-/* The cache's allowance past the peak (1/16 of it, at most 8 MiB, less the 4 MiB margin): held
- * to the peak itself, it gave up at --jobs 2 what the next block faulted in again (lead32). */
-Test(bigmem, the_cache_keeps_its_allowance_past_the_peak)
-{
-    uint8_t *a = gc_big_alloc_populated(16 * MiB);
-    uint8_t *b = gc_big_alloc_populated(2 * MiB);
-    cr_assert(a && b);
-    memset(a, 1, 16 * MiB);
-    memset(b, 2, 2 * MiB);
-    gc_big_free(a); /* oldest first out */
-    gc_big_free(b);
-    cr_assert_geq(stats().cached_resident_bytes, 18 * MiB);
-    /* the process grows by 160 MiB: its peak without the cache rises to that, and the cache
-     * may stay 4 MiB past it (8 of allowance, 4 of margin): a goes, b stays */
-    size_t big = 160 * MiB;
-    uint8_t *m = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert(m != MAP_FAILED);
-    memset(m, 1, big);
-    gc_big_stats s0 = stats();
-    gc_big_set_cache_limit(SIZE_MAX); /* an event: the bound is checked */
-    gc_big_stats s = stats();
-    munmap(m, big);
-    cr_assert_eq(s.evictions - s0.evictions, 1, "%llu evicted",
-                 (unsigned long long)(s.evictions - s0.evictions));
-    cr_assert_eq(s.evicted_bytes - s0.evicted_bytes, 16 * MiB);
-    cr_assert_eq(s.cached_resident_bytes, 2 * MiB, "the newest block is kept within the allowance");
-    uint8_t *c = gc_big_alloc_populated(2 * MiB);
-    cr_assert_eq(c, b, "and handed out again");
-    cr_assert(c[0] == 2 && c[2 * MiB - 1] == 2, "with its pages");
-    gc_big_free(c);
 }
 
 Test(bigmem, a_tail_is_a_whole_huge_page_only_below_the_process_peak)
