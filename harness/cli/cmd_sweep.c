@@ -195,8 +195,9 @@ int gc_cmd_sweep(int argc, char **argv)
          * how often a block came from the cache rather than fresh pages, how
          * many bytes of its populated blocks the kernel had to clear, how
          * many discarded bytes went to the cache and came back out of it, and
-         * how much address space was new (its pages fresh when written) and how
-         * many resident cached bytes the cache's bound unmapped */
+         * how much address space was new (fresh pages when written, but for the
+         * cached huge pages moved into it) and how many resident cached bytes the
+         * cache's bound unmapped */
         gc_big_stats bs;
         gc_big_stats_get(&bs);
         gc_sb_printf(

@@ -1555,10 +1555,30 @@ out:
 
 /* Bucket rows of a per-patch table by (patch_row, index): counts[p] becomes
  * the largest index + 1, then first[] the prefix sums. */
+/* Each patch's first position (vi: first vertex-info entry), the running total of the counts
+ * before it; -1 when the total passes UINT32_MAX / 2 (not below one a row of a table in
+ * memory). */
+static int patch_firsts(rpatch *patches, size_t npatches, int vi, uint64_t *total)
+{
+    uint64_t sum = 0;
+    for (size_t p = 0; p < npatches; p++) {
+        if (vi) {
+            patches[p].vi_first = (uint32_t)sum;
+            sum += patches[p].vi_count;
+        } else {
+            patches[p].vert_first = (uint32_t)sum;
+            sum += patches[p].vert_count;
+        }
+        if (sum > UINT32_MAX / 2)
+            return -1;
+    }
+    *total = sum;
+    return 0;
+}
+
 static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *patches,
                   size_t npatches, int vi, uint32_t *total)
 {
-    uint64_t sum = 0;
     FOR_CHUNKS(t, ck)
     {
         uint32_t P[CHUNK], IX[CHUNK];
@@ -1573,17 +1593,9 @@ static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *pat
                 *cnt = ix + 1;
         }
     }
-    for (size_t p = 0; p < npatches; p++) {
-        if (vi) {
-            patches[p].vi_first = (uint32_t)sum;
-            sum += patches[p].vi_count;
-        } else {
-            patches[p].vert_first = (uint32_t)sum;
-            sum += patches[p].vert_count;
-        }
-        if (sum > UINT32_MAX / 2)
-            return -1;
-    }
+    uint64_t sum;
+    if (patch_firsts(patches, npatches, vi, &sum) != 0)
+        return -1;
     *total = (uint32_t)sum;
     return 0;
 }
@@ -1718,13 +1730,9 @@ static int tfrag_verts_in_order(gc_render_scene *s, const gc_table *tv, const tc
             tfrag_vert_store(&s->verts[g], &r, j);
         }
     }
-    uint64_t sum = 0;
-    for (size_t p = 0; p < npatches; p++) {
-        patches[p].vert_first = (uint32_t)sum;
-        sum += patches[p].vert_count;
-        if (sum > UINT32_MAX / 2)
-            return -1; /* as bucket (not below one a row of a table in memory) */
-    }
+    uint64_t sum;
+    if (patch_firsts(patches, npatches, 0, &sum) != 0)
+        return -1;
     if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
         const size_t n = sum ? (size_t)sum : 1;
         rvert *v = gc_big_realloc(s->verts, cap * sizeof *s->verts, n * sizeof *s->verts);
@@ -1812,13 +1820,9 @@ static int tfrag_vis_in_order(gc_render_scene *s, const gc_table *ti, const icol
             tfrag_vi_store(&s->vis[g], &r, j, patches[p].vert_count);
         }
     }
-    uint64_t sum = 0;
-    for (size_t p = 0; p < npatches; p++) {
-        patches[p].vi_first = (uint32_t)sum;
-        sum += patches[p].vi_count;
-        if (sum > UINT32_MAX / 2)
-            return -1; /* as bucket (not below one a row of a table in memory) */
-    }
+    uint64_t sum;
+    if (patch_firsts(patches, npatches, 1, &sum) != 0)
+        return -1;
     if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
         const size_t n = sum ? (size_t)sum : 1;
         rvi *v = gc_big_realloc(s->vis, cap * sizeof *s->vis, n * sizeof *s->vis);
