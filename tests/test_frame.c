@@ -645,19 +645,26 @@ Test(render, hostile_tables_do_not_crash)
 
 #include "sy_corpus.h"
 
+/* Level `index` of the small synthetic corpus built into *b (its file: the
+ * level points into it) and decoded by every decoder into *lv. */
+static void decode_small_level(int index, const char *name, sy_buf *b, gc_level *lv)
+{
+    sy_options opt = {SY_SCALE_SMALL, 1};
+    sy_buf_init(b);
+    cr_assert_eq(sy_level_build(&opt, index, b), 0);
+    cr_assert_eq(gc_level_init(lv, index, name, b->data, b->len), GC_OK);
+    gc_level_decode(lv);
+}
+
 /* Level 0 of the small synthetic corpus through every decoder and both
  * views: the frames are textured terrain (textures decoded, no triangle left
  * untextured or unresolved, many distinct colours, a real share of the frame
  * covered) and each view renders to the same bytes twice. */
 Test(render, synthetic_level_textured_and_deterministic)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 0, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 0, "LEVEL0.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    decode_small_level(0, "LEVEL0.WAD", &b, &lv);
     char err[256] = "";
     gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
     cr_assert(s, "%s", err);
@@ -708,13 +715,9 @@ Test(render, synthetic_level_textured_and_deterministic)
  * the target's. */
 Test(render, draw_into_a_shared_target_equals_draw)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    decode_small_level(3, "LEVEL3.WAD", &b, &lv);
     char err[256] = "";
     gc_render_scene *s = gc_render_scene_new(&lv, err, sizeof err);
     cr_assert(s, "%s", err);
@@ -1509,13 +1512,9 @@ Test(render, tie_without_record_and_shrub_without_set_stay_unlit)
  * textured), and the frame is the same with instance culling off. */
 Test(render, synthetic_level_draws_every_instance)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    decode_small_level(3, "LEVEL3.WAD", &b, &lv);
     gc_table *ts = calloc(lv.table_count, sizeof *ts);
     cr_assert(ts);
     gc_level_tables(&lv, ts);
@@ -1783,13 +1782,9 @@ static void move_rows(const gc_table *t, row_key *keys)
  * triangles) or if the passes after it gave up part-way went wrong. */
 Test(render, rows_out_of_order)
 {
-    sy_options opt = {SY_SCALE_SMALL, 1};
     sy_buf b;
-    sy_buf_init(&b);
-    cr_assert_eq(sy_level_build(&opt, 3, &b), 0);
     gc_level lv;
-    cr_assert_eq(gc_level_init(&lv, 3, "LEVEL3.WAD", b.data, b.len), GC_OK);
-    gc_level_decode(&lv);
+    decode_small_level(3, "LEVEL3.WAD", &b, &lv);
     const char *const *names;
     const int nv = gc_render_view_names(&names);
     cr_assert_eq(nv, 2);

@@ -2,7 +2,6 @@
 /* gcverify history: print recorded series (docs/history.md). */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gc_cli_opts.h"
 #include "gc_exit.h"
@@ -39,24 +38,13 @@ int gc_cmd_history(int argc, char **argv)
         if (k == GC_OPT_ARG)
             return gc_opts_usage_error(&spec, "unexpected argument '%s'", p.value);
     }
-    if (!a.db) {
-        fprintf(stderr, "gcverify history: which database? --history DB (or $GCVERIFY_HISTORY)\n");
-        return GC_EXIT_USAGE;
-    }
     if (a.item_given > 1) {
         fprintf(stderr, "gcverify history: one of --invariant, --frame, --metric\n");
         return GC_EXIT_USAGE;
     }
-    /* reading must not create an empty database under a mistyped name */
-    if (access(a.db, F_OK) != 0) {
-        fprintf(stderr, "gcverify history: no history database at %s\n", a.db);
+    gc_history *h = gc_hist_open_existing(&a, "history");
+    if (!h)
         return GC_EXIT_USAGE;
-    }
-    gc_history *h = gc_history_open(a.db, err, sizeof err);
-    if (!h) {
-        fprintf(stderr, "gcverify history: %s\n", err);
-        return GC_EXIT_USAGE;
-    }
     int rc = gc_history_print(h, &a.q, stdout, err, sizeof err);
     gc_history_close(h);
     if (rc != 0) {

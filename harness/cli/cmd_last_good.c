@@ -3,7 +3,6 @@
  * after it (docs/last-good.md). */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "gc_cli_opts.h"
 #include "gc_exit.h"
@@ -46,26 +45,14 @@ int gc_cmd_last_good(int argc, char **argv)
         a.q.id = p.value;
         a.item_given = 1;
     }
-    if (!a.db) {
-        fprintf(stderr, "gcverify last-good: which database? --history DB (or "
-                        "$GCVERIFY_HISTORY)\n");
-        return GC_EXIT_USAGE;
-    }
     if (a.item_given != 1 || !a.q.id) {
         fprintf(stderr, "gcverify last-good: name one item: ID, --frame N:VIEW or --metric "
                         "N:NAME\n");
         return GC_EXIT_USAGE;
     }
-    /* reading must not create an empty database under a mistyped name */
-    if (access(a.db, F_OK) != 0) {
-        fprintf(stderr, "gcverify last-good: no history database at %s\n", a.db);
+    gc_history *h = gc_hist_open_existing(&a, "last-good");
+    if (!h)
         return GC_EXIT_USAGE;
-    }
-    gc_history *h = gc_history_open(a.db, err, sizeof err);
-    if (!h) {
-        fprintf(stderr, "gcverify last-good: %s\n", err);
-        return GC_EXIT_USAGE;
-    }
     int rc = gc_history_last_good(h, &a.q, stdout, err, sizeof err);
     gc_history_close(h);
     if (rc < 0) {

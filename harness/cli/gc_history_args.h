@@ -27,5 +27,10 @@ enum {
 extern const gc_opt_group gc_hist_group;
 /* Apply an item option: 1 applied, 0 not ours, -1 a bad value (printed). */
 int gc_hist_apply(const gc_opts *p, int key, gc_hist_args *a);
+/* The history database a->db for reading, for the command `cmd` ("history",
+ * "last-good"): NULL, with the reason printed, when none was named, none is
+ * there (reading must not create an empty one under a mistyped name), or it
+ * does not open. */
+gc_history *gc_hist_open_existing(const gc_hist_args *a, const char *cmd);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gc_cli.h"
 #include "gc_history_args.h"
@@ -100,4 +101,21 @@ int gc_hist_apply(const gc_opts *p, int key, gc_hist_args *a)
         return 0;
     }
     return 1;
+}
+
+gc_history *gc_hist_open_existing(const gc_hist_args *a, const char *cmd)
+{
+    if (!a->db) {
+        fprintf(stderr, "gcverify %s: which database? --history DB (or $GCVERIFY_HISTORY)\n", cmd);
+        return NULL;
+    }
+    if (access(a->db, F_OK) != 0) {
+        fprintf(stderr, "gcverify %s: no history database at %s\n", cmd, a->db);
+        return NULL;
+    }
+    char err[1024];
+    gc_history *h = gc_history_open(a->db, err, sizeof err);
+    if (!h)
+        fprintf(stderr, "gcverify %s: %s\n", cmd, err);
+    return h;
 }

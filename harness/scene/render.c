@@ -1553,8 +1553,12 @@ out:
     return rc;
 }
 
-/* Bucket rows of a per-patch table by (patch_row, index): counts[p] becomes
- * the largest index + 1, then first[] the prefix sums. */
+/* A patch's vertex-info count (vi), else its position count. */
+static inline uint32_t *patch_count(rpatch *pt, int vi)
+{
+    return vi ? &pt->vi_count : &pt->vert_count;
+}
+
 /* Each patch's first position (vi: first vertex-info entry), the running total of the counts
  * before it; -1 when the total passes UINT32_MAX / 2 (not below one a row of a table in
  * memory). */
@@ -1576,6 +1580,8 @@ static int patch_firsts(rpatch *patches, size_t npatches, int vi, uint64_t *tota
     return 0;
 }
 
+/* Bucket rows of a per-patch table by (patch_row, index): counts[p] becomes
+ * the largest index + 1, then first[] the prefix sums. */
 static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *patches,
                   size_t npatches, int vi, uint32_t *total)
 {
@@ -1588,7 +1594,7 @@ static int bucket(const gc_table *t, colref patch_c, colref index_c, rpatch *pat
             uint32_t p = P[j], ix = IX[j];
             if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
                 continue;
-            uint32_t *cnt = vi ? &patches[p].vi_count : &patches[p].vert_count;
+            uint32_t *cnt = patch_count(&patches[p], vi);
             if (ix + 1 > *cnt)
                 *cnt = ix + 1;
         }
@@ -1679,6 +1685,81 @@ static inline void tfrag_rows_read(const gc_table *tv, const tcols *c, chunk ck,
         chunk_byte(tv, c->c[k], ck, 128.0, 255, r->C[k]);
 }
 
+/* The one-pass placement tfrag_verts_in_order and tfrag_vis_in_order share,
+ * as gather_verts_in_order does the objects' (see there): while the placed
+ * rows' patches never go down and no index lies past one a row, each row's
+ * slot is the running total of the counts of the patches before its own plus
+ * its index, and it is placed as it is read. vi selects the patches' vi
+ * counts, else their position counts, as in bucket. */
+typedef struct in_order {
+    rpatch *patches;
+    size_t npatches;
+    size_t cap; /* slots at most: one a row */
+    int vi;
+    uint32_t cur;   /* the patch of the last placed row */
+    uint64_t first; /* its first slot */
+} in_order;
+
+#define IN_ORDER_SKIP    UINT64_MAX        /* a row no patch takes (bucket skips it too) */
+#define IN_ORDER_GIVE_UP (UINT64_MAX - 1u) /* out of order, or past cap */
+
+static in_order in_order_start(gc_render_scene *s, size_t rows, int vi)
+{
+    in_order io = {s->patches, s->npatches, rows, vi, NONE, 0};
+    return io;
+}
+
+/* Row (p, ix)'s slot, its patch's count raised to ix + 1, or one of the two
+ * markers above. */
+static inline uint64_t in_order_slot(in_order *io, uint32_t p, uint32_t ix)
+{
+    if (p == NONE || p >= io->npatches || ix == NONE || ix >= MAX_INDEX)
+        return IN_ORDER_SKIP;
+    if (p != io->cur) {
+        if (io->cur != NONE) {
+            if (p < io->cur)
+                return IN_ORDER_GIVE_UP;
+            io->first += *patch_count(&io->patches[io->cur], io->vi);
+        }
+        io->cur = p;
+    }
+    const uint64_t g = io->first + ix;
+    if (g >= io->cap)
+        return IN_ORDER_GIVE_UP;
+    uint32_t *n = patch_count(&io->patches[p], io->vi);
+    if (ix + 1 > *n)
+        *n = ix + 1;
+    return g;
+}
+
+/* The end of a placement into buf (io->cap slots of elem bytes); returns the
+ * block to keep. *rc is 1 when done (the patches' firsts are bucket's, the
+ * block cut to the total; a failed cut keeps the larger block, still valid),
+ * 0 when it gave up (the block freed, NULL returned, the counts zero: the
+ * caller places the rows in two passes), -1 when the total overflows. */
+static void *in_order_finish(const in_order *io, void *buf, size_t elem, int gave_up, int *rc)
+{
+    if (gave_up) {
+        gc_big_free(buf);
+        for (size_t p = 0; p < io->npatches; p++)
+            *patch_count(&io->patches[p], io->vi) = 0;
+        *rc = 0;
+        return NULL;
+    }
+    uint64_t sum;
+    if (patch_firsts(io->patches, io->npatches, io->vi, &sum) != 0) {
+        *rc = -1;
+        return buf;
+    }
+    if (sum < io->cap) {
+        const size_t n = sum ? (size_t)sum : 1;
+        void *v = gc_big_realloc(buf, io->cap * elem, n * elem);
+        buf = v ? v : buf;
+    }
+    *rc = 1;
+    return buf;
+}
+
 static inline void tfrag_vert_store(rvert *v, const trows *r, size_t j)
 {
     v->pos[0] = r->X[j];
@@ -1689,62 +1770,34 @@ static inline void tfrag_vert_store(rvert *v, const trows *r, size_t j)
     v->flags |= RV_VALID;
 }
 
-/* The terrain's positions in one pass, as gather_verts_in_order does the
- * objects' (see there): when the placed rows' patches never go down and no
- * position lies past one a row, each row is placed as it is read (a
- * patch's first position the running total of the counts before it), and
- * the patches' counts and firsts are bucket's. 1 when done (s->verts),
- * 0 when it gave up (s->verts freed, the counts zero), -1 when memory runs
- * out. */
+/* The terrain's positions in one pass (in_order above). 1 when done
+ * (s->verts), 0 when it gave up (s->verts freed, the counts zero), -1 when
+ * memory runs out. */
 static int tfrag_verts_in_order(gc_render_scene *s, const gc_table *tv, const tcols *c)
 {
-    const size_t cap = tv->count; /* positions at most: one a row */
-    s->verts = gc_big_calloc(cap ? cap : 1, sizeof *s->verts);
+    in_order io = in_order_start(s, tv->count, 0);
+    s->verts = gc_big_calloc(io.cap ? io.cap : 1, sizeof *s->verts);
     if (!s->verts)
         return -1;
-    rpatch *const patches = s->patches;
-    const size_t npatches = s->npatches;
-    uint32_t cur = NONE; /* the patch of the last placed row */
-    uint64_t first = 0;  /* its first position */
+    int gave_up = 0, rc;
     FOR_CHUNKS(tv, ck)
     {
         trows r;
         tfrag_rows_read(tv, c, ck, &r);
         for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = r.P[j], ix = r.IX[j];
-            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+            const uint64_t g = in_order_slot(&io, r.P[j], r.IX[j]);
+            if (g == IN_ORDER_SKIP)
                 continue;
-            if (p != cur) {
-                if (cur != NONE) {
-                    if (p < cur)
-                        goto give_up;
-                    first += patches[cur].vert_count;
-                }
-                cur = p;
+            if (g == IN_ORDER_GIVE_UP) {
+                gave_up = 1;
+                goto done;
             }
-            const uint64_t g = first + ix;
-            if (g >= cap)
-                goto give_up;
-            if (ix + 1 > patches[p].vert_count)
-                patches[p].vert_count = ix + 1;
             tfrag_vert_store(&s->verts[g], &r, j);
         }
     }
-    uint64_t sum;
-    if (patch_firsts(patches, npatches, 0, &sum) != 0)
-        return -1;
-    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
-        const size_t n = sum ? (size_t)sum : 1;
-        rvert *v = gc_big_realloc(s->verts, cap * sizeof *s->verts, n * sizeof *s->verts);
-        s->verts = v ? v : s->verts;
-    }
-    return 1;
-give_up:
-    gc_big_free(s->verts);
-    s->verts = NULL;
-    for (size_t p = 0; p < npatches; p++)
-        patches[p].vert_count = 0;
-    return 0;
+done:
+    s->verts = in_order_finish(&io, s->verts, sizeof *s->verts, gave_up, &rc);
+    return rc;
 }
 
 /* tfrag.vertex_info's columns the scene reads, and a chunk of its rows. */
@@ -1782,59 +1835,34 @@ static inline void tfrag_vi_store(rvi *e, const irows *r, size_t j, uint32_t nv)
     e->tier = (uint8_t)(tier >= 1 && tier <= 2 ? tier : 0);
 }
 
-/* The terrain's vertex-info entries in one pass, as tfrag_verts_in_order
- * places the positions (the same conditions; the patches' vi counts and
- * firsts are bucket's). 1 when done (s->vis), 0 when it gave up (s->vis
+/* The terrain's vertex-info entries in one pass (in_order above; the
+ * patches' vi counts). 1 when done (s->vis), 0 when it gave up (s->vis
  * freed, the vi counts zero), -1 when memory runs out. */
 static int tfrag_vis_in_order(gc_render_scene *s, const gc_table *ti, const icols *c)
 {
-    const size_t cap = ti->count; /* entries at most: one a row */
-    s->vis = gc_big_calloc(cap ? cap : 1, sizeof *s->vis);
+    in_order io = in_order_start(s, ti->count, 1);
+    s->vis = gc_big_calloc(io.cap ? io.cap : 1, sizeof *s->vis);
     if (!s->vis)
         return -1;
-    rpatch *const patches = s->patches;
-    const size_t npatches = s->npatches;
-    uint32_t cur = NONE; /* the patch of the last placed row */
-    uint64_t first = 0;  /* its first entry */
+    int gave_up = 0, rc;
     FOR_CHUNKS(ti, ck)
     {
         irows r;
         tfrag_vi_read(ti, c, ck, &r);
         for (size_t j = 0; j < ck.n; j++) {
-            const uint32_t p = r.P[j], ix = r.IX[j];
-            if (p == NONE || p >= npatches || ix == NONE || ix >= MAX_INDEX)
+            const uint64_t g = in_order_slot(&io, r.P[j], r.IX[j]);
+            if (g == IN_ORDER_SKIP)
                 continue;
-            if (p != cur) {
-                if (cur != NONE) {
-                    if (p < cur)
-                        goto give_up;
-                    first += patches[cur].vi_count;
-                }
-                cur = p;
+            if (g == IN_ORDER_GIVE_UP) {
+                gave_up = 1;
+                goto done;
             }
-            const uint64_t g = first + ix;
-            if (g >= cap)
-                goto give_up;
-            if (ix + 1 > patches[p].vi_count)
-                patches[p].vi_count = ix + 1;
-            tfrag_vi_store(&s->vis[g], &r, j, patches[p].vert_count);
+            tfrag_vi_store(&s->vis[g], &r, j, s->patches[r.P[j]].vert_count);
         }
     }
-    uint64_t sum;
-    if (patch_firsts(patches, npatches, 1, &sum) != 0)
-        return -1;
-    if (sum < cap) { /* cut to the total (a failed cut keeps the larger block, still valid) */
-        const size_t n = sum ? (size_t)sum : 1;
-        rvi *v = gc_big_realloc(s->vis, cap * sizeof *s->vis, n * sizeof *s->vis);
-        s->vis = v ? v : s->vis;
-    }
-    return 1;
-give_up:
-    gc_big_free(s->vis);
-    s->vis = NULL;
-    for (size_t p = 0; p < npatches; p++)
-        patches[p].vi_count = 0;
-    return 0;
+done:
+    s->vis = in_order_finish(&io, s->vis, sizeof *s->vis, gave_up, &rc);
+    return rc;
 }
 
 gc_render_scene *gc_render_scene_new(const gc_level *lv, char *err, size_t errlen)
