@@ -331,6 +331,55 @@ Test(report, json_round_trip_and_junit_testcases, .init = setup, .timeout = 900)
     gc_sb_free(&j);
 }
 
+/* Reading a report someone hands diff or merge: a count, offset, row or level that is not a
+ * whole number in its type's range, or a change without its field, is an error that names
+ * it (converting such a double was undefined behaviour, and a change without a field crashed
+ * the sort: fuzz_report found both); the extremes the writer itself writes still read. */
+static int read_report(const char *body, gc_report *r, char *err, size_t errlen)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "{\"format\": %d, %s}", GC_REPORT_FORMAT, body);
+    return gc_report_from_json(r, text, err, errlen);
+}
+
+Test(report, out_of_range_numbers_and_nameless_changes_are_errors)
+{
+    static const struct {
+        const char *body, *names;
+    } bad[] = {
+        {"\"results\": [{\"invariant\": \"x\", \"checked\": 1e300}]", "'checked'"},
+        {"\"results\": [{\"invariant\": \"x\", \"failed\": -1}]", "'failed'"},
+        {"\"results\": [{\"invariant\": \"x\", \"checked\": 2.5}]", "'checked'"},
+        {"\"results\": [{\"invariant\": \"x\", \"level\": 3e9}]", "'level'"},
+        {"\"levels\": [{\"level\": 0, \"regions\": [{\"extent_ofs\": -5776}]}]", "'extent_ofs'"},
+        {"\"frames\": [{\"level\": 0, \"view\": \"v\", \"pixels_changed\": 1e20}]",
+         "'pixels_changed'"},
+        {"\"metrics\": {\"99999999999\": {\"m\": 1}}", "'level key'"},
+        {"\"digests\": {\"0\": {\"t.c\": \"99999999999999999999999 "
+         "0123456789abcdef0123456789abcdef\"}}",
+         "digests.0.t.c"},
+        {"\"changes\": [{\"level\": 0, \"old\": 1, \"new\": 2}]", "changes[0] has no field"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        gc_report r;
+        char err[512] = "";
+        cr_assert_neq(read_report(bad[i].body, &r, err, sizeof err), 0, "%s", bad[i].body);
+        cr_assert(strstr(err, bad[i].names) != NULL, "%s: %s", bad[i].body, err);
+    }
+    /* UINT64_MAX as the writer prints it, a -1 row, 2^53 */
+    gc_report r;
+    char err[512] = "";
+    cr_assert_eq(read_report("\"changes\": [{\"field\": \"a\", \"rows_changed\": "
+                             "18446744073709551615}], \"results\": [{\"invariant\": \"x\", "
+                             "\"checked\": 9007199254740992, \"samples\": [{\"row\": -1}]}]",
+                             &r, err, sizeof err),
+                 0, "%s", err);
+    cr_assert_eq(r.changes[0].rows_changed, UINT64_MAX);
+    cr_assert_eq(r.results[0].checked, 9007199254740992ull);
+    cr_assert_eq(r.results[0].samples[0].row, -1);
+    gc_report_free(&r);
+}
+
 /* The blessed retail baseline must add up to every figure the reference notes
  * measured on the real disc (level-assets.md), so a re-bless can never quietly
  * move the synthetic corpus away from the retail shape. CI's gate sweep then

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Rebuild the report model from a JSON report (for diff and merge). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +22,82 @@ static void copy_field(char *dst, size_t cap, const gc_json *j)
     snprintf(dst, cap, "%s", gc_json_str(j, ""));
 }
 
-static int level_of(const gc_json *j)
+/* Whole numbers. A report's counts, offsets, rows and levels are whole numbers in the range
+ * of the type that holds them; converting a double outside that range (or atoi and scanf of
+ * a number that does not fit) is undefined behaviour in C, so every such field goes through
+ * these, and the first field that is not one makes the whole report an error. (fuzz_report
+ * found the casts: a report with "checked": 1e300 or "extent_ofs": -5776.) */
+typedef struct rd {
+    const char *bad; /* the first field that is a number but not a whole one in range */
+} rd;
+
+/* 1 with *out set when j is a number (or a boolean, as gc_json_num reads it) that is a whole
+ * number in [lo, hi]; 0 when j is absent or not a number (the caller's default applies);
+ * 0 with c->bad set when it is a number that is not. */
+static int whole(rd *c, const gc_json *j, const char *name, double lo, double hi, double *out)
 {
-    return j && j->type == GC_JSON_NUM ? (int)j->num : GC_LEVEL_CORPUS;
+    if (!j || (j->type != GC_JSON_NUM && j->type != GC_JSON_BOOL))
+        return 0;
+    const double v = gc_json_num(j, 0);
+    if (v >= lo && v <= hi && v == floor(v)) { /* NaN fails every comparison */
+        *out = v;
+        return 1;
+    }
+    if (!c->bad)
+        c->bad = name;
+    return 0;
+}
+
+#define RD_U64_MAX 0x1p64 /* UINT64_MAX as the writer's decimal reads back: 2^64 */
+
+static uint64_t rd_u64(rd *c, const gc_json *obj, const char *name, uint64_t dflt)
+{
+    const gc_json *j = gc_json_get(obj, name);
+    double v;
+    if (j && j->type == GC_JSON_NUM && j->num == RD_U64_MAX)
+        return UINT64_MAX;
+    return whole(c, j, name, 0, RD_U64_MAX - 2048, &v) ? (uint64_t)v : dflt;
+}
+
+static int64_t rd_i64(rd *c, const gc_json *obj, const char *name, int64_t dflt)
+{
+    double v;
+    return whole(c, gc_json_get(obj, name), name, -0x1p63, 0x1p63 - 1024, &v) ? (int64_t)v : dflt;
+}
+
+static int rd_int(rd *c, const gc_json *obj, const char *name, int dflt)
+{
+    double v;
+    return whole(c, gc_json_get(obj, name), name, INT_MIN, INT_MAX, &v) ? (int)v : dflt;
+}
+
+/* A level: its number, or the corpus when the field is absent or not a number. */
+static int level_of(rd *c, const gc_json *obj)
+{
+    return rd_int(c, obj, "level", GC_LEVEL_CORPUS);
+}
+
+/* A level key of the metrics and digests sections: "corpus", or its number. */
+static int level_key(rd *c, const char *key)
+{
+    if (strcmp(key, "corpus") == 0)
+        return GC_LEVEL_CORPUS;
+    char *end;
+    errno = 0;
+    const long v = strtol(key, &end, 10);
+    if (errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+        if (!c->bad)
+            c->bad = "level key";
+        return 0;
+    }
+    return (int)v; /* as atoi read it before: no digits are level 0 */
 }
 
 int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen)
 {
     gc_report_init(r);
+    rd num0 = {NULL};
+    rd *const num = &num0;
     gc_json *root = gc_json_parse(text, err, errlen);
     if (!root)
         return -1;
@@ -46,13 +117,16 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     r->only = dup_or_null(gc_json_get(run, "only"));
     r->baseline = dup_or_null(gc_json_get(run, "baseline"));
     copy_field(r->shard, sizeof r->shard, gc_json_get(run, "shard"));
-    r->baseline_found = (int)gc_json_num(gc_json_get(run, "baseline_found"), 0);
-    r->corpus_mismatch_accepted = (int)gc_json_num(gc_json_get(run, "corpus_mismatch_accepted"), 0);
-    r->frames_enabled = (int)gc_json_num(gc_json_get(run, "frames"), 0);
-    r->invariant_count = (size_t)gc_json_num(gc_json_get(run, "invariants"), 0);
+    r->baseline_found = rd_int(num, run, "baseline_found", 0);
+    r->corpus_mismatch_accepted = rd_int(num, run, "corpus_mismatch_accepted", 0);
+    r->frames_enabled = rd_int(num, run, "frames", 0);
+    r->invariant_count = (size_t)rd_u64(num, run, "invariants", 0);
     const gc_json *sel = gc_json_get(run, "levels");
-    for (size_t i = 0; sel && sel->type == GC_JSON_ARR && i < sel->count && i < 64; i++)
-        r->selected[r->selected_count++] = (int)gc_json_num(sel->items[i], 0);
+    for (size_t i = 0; sel && sel->type == GC_JSON_ARR && i < sel->count && i < 64; i++) {
+        double v;
+        r->selected[r->selected_count++] =
+            whole(num, sel->items[i], "run.levels", INT_MIN, INT_MAX, &v) ? (int)v : 0;
+    }
 
     const gc_json *levels = gc_json_get(root, "levels");
     if (levels && levels->type == GC_JSON_ARR && levels->count) {
@@ -62,10 +136,10 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         for (size_t i = 0; i < levels->count; i++) {
             const gc_json *l = levels->items[i];
             gc_rep_level *x = &r->levels[r->level_count++];
-            x->level = (int)gc_json_num(gc_json_get(l, "level"), 0);
+            x->level = rd_int(num, l, "level", 0);
             copy_field(x->file, sizeof x->file, gc_json_get(l, "file"));
-            x->loaded = (int)gc_json_num(gc_json_get(l, "loaded"), 0);
-            x->size_bytes = (uint64_t)gc_json_num(gc_json_get(l, "size_bytes"), 0);
+            x->loaded = rd_int(num, l, "loaded", 0);
+            x->size_bytes = rd_u64(num, l, "size_bytes", 0);
             x->error = dup_or_null(gc_json_get(l, "error"));
             const gc_json *regs = gc_json_get(l, "regions");
             for (size_t g = 0; regs && regs->type == GC_JSON_ARR && g < regs->count &&
@@ -75,10 +149,10 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                 gc_rep_region *y = &x->regions[x->region_count++];
                 copy_field(y->name, sizeof y->name, gc_json_get(rj, "name"));
                 y->stream = strcmp(gc_json_str(gc_json_get(rj, "kind"), ""), "stream") == 0;
-                y->container_ofs = (uint64_t)gc_json_num(gc_json_get(rj, "container_ofs"), 0);
-                y->size_bytes = (uint64_t)gc_json_num(gc_json_get(rj, "size_bytes"), 0);
+                y->container_ofs = rd_u64(num, rj, "container_ofs", 0);
+                y->size_bytes = rd_u64(num, rj, "size_bytes", 0);
                 copy_field(y->extent, sizeof y->extent, gc_json_get(rj, "extent"));
-                y->extent_ofs = (uint64_t)gc_json_num(gc_json_get(rj, "extent_ofs"), 0);
+                y->extent_ofs = rd_u64(num, rj, "extent_ofs", 0);
             }
             const gc_json *decs = gc_json_get(l, "decoders");
             if (decs && decs->type == GC_JSON_ARR && decs->count) {
@@ -90,9 +164,9 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                     gc_rep_decoder *y = &x->decoders[x->decoder_count++];
                     copy_field(y->name, sizeof y->name, gc_json_get(dj, "decoder"));
                     copy_field(y->status, sizeof y->status, gc_json_get(dj, "status"));
-                    y->ok = (int)gc_json_num(gc_json_get(dj, "ok"), 0);
-                    y->skipped = (int)gc_json_num(gc_json_get(dj, "skipped"), 0);
-                    y->file_ofs = (uint64_t)gc_json_num(gc_json_get(dj, "file_ofs"), 0);
+                    y->ok = rd_int(num, dj, "ok", 0);
+                    y->skipped = rd_int(num, dj, "skipped", 0);
+                    y->file_ofs = rd_u64(num, dj, "file_ofs", 0);
                     y->where = dup_or_null(gc_json_get(dj, "where"));
                     y->message = dup_or_null(gc_json_get(dj, "message"));
                 }
@@ -102,19 +176,19 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     const gc_json *results = gc_json_get(root, "results");
     for (size_t i = 0; results && results->type == GC_JSON_ARR && i < results->count; i++) {
         const gc_json *j = results->items[i];
-        gc_rep_result *x = gc_report_add_result(r, gc_json_str(gc_json_get(j, "invariant"), ""),
-                                                level_of(gc_json_get(j, "level")));
+        gc_rep_result *x =
+            gc_report_add_result(r, gc_json_str(gc_json_get(j, "invariant"), ""), level_of(num, j));
         if (!x)
             goto oom;
         copy_field(x->severity, sizeof x->severity, gc_json_get(j, "severity"));
         copy_field(x->tier, sizeof x->tier, gc_json_get(j, "tier"));
         copy_field(x->scope, sizeof x->scope, gc_json_get(j, "scope"));
-        x->checked = (uint64_t)gc_json_num(gc_json_get(j, "checked"), 0);
-        x->failed = (uint64_t)gc_json_num(gc_json_get(j, "failed"), 0);
-        x->subset = (int)gc_json_num(gc_json_get(j, "subset"), 0);
+        x->checked = rd_u64(num, j, "checked", 0);
+        x->failed = rd_u64(num, j, "failed", 0);
+        x->subset = rd_int(num, j, "subset", 0);
         x->why = dup_or_null(gc_json_get(j, "why"));
         x->file = dup_or_null(gc_json_get(j, "file"));
-        x->line = (int)gc_json_num(gc_json_get(j, "line"), 0);
+        x->line = rd_int(num, j, "line", 0);
         const gc_json *sm = gc_json_get(j, "samples");
         if (sm && sm->type == GC_JSON_ARR && sm->count) {
             x->samples = calloc(sm->count, sizeof *x->samples);
@@ -122,21 +196,20 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                 goto oom;
             for (size_t s = 0; s < sm->count; s++) {
                 gc_rep_sample *y = &x->samples[x->sample_count++];
-                y->level = level_of(gc_json_get(sm->items[s], "level"));
-                y->row = (int64_t)gc_json_num(gc_json_get(sm->items[s], "row"), -1);
-                y->file_ofs = (uint64_t)gc_json_num(gc_json_get(sm->items[s], "file_ofs"), 0);
+                y->level = level_of(num, sm->items[s]);
+                y->row = rd_i64(num, sm->items[s], "row", -1);
+                y->file_ofs = rd_u64(num, sm->items[s], "file_ofs", 0);
                 y->values = dup_or_null(gc_json_get(sm->items[s], "values"));
                 y->table = dup_or_null(gc_json_get(sm->items[s], "table"));
                 y->parent_table = dup_or_null(gc_json_get(sm->items[s], "parent_table"));
-                y->parent_row = (int64_t)gc_json_num(gc_json_get(sm->items[s], "parent_row"), -1);
+                y->parent_row = rd_i64(num, sm->items[s], "parent_row", -1);
                 y->location = dup_or_null(gc_json_get(sm->items[s], "location"));
             }
         }
     }
     const gc_json *metrics = gc_json_get(root, "metrics");
     for (size_t l = 0; metrics && metrics->type == GC_JSON_OBJ && l < metrics->count; l++) {
-        int level =
-            strcmp(metrics->keys[l], "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(metrics->keys[l]);
+        int level = level_key(num, metrics->keys[l]);
         const gc_json *lm = metrics->items[l];
         for (size_t m = 0; lm && lm->type == GC_JSON_OBJ && m < lm->count; m++) {
             const gc_json *v = lm->items[m];
@@ -154,8 +227,15 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         r->changes = c;
         c = &r->changes[r->change_count++];
         memset(c, 0, sizeof *c);
-        c->level = level_of(gc_json_get(j, "level"));
-        c->field = dup_or_null(gc_json_get(j, "field"));
+        c->level = level_of(num, j);
+        /* the change's name: every change has one (the report's sort and diff compare it) */
+        const char *field = gc_json_str(gc_json_get(j, "field"), NULL);
+        if (!field) {
+            snprintf(err, errlen, "not a gcverify report: changes[%zu] has no field", i);
+            goto done;
+        }
+        if (!(c->field = strdup(field)))
+            goto oom;
         const gc_json *o = gc_json_get(j, "old"), *n = gc_json_get(j, "new");
         c->old_null = !o || o->type == GC_JSON_NULL;
         c->new_null = !n || n->type == GC_JSON_NULL;
@@ -166,19 +246,26 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                  gc_json_str(gc_json_get(j, "old_digest"), ""));
         snprintf(c->new_digest, sizeof c->new_digest, "%s",
                  gc_json_str(gc_json_get(j, "new_digest"), ""));
-        const gc_json *rcj = gc_json_get(j, "rows_changed");
-        c->rows_changed =
-            !rcj || rcj->type == GC_JSON_NULL ? UINT64_MAX : (uint64_t)gc_json_num(rcj, 0);
+        c->rows_changed = rd_u64(num, j, "rows_changed", UINT64_MAX); /* null: unknown */
         snprintf(c->rows, sizeof c->rows, "%s", gc_json_str(gc_json_get(j, "rows"), ""));
     }
     const gc_json *digests = gc_json_get(root, "digests");
     for (size_t l = 0; digests && digests->type == GC_JSON_OBJ && l < digests->count; l++) {
-        int level = atoi(digests->keys[l]);
+        int level = level_key(num, digests->keys[l]);
         const gc_json *lm = digests->items[l];
         for (size_t m = 0; lm && lm->type == GC_JSON_OBJ && m < lm->count; m++) {
+            /* "<rows> <digest>": the rows by strtoull, whose overflow is ERANGE (scanf's is
+             * undefined) */
+            const char *sp = gc_json_str(lm->items[m], "");
+            while (*sp == ' ')
+                sp++;
+            char *end = (char *)sp;
             unsigned long long rows = 0;
+            errno = 0;
+            if (*sp >= '0' && *sp <= '9')
+                rows = strtoull(sp, &end, 10);
             char hex[GC_DIGEST_HEX + 2] = "";
-            if (sscanf(gc_json_str(lm->items[m], ""), "%llu %33s", &rows, hex) != 2) {
+            if (end == sp || errno == ERANGE || sscanf(end, " %33s", hex) != 1) {
                 snprintf(err, errlen, "digests.%s.%s: expected \"<rows> <digest>\"",
                          digests->keys[l], lm->keys[m]);
                 goto done;
@@ -190,15 +277,14 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
     const gc_json *frames = gc_json_get(root, "frames");
     for (size_t i = 0; frames && frames->type == GC_JSON_ARR && i < frames->count; i++) {
         const gc_json *j = frames->items[i];
-        gc_rep_frame *f = gc_report_add_frame(r, (int)gc_json_num(gc_json_get(j, "level"), 0),
+        gc_rep_frame *f = gc_report_add_frame(r, rd_int(num, j, "level", 0),
                                               gc_json_str(gc_json_get(j, "view"), ""));
         if (!f)
             goto oom;
         copy_field(f->sha256, sizeof f->sha256, gc_json_get(j, "sha256"));
         copy_field(f->golden, sizeof f->golden, gc_json_get(j, "golden"));
         copy_field(f->status, sizeof f->status, gc_json_get(j, "status"));
-        const gc_json *pc = gc_json_get(j, "pixels_changed");
-        f->pixels_changed = pc && pc->type == GC_JSON_NUM ? (uint64_t)pc->num : UINT64_MAX;
+        f->pixels_changed = rd_u64(num, j, "pixels_changed", UINT64_MAX); /* null: not compared */
         const gc_json *im = gc_json_get(j, "images");
         f->image_actual = dup_or_null(gc_json_get(im, "actual"));
         f->image_expected = dup_or_null(gc_json_get(im, "expected"));
@@ -215,19 +301,22 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         memcpy(r->corpus_tables, text + ct->src_start, ct->src_end - ct->src_start);
         r->corpus_tables[ct->src_end - ct->src_start] = '\0';
     }
-    r->metrics_unblessed =
-        (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "metrics_unblessed"), 0);
-    r->digests_unblessed =
-        (uint64_t)gc_json_num(gc_json_get(gc_json_get(root, "summary"), "digests_unblessed"), 0);
+    r->metrics_unblessed = rd_u64(num, gc_json_get(root, "summary"), "metrics_unblessed", 0);
+    r->digests_unblessed = rd_u64(num, gc_json_get(root, "summary"), "digests_unblessed", 0);
     {
         const gc_json *cv = gc_json_get(root, "coverage");
-        gc_rep_coverage *c = &r->coverage;
-        c->columns = (uint64_t)gc_json_num(gc_json_get(cv, "columns"), 0);
-        c->by_invariant = (uint64_t)gc_json_num(gc_json_get(cv, "by_invariant"), 0);
-        c->by_metric_only = (uint64_t)gc_json_num(gc_json_get(cv, "by_metric_only"), 0);
-        c->digest_only = (uint64_t)gc_json_num(gc_json_get(cv, "digest_only"), 0);
-        c->unguarded = (uint64_t)gc_json_num(gc_json_get(cv, "unguarded"), 0);
-        c->mission_unread = (uint64_t)gc_json_num(gc_json_get(cv, "mission_unread"), 0);
+        gc_rep_coverage *g = &r->coverage;
+        g->columns = rd_u64(num, cv, "columns", 0);
+        g->by_invariant = rd_u64(num, cv, "by_invariant", 0);
+        g->by_metric_only = rd_u64(num, cv, "by_metric_only", 0);
+        g->digest_only = rd_u64(num, cv, "digest_only", 0);
+        g->unguarded = rd_u64(num, cv, "unguarded", 0);
+        g->mission_unread = rd_u64(num, cv, "mission_unread", 0);
+    }
+    if (num->bad) {
+        snprintf(err, errlen, "not a gcverify report: '%s' is not a whole number in its range",
+                 num->bad);
+        goto done;
     }
     gc_report_summarise(r);
     rc = 0;

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target for reading a JSON report (harness/report/json.c,
+ * report_read.c): `gcverify diff` and `gcverify merge` read reports a user
+ * hands them. Also built as the replay test replay_report over
+ * tests/fuzz/corpus/report/.
+ *
+ * Input: the report's text. Beyond "no crash, no out-of-bounds access, no
+ * undefined behaviour, no leak" (ASan, UBSan, LSan) it checks what merge
+ * relies on: the byte range json.c finds for every value after jansson has
+ * parsed the text (merge copies corpus_tables entries byte for byte) lies
+ * inside the text, brackets an object or array, and holds, for a scalar, a
+ * text that parses on its own to the same value. A refused text says why. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gc_json.h"
+#include "gc_report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(int cond)
+{
+    if (!cond)
+        abort();
+}
+
+static void same_value(const gc_json *a, const gc_json *b)
+{
+    check(a->type == b->type);
+    if (a->type == GC_JSON_BOOL)
+        check(a->boolean == b->boolean);
+    if (a->type == GC_JSON_NUM)
+        check(memcmp(&a->num, &b->num, sizeof a->num) == 0);
+    if (a->type == GC_JSON_STR)
+        check(strcmp(a->str, b->str) == 0);
+}
+
+static void check_ranges(const char *s, size_t n, const gc_json *j)
+{
+    check(j->src_start < j->src_end && j->src_end <= n);
+    if (j->type == GC_JSON_OBJ || j->type == GC_JSON_ARR) {
+        check(s[j->src_start] == (j->type == GC_JSON_OBJ ? '{' : '['));
+        check(s[j->src_end - 1] == (j->type == GC_JSON_OBJ ? '}' : ']'));
+        for (size_t i = 0; i < j->count; i++) {
+            check(j->items[i]->src_start > j->src_start && j->items[i]->src_end < j->src_end);
+            check(i == 0 || j->items[i]->src_start >= j->items[i - 1]->src_end);
+            check_ranges(s, n, j->items[i]);
+        }
+        return;
+    }
+    size_t len = j->src_end - j->src_start;
+    char *alone = malloc(len + 1);
+    check(alone != NULL);
+    memcpy(alone, s + j->src_start, len);
+    alone[len] = '\0';
+    char err[256] = "";
+    gc_json *again = gc_json_parse(alone, err, sizeof err);
+    check(again != NULL);
+    same_value(j, again);
+    gc_json_free(again);
+    free(alone);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 1u << 16)
+        return 0;
+    char *text = malloc(size + 1);
+    check(text != NULL);
+    if (size)
+        memcpy(text, data, size);
+    text[size] = '\0';
+
+    char err[512] = "";
+    gc_json *j = gc_json_parse(text, err, sizeof err);
+    if (j) {
+        check_ranges(text, strlen(text), j);
+        gc_json_free(j);
+    } else {
+        check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
+    }
+
+    gc_report r;
+    char rerr[512] = "";
+    if (gc_report_from_json(&r, text, rerr, sizeof rerr) != 0)
+        check(rerr[0] != '\0' && memchr(rerr, '\0', sizeof rerr) != NULL);
+    gc_report_free(&r);
+    free(text);
+    return 0;
+}
