@@ -14,6 +14,7 @@
 #include "gc_corpus.h"
 #include "gc_fsutil.h"
 #include "gc_report.h"
+#include "gc_strbuf.h"
 #include "gc_sweep.h"
 #include "sy_corpus.h"
 
@@ -378,6 +379,28 @@ Test(report, out_of_range_numbers_and_nameless_changes_are_errors)
     cr_assert_eq(r.results[0].checked, 9007199254740992ull);
     cr_assert_eq(r.results[0].samples[0].row, -1);
     gc_report_free(&r);
+
+    /* what a report holds, written again, reads back: a severity with a quote and a CR is
+     * escaped (it was written raw), and a digest that is not 32 hex digits, which the writer
+     * could not write as valid JSON, is refused on reading */
+    cr_assert_eq(read_report("\"results\": [{\"invariant\": \"x\", \"severity\": "
+                             "\"e\\\"\\r\", \"tier\": \"gate\", \"scope\": \"level\"}]",
+                             &r, err, sizeof err),
+                 0, "%s", err);
+    gc_strbuf a;
+    gc_sb_init(&a);
+    cr_assert_eq(gc_report_json(&r, &a), 0);
+    gc_report back;
+    cr_assert_eq(gc_report_from_json(&back, a.s, err, sizeof err), 0, "%s: %s", err, a.s);
+    cr_assert_str_eq(back.results[0].severity, "e\"\r");
+    gc_report_free(&back);
+    gc_report_free(&r);
+    gc_sb_free(&a);
+    cr_assert_neq(read_report("\"digests\": {\"0\": {\"t.c\": \"12 "
+                              "0123456789abcdef0123456789abcde\\\\\"}}",
+                              &r, err, sizeof err),
+                  0);
+    cr_assert(strstr(err, "digests.0.t.c") != NULL, "%s", err);
 }
 
 /* The blessed retail baseline must add up to every figure the reference notes

@@ -4,6 +4,7 @@
 #include "gc_grow.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,14 @@ static int add(gc_baseline *b, int level, const char *name, double v, int is_nul
     return m->name ? 0 : -1;
 }
 
+/* A level key as atoi reads it, without atoi's undefined behaviour past int's range: such a key
+ * (the line reader takes at most 9 digits) reads as INT_MAX or INT_MIN, a level no sweep has. */
+static int level_number(const char *lk)
+{
+    const long v = strtol(lk, NULL, 10);
+    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
 /* digests: {"<level>": {"<table>.<column>": "<rows> <32 hex digits>"}}, and
  * table_digests: the same with "<table>" keys, into (*arr, *count) */
 static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_digest **arr,
@@ -63,18 +72,16 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_diges
                      lm ? lm->start_mark.line + 1 : 0, section);
             return -1;
         }
-        int level = atoi(lk);
+        int level = level_number(lk);
         for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
              m++) {
             yaml_node_t *vn = yaml_document_get_node(doc, m->value);
             const char *name = scalar(doc, yaml_document_get_node(doc, m->key));
             const char *val = scalar(doc, vn);
-            unsigned long long rows = 0;
-            char hex[GC_DIGEST_HEX + 2] = "";
-            int used = 0;
+            uint64_t rows = 0;
+            char hex[GC_DIGEST_HEX + 1] = "";
             if (!name || !val || strlen(name) >= sizeof(*arr)[0].field ||
-                sscanf(val, "%llu %33[0-9a-f]%n", &rows, hex, &used) != 2 || val[used] ||
-                strlen(hex) != GC_DIGEST_HEX) {
+                !gc_digest_parse(val, &rows, hex)) {
                 snprintf(err, errlen, "%s:%zu: %s entries are '<name>: <rows> <%d hex digits>'",
                          path, vn ? vn->start_mark.line + 1 : 0, section, GC_DIGEST_HEX);
                 return -1;
@@ -155,7 +162,7 @@ int gc_baseline_load_tree(const char *path, gc_baseline *b, int *found, char *er
                      lm ? lm->start_mark.line + 1 : 0);
             goto done;
         }
-        int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(lk);
+        int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : level_number(lk);
         for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
              m++) {
             yaml_node_t *kn = yaml_document_get_node(&doc, m->key);
@@ -257,35 +264,6 @@ static int yskip(ystream *s)
     }
 }
 
-/* "<rows> <32 hex digits>", exactly as gc_baseline_format writes it (digits, one space,
- * lowercase hex): what the tree reader's sscanf reads the same way. */
-static int canonical_digest(const char *v, uint64_t *rows, char *hex)
-{
-    uint64_t r = 0;
-    size_t i = 0;
-    if (v[0] < '0' || v[0] > '9')
-        return 0;
-    for (; v[i] >= '0' && v[i] <= '9'; i++) {
-        const unsigned d = (unsigned)(v[i] - '0');
-        if (r > (UINT64_MAX - d) / 10)
-            return 0;
-        r = r * 10 + d;
-    }
-    if (v[i++] != ' ')
-        return 0;
-    for (size_t k = 0; k < GC_DIGEST_HEX; k++) {
-        const char c = v[i + k];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return 0;
-        hex[k] = c;
-    }
-    if (v[i + GC_DIGEST_HEX] != '\0')
-        return 0;
-    hex[GC_DIGEST_HEX] = '\0';
-    *rows = r;
-    return 1;
-}
-
 /* A digests section (the current event is its value) into (*arr, *count) */
 static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
 {
@@ -299,7 +277,7 @@ static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
         const char *lk = yscalar(s);
         if (!lk)
             return 0;
-        const int level = atoi(lk);
+        const int level = level_number(lk);
         if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
             return 0;
         for (;;) {
@@ -314,7 +292,7 @@ static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
             memset(&d, 0, sizeof d);
             d.level = level;
             memcpy(d.field, name, strlen(name) + 1);
-            if (!ynext(s) || !yscalar(s) || !canonical_digest(yscalar(s), &d.rows, d.digest))
+            if (!ynext(s) || !yscalar(s) || !gc_digest_parse(yscalar(s), &d.rows, d.digest))
                 return 0;
             gc_rep_digest *grown = gc_grow_one(*arr, *count, sizeof d);
             if (!grown)
@@ -338,7 +316,7 @@ static int stream_levels(ystream *s, gc_baseline *b)
         const char *lk = yscalar(s);
         if (!lk)
             return 0;
-        const int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(lk);
+        const int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : level_number(lk);
         if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
             return 0;
         for (;;) {
@@ -602,7 +580,7 @@ static int lines_one(lines_state *st, const char *p, const char *end)
     memset(&d, 0, sizeof d);
     d.level = st->level;
     memcpy(d.field, q, k);
-    if (!canonical_digest(val, &d.rows, d.digest))
+    if (!gc_digest_parse(val, &d.rows, d.digest))
         return 0;
     gc_rep_digest **arr = st->sec == 2 ? &st->b->digests : &st->b->table_digests;
     size_t *count = st->sec == 2 ? &st->b->digest_count : &st->b->table_digest_count;

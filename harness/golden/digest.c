@@ -935,3 +935,30 @@ int gc_digest_tables_against_fp(const gc_table *tables, size_t count, int level,
     qsort(d + first, *out_count - first, sizeof *d, cmp_digest);
     return rc;
 }
+
+int gc_digest_parse(const char *v, uint64_t *rows, char *hex)
+{
+    uint64_t r = 0;
+    size_t i = 0;
+    if (v[0] < '0' || v[0] > '9')
+        return 0;
+    for (; v[i] >= '0' && v[i] <= '9'; i++) {
+        const unsigned d = (unsigned)(v[i] - '0');
+        if (r > (UINT64_MAX - d) / 10)
+            return 0;
+        r = r * 10 + d;
+    }
+    if (v[i++] != ' ')
+        return 0;
+    for (size_t k = 0; k < GC_DIGEST_HEX; k++) {
+        const char c = v[i + k];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return 0;
+        hex[k] = c;
+    }
+    if (v[i + GC_DIGEST_HEX] != '\0')
+        return 0;
+    hex[GC_DIGEST_HEX] = '\0';
+    *rows = r;
+    return 1;
+}

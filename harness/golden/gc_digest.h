@@ -82,6 +82,12 @@ int gc_digest_tables_against_fp(const gc_table *tables, size_t count, int level,
                                 gc_digest_fp *const *fps, gc_rep_digest **out, size_t *out_count,
                                 gc_rep_digest **tout, size_t *tout_count, size_t *reused);
 
+/* A "<rows> <digest>" entry of a baseline or report, exactly as the writers write it: the
+ * decimal row count (no sign, no leading space, at most UINT64_MAX), one space, then
+ * GC_DIGEST_HEX lowercase hex digits and the end. 1 with *rows and hex[GC_DIGEST_HEX + 1]
+ * set, or 0. */
+int gc_digest_parse(const char *v, uint64_t *rows, char *hex);
+
 /* The digest of one column (hex into hex[GC_DIGEST_HEX + 1]). 0 or -1. */
 int gc_digest_column(const gc_table *t, const gc_column *c, char *hex);
 

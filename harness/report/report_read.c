@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gc_digest.h"
 #include "gc_grow.h"
 #include "gc_json.h"
 #include "gc_report.h"
@@ -254,20 +255,13 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
         int level = level_key(num, digests->keys[l]);
         const gc_json *lm = digests->items[l];
         for (size_t m = 0; lm && lm->type == GC_JSON_OBJ && m < lm->count; m++) {
-            /* "<rows> <digest>": the rows by strtoull, whose overflow is ERANGE (scanf's is
-             * undefined) */
-            const char *sp = gc_json_str(lm->items[m], "");
-            while (*sp == ' ')
-                sp++;
-            char *end = (char *)sp;
-            unsigned long long rows = 0;
-            errno = 0;
-            if (*sp >= '0' && *sp <= '9')
-                rows = strtoull(sp, &end, 10);
-            char hex[GC_DIGEST_HEX + 2] = "";
-            if (end == sp || errno == ERANGE || sscanf(end, " %33s", hex) != 1) {
-                snprintf(err, errlen, "digests.%s.%s: expected \"<rows> <digest>\"",
-                         digests->keys[l], lm->keys[m]);
+            /* "<rows> <digest>" exactly as the writer writes it (it writes the digest
+             * unescaped: anything but hex would make its JSON invalid) */
+            uint64_t rows = 0;
+            char hex[GC_DIGEST_HEX + 1];
+            if (!gc_digest_parse(gc_json_str(lm->items[m], ""), &rows, hex)) {
+                snprintf(err, errlen, "digests.%s.%s: expected \"<rows> <%d hex digits>\"",
+                         digests->keys[l], lm->keys[m], GC_DIGEST_HEX);
                 goto done;
             }
             if (!gc_report_add_digest(r, level, lm->keys[m], rows, hex))

@@ -140,12 +140,15 @@ int gc_report_json(const gc_report *r, gc_strbuf *b)
         gc_sb_json_str(b, x->invariant);
         gc_sb_puts(b, ", \"level\": ");
         level_json(b, x->level);
-        gc_sb_printf(
-            b,
-            ", \"severity\": \"%s\", \"tier\": \"%s\", \"scope\": \"%s\", \"checked\": %llu, "
-            "\"failed\": %llu, \"samples\": [",
-            x->severity, x->tier, x->scope, (unsigned long long)x->checked,
-            (unsigned long long)x->failed);
+        /* escaped like every string: a report read back (diff, merge) may hold any text */
+        gc_sb_puts(b, ", \"severity\": ");
+        gc_sb_json_str(b, x->severity);
+        gc_sb_puts(b, ", \"tier\": ");
+        gc_sb_json_str(b, x->tier);
+        gc_sb_puts(b, ", \"scope\": ");
+        gc_sb_json_str(b, x->scope);
+        gc_sb_printf(b, ", \"checked\": %llu, \"failed\": %llu, \"samples\": [",
+                     (unsigned long long)x->checked, (unsigned long long)x->failed);
         for (size_t s = 0; s < x->sample_count; s++) {
             const gc_rep_sample *sm = &x->samples[s];
             gc_sb_printf(b, "%s\n      {\"level\": ", s ? "," : "");
