@@ -10,6 +10,7 @@
 #include "gc_fsutil.h"
 #include "gc_level.h"
 #include "gc_membudget.h"
+#include "gc_num.h"
 #include "gc_paths.h"
 #include "sy_corpus.h"
 
@@ -158,8 +159,7 @@ int gc_cli_sweep_apply(const gc_opts *p, int key, gc_sweep_opts *o)
         break;
     case GC_SWEEP_K_SHARD: {
         int k, nn;
-        char c;
-        if (sscanf(v, "%d/%d%c", &k, &nn, &c) != 2 || nn < 1 || nn > 27 || k < 1 || k > nn)
+        if (gc_parse_shard(v, 27, &k, &nn) != 0)
             return gc_opts_bad(p, "--shard takes K/N with 1 <= K <= N <= 27, not '%s'", v), -1;
         o->shard_k = k;
         o->shard_n = nn;

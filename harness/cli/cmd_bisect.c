@@ -19,6 +19,7 @@
 #include "gc_exit.h"
 #include "gc_fsutil.h"
 #include "gc_history_args.h"
+#include "gc_num.h"
 #include "gc_paths.h"
 #include "gc_report.h"
 
@@ -79,7 +80,7 @@ static int judge(const char *path)
     const char *kind = getenv("GC_BISECT_KIND");
     const char *id = getenv("GC_BISECT_ID");
     const char *lvs = getenv("GC_BISECT_LEVEL");
-    int level = lvs && *lvs ? atoi(lvs) : -2;
+    int level = lvs && *lvs ? gc_atoi_clamp(lvs) : -2;
     int verdict = 125, seen = 0, bad = 0;
     if (!kind || !*kind || !id || !*id) {
         verdict = r.exit_code == GC_EXIT_FAIL ? 1 : r.exit_code == 0 ? 0 : 125;

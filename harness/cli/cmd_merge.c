@@ -19,6 +19,7 @@
 #include "gc_json.h"
 #include "gc_level.h"
 #include "gc_nightly.h"
+#include "gc_num.h"
 #include "gc_paths.h"
 #include "gc_sweep_samples.h"
 #include "gc_sweep_tables.h"
@@ -84,12 +85,10 @@ static int check_shards(const char *const *inputs, char shards[][16], size_t nin
     int n = 0, seen[28] = {0}, sharded = 0;
     for (size_t k = 0; k < nin; k++) {
         int kk, nn;
-        char c;
         if (!shards[k][0])
             continue;
         sharded++;
-        if (sscanf(shards[k], "%d/%d%c", &kk, &nn, &c) != 2 || nn < 1 || nn > 27 || kk < 1 ||
-            kk > nn) {
+        if (gc_parse_shard(shards[k], 27, &kk, &nn) != 0) {
             fprintf(stderr, "gcverify merge: %s: bad shard '%s'\n", inputs[k], shards[k]);
             return -1;
         }
@@ -145,7 +144,7 @@ static void apply_timings(gc_report *r, const char *path)
         const char *key = cases->keys[i], *at = strrchr(key, '@');
         if (!at)
             continue;
-        int level = strcmp(at + 1, "corpus") == 0 ? GC_LEVEL_CORPUS : atoi(at + 1);
+        int level = strcmp(at + 1, "corpus") == 0 ? GC_LEVEL_CORPUS : gc_atoi_clamp(at + 1);
         size_t nl = (size_t)(at - key);
         double v = gc_json_num(cases->items[i], 0);
         if (nl > 6 && strncmp(key, "frame.", 6) == 0) {

@@ -4,7 +4,6 @@
 #include "gc_grow.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "gc_digest.h"
 #include "gc_fsutil.h"
+#include "gc_num.h"
 #include "gc_strbuf.h"
 
 void gc_baseline_free(gc_baseline *b)
@@ -44,14 +44,6 @@ static int add(gc_baseline *b, int level, const char *name, double v, int is_nul
     return m->name ? 0 : -1;
 }
 
-/* A level key as atoi reads it, without atoi's undefined behaviour past int's range: such a key
- * (the line reader takes at most 9 digits) reads as INT_MAX or INT_MIN, a level no sweep has. */
-static int level_number(const char *lk)
-{
-    const long v = strtol(lk, NULL, 10);
-    return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
-}
-
 /* digests: {"<level>": {"<table>.<column>": "<rows> <32 hex digits>"}}, and
  * table_digests: the same with "<table>" keys, into (*arr, *count) */
 static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_digest **arr,
@@ -72,7 +64,7 @@ static int load_digests(yaml_document_t *doc, yaml_node_t *digests, gc_rep_diges
                      lm ? lm->start_mark.line + 1 : 0, section);
             return -1;
         }
-        int level = level_number(lk);
+        int level = gc_atoi_clamp(lk);
         for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
              m++) {
             yaml_node_t *vn = yaml_document_get_node(doc, m->value);
@@ -162,7 +154,7 @@ int gc_baseline_load_tree(const char *path, gc_baseline *b, int *found, char *er
                      lm ? lm->start_mark.line + 1 : 0);
             goto done;
         }
-        int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : level_number(lk);
+        int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : gc_atoi_clamp(lk);
         for (yaml_node_pair_t *m = lm->data.mapping.pairs.start; m < lm->data.mapping.pairs.top;
              m++) {
             yaml_node_t *kn = yaml_document_get_node(&doc, m->key);
@@ -277,7 +269,7 @@ static int stream_digests(ystream *s, gc_rep_digest **arr, size_t *count)
         const char *lk = yscalar(s);
         if (!lk)
             return 0;
-        const int level = level_number(lk);
+        const int level = gc_atoi_clamp(lk);
         if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
             return 0;
         for (;;) {
@@ -316,7 +308,7 @@ static int stream_levels(ystream *s, gc_baseline *b)
         const char *lk = yscalar(s);
         if (!lk)
             return 0;
-        const int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : level_number(lk);
+        const int level = strcmp(lk, "corpus") == 0 ? GC_LEVEL_CORPUS : gc_atoi_clamp(lk);
         if (!ynext(s) || s->e.type != YAML_MAPPING_START_EVENT)
             return 0;
         for (;;) {

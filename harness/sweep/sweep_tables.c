@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "gc_num.h"
 #include "gc_strbuf.h"
 
 static int name_char(char c)
@@ -331,7 +332,7 @@ int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs,
             continue;
         for (size_t l = 0; l < obj->count; l++) {
             size_t li = out->nlevels++;
-            out->ids[li] = atoi(obj->keys[l]);
+            out->ids[li] = gc_atoi_clamp(obj->keys[l]);
             out->tables[li] = calloc(ndesc, sizeof **out->tables);
             if (!out->tables[li])
                 goto oom;
@@ -416,7 +417,7 @@ char *gc_sweep_tables_merge_json(const gc_json *const *objs, const char *const *
     size_t n = 0;
     for (size_t o = 0; o < nobjs; o++)
         for (size_t l = 0; objs[o] && objs[o]->type == GC_JSON_OBJ && l < objs[o]->count; l++) {
-            m[n].level = atoi(objs[o]->keys[l]);
+            m[n].level = gc_atoi_clamp(objs[o]->keys[l]);
             m[n].src = srcs[o];
             m[n].start = objs[o]->items[l]->src_start;
             m[n].end = objs[o]->items[l]->src_end;
