@@ -16,6 +16,8 @@
 #include "gc_report.h"
 #include "gc_strbuf.h"
 #include "gc_sweep.h"
+#include "gc_sweep_tables.h"
+#include "gc_table.h"
 #include "sy_corpus.h"
 
 int gc_cmd_merge(int argc, char **argv);
@@ -401,6 +403,55 @@ Test(report, out_of_range_numbers_and_nameless_changes_are_errors)
                               &r, err, sizeof err),
                   0);
     cr_assert(strstr(err, "digests.0.t.c") != NULL, "%s", err);
+}
+
+/* The corpus tables merge rebuilds from a shard's report: a value its column cannot hold
+ * (converting it was undefined behaviour), a level key not written as the writer writes it,
+ * or one level twice (merge echoed both as one key, a duplicate) are errors that say so. */
+Test(report, corpus_tables_values_and_level_keys_are_checked)
+{
+    static const struct {
+        const char *json, *says;
+    } cases[] = {
+        {"{\"0\": {\"level.header\": {\"columns\": [\"header_size\"], \"rows\": [[96]]}}}", NULL},
+        {"{\"0\": {\"level.header\": {\"columns\": [\"header_size\"], \"rows\": [[1e300]]}}}",
+         "header_size cannot hold that value"},
+        {"{\"0\": {\"level.header\": {\"columns\": [\"file_size\"], \"rows\": [[-1]]}}}",
+         "file_size cannot hold that value"},
+        {"{\"0\": {\"level.header\": {\"columns\": [\"header_size\"], \"rows\": [[2.5]]}}}",
+         "header_size cannot hold that value"},
+        {"{\"00\": {}}", "is not a level number"},
+        {"{\"27\": {}}", "is not a level number"},
+        {"{\"x\": {}}", "is not a level number"},
+    };
+    size_t ndesc;
+    const gc_table_desc *const *descs = gc_table_registry(&ndesc);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char err[512] = "";
+        gc_json *j = gc_json_parse(cases[i].json, err, sizeof err);
+        cr_assert(j, "%s", err);
+        const gc_json *objs[1] = {j};
+        gc_loaded_tables lt;
+        int rc = gc_sweep_tables_load(objs, 1, descs, ndesc, &lt, err, sizeof err);
+        if (!cases[i].says) {
+            cr_assert_eq(rc, 0, "%s: %s", cases[i].json, err);
+            gc_loaded_tables_free(&lt);
+        } else {
+            cr_assert_neq(rc, 0, "%s", cases[i].json);
+            cr_assert(strstr(err, cases[i].says) != NULL, "%s: %s", cases[i].json, err);
+        }
+        gc_json_free(j);
+    }
+    /* the same level in two shards */
+    char err[512] = "";
+    gc_json *a = gc_json_parse("{\"3\": {}}", err, sizeof err);
+    gc_json *b = gc_json_parse("{\"3\": {}}", err, sizeof err);
+    const gc_json *two[2] = {a, b};
+    gc_loaded_tables lt;
+    cr_assert_neq(gc_sweep_tables_load(two, 2, descs, ndesc, &lt, err, sizeof err), 0);
+    cr_assert(strstr(err, "appears twice") != NULL, "%s", err);
+    gc_json_free(a);
+    gc_json_free(b);
 }
 
 /* The blessed retail baseline must add up to every figure the reference notes

@@ -3,12 +3,14 @@
 #include "gc_sweep_tables.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "gc_corpus.h"
 #include "gc_num.h"
 #include "gc_strbuf.h"
 
@@ -238,6 +240,15 @@ void gc_sweep_eval_corpus(const gc_inv_set *set, const int *selected, const gc_t
 
 /* ---- loading (merge) ---- */
 
+/* Whether d is a whole number in [lo, hi] (NaN is not). */
+static int whole_in(double d, double lo, double hi)
+{
+    return d >= lo && d <= hi && d == floor(d);
+}
+
+/* Row value v of column c. 0, or -1 when v is a number that column cannot hold (not a whole
+ * number in an integer column's range): converting such a double is undefined behaviour, and
+ * no report gcverify writes has one. */
 static int set_value(const gc_column *c, unsigned char *row, const gc_json *v)
 {
     unsigned char *p = row + c->offset;
@@ -259,37 +270,54 @@ static int set_value(const gc_column *c, unsigned char *row, const gc_json *v)
     switch (c->type) {
     case GC_T_BOOL:
     case GC_T_U8:
+        if (!whole_in(d, 0, UINT8_MAX))
+            return -1;
         *p = (uint8_t)d;
         break;
     case GC_T_U16: {
+        if (!whole_in(d, 0, UINT16_MAX))
+            return -1;
         uint16_t x = (uint16_t)d;
         memcpy(p, &x, 2);
     } break;
     case GC_T_U32: {
+        if (!whole_in(d, 0, UINT32_MAX))
+            return -1;
         uint32_t x = (uint32_t)d;
         memcpy(p, &x, 4);
     } break;
     case GC_T_U64: {
-        uint64_t x = (uint64_t)d;
+        /* 2^64 is UINT64_MAX as its decimal reads back */
+        if (d != 0x1p64 && !whole_in(d, 0, 0x1p64 - 2048))
+            return -1;
+        uint64_t x = d == 0x1p64 ? UINT64_MAX : (uint64_t)d;
         memcpy(p, &x, 8);
     } break;
     case GC_T_S8:
+        if (!whole_in(d, INT8_MIN, INT8_MAX))
+            return -1;
         *p = (unsigned char)(int8_t)d;
         break;
     case GC_T_S16: {
+        if (!whole_in(d, INT16_MIN, INT16_MAX))
+            return -1;
         int16_t x = (int16_t)d;
         memcpy(p, &x, 2);
     } break;
     case GC_T_S32: {
+        if (!whole_in(d, INT32_MIN, INT32_MAX))
+            return -1;
         int32_t x = (int32_t)d;
         memcpy(p, &x, 4);
     } break;
     case GC_T_S64: {
+        if (!whole_in(d, -0x1p63, 0x1p63 - 1024))
+            return -1;
         int64_t x = (int64_t)d;
         memcpy(p, &x, 8);
     } break;
     case GC_T_F32: {
-        float x = (float)d;
+        float x = (float)d; /* IEEE: past float's range it is an infinity */
         memcpy(p, &x, 4);
     } break;
     case GC_T_F64:
@@ -299,6 +327,21 @@ static int set_value(const gc_column *c, unsigned char *row, const gc_json *v)
         break;
     }
     return 0;
+}
+
+/* The level of a corpus_tables key written as the writer writes one, or -1. */
+static int level_id(const char *key)
+{
+    size_t n = strlen(key);
+    if (n == 0 || n > 2 || (n == 2 && key[0] == '0'))
+        return -1;
+    int v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (key[i] < '0' || key[i] > '9')
+            return -1;
+        v = v * 10 + (key[i] - '0');
+    }
+    return v < GC_LEVEL_COUNT ? v : -1;
 }
 
 void gc_loaded_tables_free(gc_loaded_tables *t)
@@ -331,8 +374,22 @@ int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs,
         if (!obj || obj->type != GC_JSON_OBJ)
             continue;
         for (size_t l = 0; l < obj->count; l++) {
+            /* a level key as the writer writes it ("0".."26", no sign, no leading zero), and
+             * each level once over all the shards: merge echoes the keys as numbers, and two
+             * spellings of one level would make it a duplicate key */
+            const char *key = obj->keys[l];
+            const int id = level_id(key);
+            int seen = 0;
+            for (size_t e = 0; e < out->nlevels; e++)
+                seen |= out->ids[e] == id;
+            if (id < 0 || seen) {
+                snprintf(err, errlen, "corpus_tables: level key '%.32s' %s", key,
+                         id < 0 ? "is not a level number 0..26" : "appears twice");
+                gc_loaded_tables_free(out);
+                return -1;
+            }
             size_t li = out->nlevels++;
-            out->ids[li] = gc_atoi_clamp(obj->keys[l]);
+            out->ids[li] = id;
             out->tables[li] = calloc(ndesc, sizeof **out->tables);
             if (!out->tables[li])
                 goto oom;
@@ -379,8 +436,15 @@ int gc_sweep_tables_load(const gc_json *const *objs, size_t nobjs,
                     const gc_json *row = rows->items[r];
                     for (size_t c = 0; row && row->type == GC_JSON_ARR && c < nc && c < row->count;
                          c++)
-                        if (map[c] >= 0)
-                            set_value(&d->columns[map[c]], buf + r * d->row_size, row->items[c]);
+                        if (map[c] >= 0 && set_value(&d->columns[map[c]], buf + r * d->row_size,
+                                                     row->items[c]) != 0) {
+                            snprintf(err, errlen,
+                                     "corpus_tables: level %s %s row %zu: %s cannot hold that "
+                                     "value",
+                                     obj->keys[l], lv->keys[k], r, d->columns[map[c]].name);
+                            gc_loaded_tables_free(out);
+                            return -1;
+                        }
                 }
                 out->tables[li][t].rows = buf;
                 out->tables[li][t].count = rows->count;
