@@ -20,52 +20,35 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "gc_baseline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
-
-/* One file for the whole run ($TMPDIR, else /tmp), rewritten for every input. */
-static const char *file_path(void)
-{
-    static char path[1024];
-    if (!path[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/gcverify-fuzz-baseline-%ld.yaml",
-                 tmp && *tmp ? tmp : "/tmp", (long)getpid());
-    }
-    return path;
-}
-
 static void same_digests(const gc_rep_digest *a, const gc_rep_digest *b, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        check(a[i].level == b[i].level);
-        check(strcmp(a[i].field, b[i].field) == 0);
-        check(a[i].rows == b[i].rows);
-        check(strcmp(a[i].digest, b[i].digest) == 0);
+        fuzz_check(a[i].level == b[i].level);
+        fuzz_check(strcmp(a[i].field, b[i].field) == 0);
+        fuzz_check(a[i].rows == b[i].rows);
+        fuzz_check(strcmp(a[i].digest, b[i].digest) == 0);
     }
 }
 
 static void same_baseline(const gc_baseline *a, const gc_baseline *b)
 {
-    check(strcmp(a->corpus_key, b->corpus_key) == 0);
-    check(strcmp(a->corpus_id, b->corpus_id) == 0);
-    check(a->count == b->count);
+    fuzz_check(strcmp(a->corpus_key, b->corpus_key) == 0);
+    fuzz_check(strcmp(a->corpus_id, b->corpus_id) == 0);
+    fuzz_check(a->count == b->count);
     for (size_t i = 0; i < a->count; i++) {
-        check(a->metrics[i].level == b->metrics[i].level);
-        check(strcmp(a->metrics[i].name, b->metrics[i].name) == 0);
-        check(a->metrics[i].is_null == b->metrics[i].is_null);
-        check(memcmp(&a->metrics[i].value, &b->metrics[i].value, sizeof(double)) == 0);
+        fuzz_check(a->metrics[i].level == b->metrics[i].level);
+        fuzz_check(strcmp(a->metrics[i].name, b->metrics[i].name) == 0);
+        fuzz_check(a->metrics[i].is_null == b->metrics[i].is_null);
+        fuzz_check(memcmp(&a->metrics[i].value, &b->metrics[i].value, sizeof(double)) == 0);
     }
-    check(a->digest_count == b->digest_count);
+    fuzz_check(a->digest_count == b->digest_count);
     same_digests(a->digests, b->digests, a->digest_count);
-    check(a->table_digest_count == b->table_digest_count);
+    fuzz_check(a->table_digest_count == b->table_digest_count);
     same_digests(a->table_digests, b->table_digests, a->table_digest_count);
 }
 
@@ -73,32 +56,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1u << 16)
         return 0;
-    const char *path = file_path();
-    FILE *f = fopen(path, "wb");
-    check(f != NULL);
-    check(size == 0 || fwrite(data, 1, size, f) == size);
-    check(fclose(f) == 0);
+    const char *path = fuzz_scratch_path("baseline", "yaml");
+    fuzz_write(path, data, size);
 
     gc_baseline a, b, l;
     int fa = -1, fb = -1;
     char ea[512] = "", eb[512] = "";
     const int ra = gc_baseline_load(path, &a, &fa, ea, sizeof ea);
     const int rb = gc_baseline_load_tree(path, &b, &fb, eb, sizeof eb);
-    check(ra == rb);
-    check(fa == fb);
+    fuzz_check(ra == rb);
+    fuzz_check(fa == fb);
     if (ra == 0)
         same_baseline(&a, &b);
     else
-        check(strcmp(ea, eb) == 0 && ea[0] != '\0');
+        fuzz_check(strcmp(ea, eb) == 0 && ea[0] != '\0');
 
     const int rl = gc_baseline_load_lines(path, &l);
-    check(rl == 0 || rl == 1);
+    fuzz_check(rl == 0 || rl == 1);
     if (rl == 1) {
-        check(rb == 0 && fb == 1);
+        fuzz_check(rb == 0 && fb == 1);
         same_baseline(&l, &b);
     } else {
-        check(l.count == 0 && l.metrics == NULL && l.digest_count == 0 && l.digests == NULL &&
-              l.table_digest_count == 0 && l.table_digests == NULL);
+        fuzz_check(l.count == 0 && l.metrics == NULL && l.digest_count == 0 && l.digests == NULL &&
+                   l.table_digest_count == 0 && l.table_digests == NULL);
     }
     gc_baseline_free(&a);
     gc_baseline_free(&b);

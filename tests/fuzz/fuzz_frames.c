@@ -16,65 +16,41 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "gc_golden_frames.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
-
-/* One file for the whole run ($TMPDIR, else /tmp), rewritten for every input. */
-static const char *file_path(void)
-{
-    static char path[1024];
-    if (!path[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/gcverify-fuzz-frames-%ld.yaml", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid());
-    }
-    return path;
-}
-
-static void put(const char *path, const void *bytes, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    check(f != NULL);
-    check(n == 0 || fwrite(bytes, 1, n, f) == n);
-    check(fclose(f) == 0);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1u << 16)
         return 0;
-    const char *path = file_path();
-    put(path, data, size);
+    const char *path = fuzz_scratch_path("frames", "yaml");
+    fuzz_write(path, data, size);
     gc_golden_frames g;
     char err[1024] = "";
     if (gc_golden_frames_load(path, &g, err, sizeof err) != 0) {
-        check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
-        check(strstr(err, path) != NULL);
+        fuzz_check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
+        fuzz_check(strstr(err, path) != NULL);
         gc_golden_frames_free(&g);
         unlink(path);
         return 0;
     }
     size_t n1 = 0, n2 = 0;
     char *t1 = gc_golden_frames_format(&g, &n1, err, sizeof err);
-    check(t1 != NULL);
-    put(path, t1, n1);
+    fuzz_check(t1 != NULL);
+    fuzz_write(path, t1, n1);
     gc_golden_frames back;
-    check(gc_golden_frames_load(path, &back, err, sizeof err) == 0);
-    check(back.count == g.count);
+    fuzz_check(gc_golden_frames_load(path, &back, err, sizeof err) == 0);
+    fuzz_check(back.count == g.count);
     for (size_t i = 0; i < g.count; i++) {
         const gc_golden_frame *e = gc_golden_frames_find(&back, g.v[i].level, g.v[i].view);
-        check(e != NULL);
-        check(strcmp(e->sha256, g.v[i].sha256) == 0 && strcmp(e->manifest, g.v[i].manifest) == 0);
+        fuzz_check(e != NULL);
+        fuzz_check(strcmp(e->sha256, g.v[i].sha256) == 0 &&
+                   strcmp(e->manifest, g.v[i].manifest) == 0);
     }
     char *t2 = gc_golden_frames_format(&back, &n2, err, sizeof err);
-    check(t2 != NULL && n1 == n2 && memcmp(t1, t2, n1) == 0);
+    fuzz_check(t2 != NULL && n1 == n2 && memcmp(t1, t2, n1) == 0);
     free(t1);
     free(t2);
     gc_golden_frames_free(&back);

@@ -22,29 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz_util.h"
 #include "gc_corpus.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { SECTOR = 2048, SYSTEM_AREA = 16 * SECTOR, IMAGE_SECTORS = 12000 };
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
-
-/* One file for the whole run ($TMPDIR, else /tmp), rewritten for every input. */
-static const char *image_path(void)
-{
-    static char path[1024];
-    if (!path[0]) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/gcverify-fuzz-iso-%ld.iso", tmp && *tmp ? tmp : "/tmp",
-                 (long)getpid());
-    }
-    return path;
-}
 
 static int write_image(const char *path, const uint8_t *data, size_t size)
 {
@@ -64,28 +47,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 64 * SECTOR) /* the directories, not the levels */
         return 0;
-    const char *path = image_path();
-    check(write_image(path, data, size) == 0);
+    const char *path = fuzz_scratch_path("iso", "iso");
+    fuzz_check(write_image(path, data, size) == 0);
     gc_corpus c;
     char err[1024] = "";
     if (gc_corpus_open(&c, path, err, sizeof err) != 0) {
-        check(memchr(err, '\0', sizeof err) != NULL);
-        check(err[0] != '\0');
-        check(strstr(err, path) != NULL);
+        fuzz_check(memchr(err, '\0', sizeof err) != NULL);
+        fuzz_check(err[0] != '\0');
+        fuzz_check(strstr(err, path) != NULL);
         unlink(path);
         return 0;
     }
     int found = 0;
     for (int i = 0; i < GC_LEVEL_COUNT; i++) {
         const gc_corpus_file *f = &c.files[i];
-        check(f->index == i);
-        check(memchr(f->error, '\0', sizeof f->error) != NULL);
-        check(memchr(f->name, '\0', sizeof f->name) != NULL);
-        check(f->ok || f->error[0] != '\0');
-        check(f->head_len <= sizeof f->head);
+        fuzz_check(f->index == i);
+        fuzz_check(memchr(f->error, '\0', sizeof f->error) != NULL);
+        fuzz_check(memchr(f->name, '\0', sizeof f->name) != NULL);
+        fuzz_check(f->ok || f->error[0] != '\0');
+        fuzz_check(f->head_len <= sizeof f->head);
         found += f->ok != 0;
     }
-    check(found == c.found);
+    fuzz_check(found == c.found);
     gc_corpus_close(&c);
     unlink(path);
     return 0;

@@ -16,50 +16,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_util.h"
 #include "gc_json.h"
 #include "gc_report.h"
 #include "gc_strbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
-
 static void same_value(const gc_json *a, const gc_json *b)
 {
-    check(a->type == b->type);
+    fuzz_check(a->type == b->type);
     if (a->type == GC_JSON_BOOL)
-        check(a->boolean == b->boolean);
+        fuzz_check(a->boolean == b->boolean);
     if (a->type == GC_JSON_NUM)
-        check(memcmp(&a->num, &b->num, sizeof a->num) == 0);
+        fuzz_check(memcmp(&a->num, &b->num, sizeof a->num) == 0);
     if (a->type == GC_JSON_STR)
-        check(strcmp(a->str, b->str) == 0);
+        fuzz_check(strcmp(a->str, b->str) == 0);
 }
 
 static void check_ranges(const char *s, size_t n, const gc_json *j)
 {
-    check(j->src_start < j->src_end && j->src_end <= n);
+    fuzz_check(j->src_start < j->src_end && j->src_end <= n);
     if (j->type == GC_JSON_OBJ || j->type == GC_JSON_ARR) {
-        check(s[j->src_start] == (j->type == GC_JSON_OBJ ? '{' : '['));
-        check(s[j->src_end - 1] == (j->type == GC_JSON_OBJ ? '}' : ']'));
+        fuzz_check(s[j->src_start] == (j->type == GC_JSON_OBJ ? '{' : '['));
+        fuzz_check(s[j->src_end - 1] == (j->type == GC_JSON_OBJ ? '}' : ']'));
         for (size_t i = 0; i < j->count; i++) {
-            check(j->items[i]->src_start > j->src_start && j->items[i]->src_end < j->src_end);
-            check(i == 0 || j->items[i]->src_start >= j->items[i - 1]->src_end);
+            fuzz_check(j->items[i]->src_start > j->src_start && j->items[i]->src_end < j->src_end);
+            fuzz_check(i == 0 || j->items[i]->src_start >= j->items[i - 1]->src_end);
             check_ranges(s, n, j->items[i]);
         }
         return;
     }
     size_t len = j->src_end - j->src_start;
     char *alone = malloc(len + 1);
-    check(alone != NULL);
+    fuzz_check(alone != NULL);
     memcpy(alone, s + j->src_start, len);
     alone[len] = '\0';
     char err[256] = "";
     gc_json *again = gc_json_parse(alone, err, sizeof err);
-    check(again != NULL);
+    fuzz_check(again != NULL);
     same_value(j, again);
     gc_json_free(again);
     free(alone);
@@ -69,11 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1u << 16)
         return 0;
-    char *text = malloc(size + 1);
-    check(text != NULL);
-    if (size)
-        memcpy(text, data, size);
-    text[size] = '\0';
+    char *text = fuzz_text(data, size);
 
     char err[512] = "";
     gc_json *j = gc_json_parse(text, err, sizeof err);
@@ -81,13 +72,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_ranges(text, strlen(text), j);
         gc_json_free(j);
     } else {
-        check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
+        fuzz_check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
     }
 
     gc_report r;
     char rerr[512] = "";
     if (gc_report_from_json(&r, text, rerr, sizeof rerr) != 0) {
-        check(rerr[0] != '\0' && memchr(rerr, '\0', sizeof rerr) != NULL);
+        fuzz_check(rerr[0] != '\0' && memchr(rerr, '\0', sizeof rerr) != NULL);
     } else {
         /* what was read writes a report that reads back to itself (the writers' round
          * trip, as test_sweep checks on real reports), and the other writers run */
@@ -95,13 +86,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gc_sb_init(&a);
         gc_sb_init(&b);
         gc_sb_init(&x);
-        check(gc_report_json(&r, &a) == 0);
+        fuzz_check(gc_report_json(&r, &a) == 0);
         gc_report back;
-        check(gc_report_from_json(&back, a.s, rerr, sizeof rerr) == 0);
-        check(gc_report_json(&back, &b) == 0);
-        check(strcmp(a.s, b.s) == 0);
-        check(gc_report_junit(&back, &x) == 0);
-        check(gc_report_markdown(&back, &x) == 0);
+        fuzz_check(gc_report_from_json(&back, a.s, rerr, sizeof rerr) == 0);
+        fuzz_check(gc_report_json(&back, &b) == 0);
+        fuzz_check(strcmp(a.s, b.s) == 0);
+        fuzz_check(gc_report_junit(&back, &x) == 0);
+        fuzz_check(gc_report_markdown(&back, &x) == 0);
         gc_report_free(&back);
         gc_sb_free(&a);
         gc_sb_free(&b);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_util.h"
 #include "gc_inv.h"
 #include "gc_json.h"
 #include "gc_report.h"
@@ -21,12 +22,6 @@
 #include "gc_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void check(int cond)
-{
-    if (!cond)
-        abort();
-}
 
 /* The project's invariants, loaded once (every corpus-scope one selected). */
 static gc_inv_set *invariants(int **selected)
@@ -38,9 +33,9 @@ static gc_inv_set *invariants(int **selected)
         const gc_table_desc *const *descs = gc_table_registry(&ndesc);
         static char err[65536];
         set = gc_inv_load_dir(GC_SOURCE_DIR "/invariants", descs, ndesc, err, sizeof err);
-        check(set != NULL);
+        fuzz_check(set != NULL);
         sel = calloc(gc_inv_count(set) + 1, sizeof *sel);
-        check(sel != NULL);
+        fuzz_check(sel != NULL);
         for (size_t k = 0; k < gc_inv_count(set); k++)
             sel[k] = 1;
     }
@@ -52,11 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1u << 16)
         return 0;
-    char *text = malloc(size + 1);
-    check(text != NULL);
-    if (size)
-        memcpy(text, data, size);
-    text[size] = '\0';
+    char *text = fuzz_text(data, size);
     char err[512] = "";
     gc_json *j = gc_json_parse(text, err, sizeof err);
     if (!j || j->type != GC_JSON_OBJ) {
@@ -69,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gc_loaded_tables lt;
     const gc_json *objs[1] = {j};
     if (gc_sweep_tables_load(objs, 1, descs, ndesc, &lt, err, sizeof err) != 0) {
-        check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
+        fuzz_check(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
     } else {
         int *selected;
         gc_inv_set *set = invariants(&selected);
@@ -81,9 +72,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         gc_loaded_tables_free(&lt);
         const char *srcs[1] = {text};
         char *echo = gc_sweep_tables_merge_json(objs, srcs, 1);
-        check(echo != NULL);
+        fuzz_check(echo != NULL);
         gc_json *back = gc_json_parse(echo, err, sizeof err);
-        check(back != NULL);
+        fuzz_check(back != NULL);
         gc_json_free(back);
         free(echo);
     }
