@@ -350,6 +350,51 @@ Test(history, last_good_and_strip, .init = mk_tmp, .fini = rm_tmp)
     free(out);
 }
 
+/* A database from elsewhere whose text columns hold NULL (its tables made without the NOT
+ * NULL our schema declares): the strip and the series read them as "", not as a NULL handed to
+ * strdup (a crash) or to printf's %s. */
+Test(history, null_text_from_another_database, .init = mk_tmp, .fini = rm_tmp)
+{
+    char db[300], err[512];
+    snprintf(db, sizeof db, "%s/n.db", tmpdir);
+    record(db, 1, "2026-12-01T01:00:00Z", "1111111111111111111111111111111111111111");
+    sqlite3 *d;
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d,
+                              "PRAGMA writable_schema=ON;"
+                              "UPDATE sqlite_master SET sql=replace(sql, 'invariant TEXT NOT NULL',"
+                              " 'invariant TEXT') WHERE name='results';"
+                              "UPDATE sqlite_master SET sql=replace(sql, 'time TEXT NOT NULL',"
+                              " 'time TEXT') WHERE name='runs';"
+                              "PRAGMA writable_schema=OFF;",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    cr_assert_eq(sqlite3_open(db, &d), SQLITE_OK);
+    cr_assert_eq(sqlite3_exec(d, "UPDATE results SET invariant=NULL; UPDATE runs SET time=NULL;",
+                              NULL, NULL, NULL),
+                 SQLITE_OK, "%s", sqlite3_errmsg(d));
+    sqlite3_close(d);
+    cr_assert_eq(count(db, "SELECT count(*) FROM results WHERE invariant IS NULL"), 4);
+
+    gc_history *h = gc_history_open(db, err, sizeof err);
+    cr_assert_not_null(h, "%s", err);
+    gc_html_history s;
+    cr_assert_eq(gc_history_strip(h, 3, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_gt(s.row_count, 0);
+    cr_assert_str_eq(s.rows[0].invariant, "");
+    gc_html_history_free(&s);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    gc_history_query q = {GC_HIST_INVARIANT, NULL, -2, NULL};
+    cr_assert_eq(gc_history_print(h, &q, f, err, sizeof err), 0, "%s", err);
+    fclose(f);
+    cr_assert(strstr(out, "(null)") == NULL, "%s", out);
+    free(out);
+    gc_history_close(h);
+}
+
 Test(history, migrates_schema_1, .init = mk_tmp, .fini = rm_tmp)
 {
     char db[300], err[512];

@@ -14,6 +14,15 @@ struct gc_history {
     sqlite3 *db;
 };
 
+/* A text column, "" when it is NULL: the schema says NOT NULL, but a database from elsewhere
+ * (or SQLite out of memory) can still hand back NULL, and printf's %s and strdup must not get
+ * it. */
+static const char *col_text(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? (const char *)t : "";
+}
+
 /* Schema steps: step k takes a database at user_version k-1 to k. Never edit
  * a step that has shipped; add one. */
 static const char *const schema_steps[] = {
@@ -407,8 +416,7 @@ int gc_history_print(gc_history *h, const gc_history_query *q, FILE *out, char *
         level_text(lv, sizeof lv, sqlite3_column_int(st, 4));
         commit_text(cm, sizeof cm, st, 2, 3);
         fprintf(out, "run %-4lld %s %-18s %-9s %-34s %s\n", (long long)sqlite3_column_int64(st, 0),
-                (const char *)sqlite3_column_text(st, 1), cm, lv,
-                (const char *)sqlite3_column_text(st, 5), (const char *)sqlite3_column_text(st, 7));
+                col_text(st, 1), cm, lv, col_text(st, 5), col_text(st, 7));
         n++;
     }
     sqlite3_finalize(st);
@@ -454,7 +462,7 @@ int gc_history_last_good(gc_history *h, const gc_history_query *q, FILE *out, ch
             run_state *s = &runs[n++];
             memset(s, 0, sizeof *s);
             s->id = id;
-            snprintf(s->time, sizeof s->time, "%s", (const char *)sqlite3_column_text(st, 1));
+            snprintf(s->time, sizeof s->time, "%s", col_text(st, 1));
             const unsigned char *c = sqlite3_column_text(st, 2);
             snprintf(s->commit, sizeof s->commit, "%s", c ? (const char *)c : "-");
             s->dirty = sqlite3_column_int(st, 3);
@@ -523,8 +531,7 @@ int gc_history_strip(gc_history *h, size_t n, gc_html_history *out, char *err, s
         char cm[32], label[128];
         commit_text(cm, sizeof cm, st, 2, 3);
         ids[out->run_count] = sqlite3_column_int64(st, 0);
-        snprintf(label, sizeof label, "run %lld, %s, %s", ids[out->run_count],
-                 (const char *)sqlite3_column_text(st, 1), cm);
+        snprintf(label, sizeof label, "run %lld, %s, %s", ids[out->run_count], col_text(st, 1), cm);
         out->run_labels[out->run_count++] = strdup(label);
     }
     sqlite3_finalize(st);
@@ -546,7 +553,7 @@ int gc_history_strip(gc_history *h, size_t n, gc_html_history *out, char *err, s
             break;
         out->rows = nr;
         gc_html_hist_row *row = &out->rows[out->row_count++];
-        row->invariant = strdup((const char *)sqlite3_column_text(st, 0));
+        row->invariant = strdup(col_text(st, 0));
         row->level = sqlite3_column_int(st, 1);
         row->state = calloc(out->run_count, 1);
     }
