@@ -335,9 +335,11 @@ Test(report, json_round_trip_and_junit_testcases, .init = setup, .timeout = 900)
 }
 
 /* Reading a report someone hands diff or merge: a count, offset, row or level that is not a
- * whole number in its type's range, or a change without its field, is an error that names
- * it (converting such a double was undefined behaviour, and a change without a field crashed
- * the sort: fuzz_report found both); the extremes the writer itself writes still read. */
+ * whole number in its type's range, a change without its field, or an entry whose key is
+ * another's (diff looks entries up by key: it showed such a report differing from itself)
+ * is an error that names it (converting such a double was undefined behaviour, and a change without
+ * a field crashed the sort: fuzz_report found both); the extremes the writer itself writes still
+ * read. */
 static int read_report(const char *body, gc_report *r, char *err, size_t errlen)
 {
     char text[1024];
@@ -362,6 +364,12 @@ Test(report, out_of_range_numbers_and_nameless_changes_are_errors)
          "0123456789abcdef0123456789abcdef\"}}",
          "digests.0.t.c"},
         {"\"changes\": [{\"level\": 0, \"old\": 1, \"new\": 2}]", "changes[0] has no field"},
+        {"\"frames\": [{\"level\": 0, \"view\": \"g\"}, {\"level\": 0, \"view\": \"g\"}]",
+         "frame 'g' of level 0 twice"},
+        {"\"results\": [{\"invariant\": \"x\", \"level\": 2}, {\"invariant\": \"x\", "
+         "\"level\": 2}]",
+         "result 'x' of level 2 twice"},
+        {"\"metrics\": {\"0\": {\"m\": 1}, \"00\": {\"m\": 2}}", "metric 'm' of level 0 twice"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gc_report r;

@@ -508,7 +508,8 @@ void gc_report_compare_metrics(gc_report *r, const gc_rep_metric *old_m, size_t 
         qsort(sorted_old, old_count, sizeof *sorted_old, cmp_metric);
         so = sorted_old;
     }
-    qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
+    if (r->metric_count > 1) /* a report without metrics has none to sort (and qsort no NULL) */
+        qsort(r->metrics, r->metric_count, sizeof *r->metrics, cmp_metric);
     /* With no key twice on either side, one merge walk of the two sorted lists finds what the
      * binary searches find (~14 k metrics a retail sweep, on its serial tail) */
     const int walk =

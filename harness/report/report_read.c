@@ -94,6 +94,48 @@ static int level_key(rd *c, const char *key)
     return (int)v; /* as atoi read it before: no digits are level 0 */
 }
 
+/* One entry a key, as the writer writes them: diff and merge look entries up by their key, so
+ * a second entry with the same key would go unseen (diff showed such a report differing from
+ * itself: fuzz_report). The sections are sorted by their keys here. 1 (err set) or 0. */
+static int twice(const gc_report *r, char *err, size_t errlen)
+{
+    for (size_t i = 1; i < r->level_count; i++)
+        if (r->levels[i].level == r->levels[i - 1].level) {
+            snprintf(err, errlen, "not a gcverify report: level %d is listed twice",
+                     r->levels[i].level);
+            return 1;
+        }
+    for (size_t i = 1; i < r->result_count; i++)
+        if (r->results[i].level == r->results[i - 1].level &&
+            strcmp(r->results[i].invariant, r->results[i - 1].invariant) == 0) {
+            snprintf(err, errlen, "not a gcverify report: result '%.64s' of level %d twice",
+                     r->results[i].invariant, r->results[i].level);
+            return 1;
+        }
+    for (size_t i = 1; i < r->metric_count; i++)
+        if (r->metrics[i].level == r->metrics[i - 1].level &&
+            strcmp(r->metrics[i].name, r->metrics[i - 1].name) == 0) {
+            snprintf(err, errlen, "not a gcverify report: metric '%.64s' of level %d twice",
+                     r->metrics[i].name, r->metrics[i].level);
+            return 1;
+        }
+    for (size_t i = 1; i < r->frame_count; i++)
+        if (r->frames[i].level == r->frames[i - 1].level &&
+            strcmp(r->frames[i].view, r->frames[i - 1].view) == 0) {
+            snprintf(err, errlen, "not a gcverify report: frame '%.32s' of level %d twice",
+                     r->frames[i].view, r->frames[i].level);
+            return 1;
+        }
+    for (size_t i = 1; i < r->digest_count; i++)
+        if (r->digests[i].level == r->digests[i - 1].level &&
+            strcmp(r->digests[i].field, r->digests[i - 1].field) == 0) {
+            snprintf(err, errlen, "not a gcverify report: digest '%.64s' of level %d twice",
+                     r->digests[i].field, r->digests[i].level);
+            return 1;
+        }
+    return 0;
+}
+
 int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen)
 {
     gc_report_init(r);
@@ -312,7 +354,9 @@ int gc_report_from_json(gc_report *r, const char *text, char *err, size_t errlen
                  num->bad);
         goto done;
     }
-    gc_report_summarise(r);
+    gc_report_summarise(r); /* sorts every section by its key */
+    if (twice(r, err, errlen))
+        goto done;
     rc = 0;
     goto done;
 oom:

@@ -11,10 +11,15 @@
  * inside the text, brackets an object or array, and holds, for a scalar, a
  * text that parses on its own to the same value. A refused text says why; an
  * accepted one writes a JSON report that reads back and writes the same bytes
- * again, and a JUnit and a Markdown report. */
+ * again, and a JUnit and a Markdown report, and `gcverify diff` compares it with a
+ * committed report and with itself. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fuzz_util.h"
 #include "gc_json.h"
@@ -60,6 +65,35 @@ static void check_ranges(const char *s, size_t n, const gc_json *j)
     free(alone);
 }
 
+int gc_cmd_diff(int argc, char **argv);
+
+/* `gcverify diff` (harness/cli/cmd_diff.c) of a committed sweep report against the report
+ * written from the input, both ways, and of that report against itself, in every format:
+ * exit 0 or 1 (differences), never a usage error on two valid reports. */
+static void diff_against_seed(const char *report)
+{
+    fflush(stdout); /* diff's output to /dev/null, the replay driver's back after it */
+    const int saved = dup(STDOUT_FILENO), nul = open("/dev/null", O_WRONLY);
+    fuzz_check(saved >= 0 && nul >= 0 && dup2(nul, STDOUT_FILENO) >= 0);
+    close(nul);
+    const char *path = fuzz_scratch_path("report", "json");
+    fuzz_write(path, report, strlen(report));
+    static char seed[] = GC_SOURCE_DIR "/tests/fuzz/corpus/report/sweep-small-level0-data.json";
+    char *pairs[3][2] = {{seed, (char *)path}, {(char *)path, seed}, {(char *)path, (char *)path}};
+    static char *formats[] = {"text", "json", "markdown"};
+    for (int p = 0; p < 3; p++)
+        for (int f = 0; f < 3; f++) {
+            char *argv[] = {"diff", pairs[p][0], pairs[p][1], "--format", formats[f], NULL};
+            const int rc = gc_cmd_diff(5, argv);
+            fuzz_check(rc == 0 || rc == 1);
+            fuzz_check(p != 2 || rc == 0); /* a report does not differ from itself */
+        }
+    fflush(stdout);
+    fuzz_check(dup2(saved, STDOUT_FILENO) >= 0);
+    close(saved);
+    unlink(path);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 1u << 16)
@@ -94,6 +128,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check(gc_report_junit(&back, &x) == 0);
         fuzz_check(gc_report_markdown(&back, &x) == 0);
         gc_report_free(&back);
+        diff_against_seed(a.s);
         gc_sb_free(&a);
         gc_sb_free(&b);
         gc_sb_free(&x);
