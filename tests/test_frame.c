@@ -1767,6 +1767,20 @@ static void move_rows(const gc_table *t, row_key *keys)
     free(moved);
 }
 
+/* The rows of table t moved into descending order of their index column `column` (as
+ * move_rows). */
+static void move_rows_by(const gc_table *t, const char *column)
+{
+    row_key *keys = malloc((t->count ? t->count : 1) * sizeof *keys);
+    cr_assert(keys);
+    for (size_t r = 0; r < t->count; r++) {
+        keys[r].key = row_index(t, r, column);
+        keys[r].row = r;
+    }
+    move_rows(t, keys);
+    free(keys);
+}
+
 /* The scene keeps each object kind's vertices packet by packet and its
  * triangles class by class, and the terrain's positions and vertex-info
  * entries patch by patch, in row order within a packet, class or patch
@@ -1824,29 +1838,12 @@ Test(render, rows_out_of_order)
         }
         move_rows(tt, keys);
         free(keys);
-        /* vertices by packet */
-        keys = malloc((tv->count ? tv->count : 1) * sizeof *keys);
-        cr_assert(keys);
-        for (size_t r = 0; r < tv->count; r++) {
-            keys[r].key = row_index(tv, r, "packet_row");
-            keys[r].row = r;
-        }
-        move_rows(tv, keys);
-        free(keys);
+        move_rows_by(tv, "packet_row"); /* vertices by packet */
     }
     /* the terrain's positions and vertex-info entries by patch */
     static const char *const tfrag[2] = {"tfrag.vertex", "tfrag.vertex_info"};
-    for (int k = 0; k < 2; k++) {
-        const gc_table *t = table_named(ts, lv.table_count, tfrag[k]);
-        row_key *keys = malloc((t->count ? t->count : 1) * sizeof *keys);
-        cr_assert(keys);
-        for (size_t r = 0; r < t->count; r++) {
-            keys[r].key = row_index(t, r, "patch_row");
-            keys[r].row = r;
-        }
-        move_rows(t, keys);
-        free(keys);
-    }
+    for (int k = 0; k < 2; k++)
+        move_rows_by(table_named(ts, lv.table_count, tfrag[k]), "patch_row");
     free(ts);
 
     s = gc_render_scene_new(&lv, err, sizeof err);

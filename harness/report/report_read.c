@@ -2,7 +2,6 @@
 /* Rebuild the report model from a JSON report (for diff and merge). */
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "gc_digest.h"
 #include "gc_grow.h"
 #include "gc_json.h"
+#include "gc_num.h"
 #include "gc_report.h"
 
 static char *dup_or_null(const gc_json *j)
@@ -40,7 +40,7 @@ static int whole(rd *c, const gc_json *j, const char *name, double lo, double hi
     if (!j || (j->type != GC_JSON_NUM && j->type != GC_JSON_BOOL))
         return 0;
     const double v = gc_json_num(j, 0);
-    if (v >= lo && v <= hi && v == floor(v)) { /* NaN fails every comparison */
+    if (gc_whole_in(v, lo, hi)) {
         *out = v;
         return 1;
     }

@@ -3,7 +3,6 @@
 #include "gc_sweep_tables.h"
 
 #include <ctype.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,12 +239,6 @@ void gc_sweep_eval_corpus(const gc_inv_set *set, const int *selected, const gc_t
 
 /* ---- loading (merge) ---- */
 
-/* Whether d is a whole number in [lo, hi] (NaN is not). */
-static int whole_in(double d, double lo, double hi)
-{
-    return d >= lo && d <= hi && d == floor(d);
-}
-
 /* Row value v of column c. 0, or -1 when v is a number that column cannot hold (not a whole
  * number in an integer column's range): converting such a double is undefined behaviour, and
  * no report gcverify writes has one. */
@@ -270,48 +263,48 @@ static int set_value(const gc_column *c, unsigned char *row, const gc_json *v)
     switch (c->type) {
     case GC_T_BOOL:
     case GC_T_U8:
-        if (!whole_in(d, 0, UINT8_MAX))
+        if (!gc_whole_in(d, 0, UINT8_MAX))
             return -1;
         *p = (uint8_t)d;
         break;
     case GC_T_U16: {
-        if (!whole_in(d, 0, UINT16_MAX))
+        if (!gc_whole_in(d, 0, UINT16_MAX))
             return -1;
         uint16_t x = (uint16_t)d;
         memcpy(p, &x, 2);
     } break;
     case GC_T_U32: {
-        if (!whole_in(d, 0, UINT32_MAX))
+        if (!gc_whole_in(d, 0, UINT32_MAX))
             return -1;
         uint32_t x = (uint32_t)d;
         memcpy(p, &x, 4);
     } break;
     case GC_T_U64: {
         /* 2^64 is UINT64_MAX as its decimal reads back */
-        if (d != 0x1p64 && !whole_in(d, 0, 0x1p64 - 2048))
+        if (d != 0x1p64 && !gc_whole_in(d, 0, 0x1p64 - 2048))
             return -1;
         uint64_t x = d == 0x1p64 ? UINT64_MAX : (uint64_t)d;
         memcpy(p, &x, 8);
     } break;
     case GC_T_S8:
-        if (!whole_in(d, INT8_MIN, INT8_MAX))
+        if (!gc_whole_in(d, INT8_MIN, INT8_MAX))
             return -1;
         *p = (unsigned char)(int8_t)d;
         break;
     case GC_T_S16: {
-        if (!whole_in(d, INT16_MIN, INT16_MAX))
+        if (!gc_whole_in(d, INT16_MIN, INT16_MAX))
             return -1;
         int16_t x = (int16_t)d;
         memcpy(p, &x, 2);
     } break;
     case GC_T_S32: {
-        if (!whole_in(d, INT32_MIN, INT32_MAX))
+        if (!gc_whole_in(d, INT32_MIN, INT32_MAX))
             return -1;
         int32_t x = (int32_t)d;
         memcpy(p, &x, 4);
     } break;
     case GC_T_S64: {
-        if (!whole_in(d, -0x1p63, 0x1p63 - 1024))
+        if (!gc_whole_in(d, -0x1p63, 0x1p63 - 1024))
             return -1;
         int64_t x = (int64_t)d;
         memcpy(p, &x, 8);

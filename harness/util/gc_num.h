@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 /* atoi's reading (leading white space, a sign, digits, the rest ignored; no digits is 0),
@@ -15,6 +16,13 @@ static inline int gc_atoi_clamp(const char *s)
 {
     const long v = strtol(s, NULL, 10);
     return v > INT_MAX ? INT_MAX : v < INT_MIN ? INT_MIN : (int)v;
+}
+
+/* Whether d is a whole number in [lo, hi] (NaN is not): a double that may be converted to an
+ * integer type whose range [lo, hi] is, without undefined behaviour. */
+static inline int gc_whole_in(double d, double lo, double hi)
+{
+    return d >= lo && d <= hi && d == floor(d);
 }
 
 /* "K/N" with 1 <= K <= N <= max (a --shard value): 0 with *k, *n set, or -1. */
